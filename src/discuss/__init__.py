@@ -1,0 +1,7 @@
+"""discuss: a panel of language models deliberates on a research question.
+
+Every answer, vote and conclusion is written as Markdown and YAML beside the
+question, so a deliberation is reviewed in git like any other change.
+"""
+
+__version__ = "0.1.0"

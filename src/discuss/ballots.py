@@ -1,0 +1,71 @@
+"""Reading a voter's JSON ballot and checking it against the labels it was shown.
+
+A ballot must vote on every label exactly once, only on labels it was
+shown, with APPROVE, NEUTRAL or REJECT, and cast CONCLUDE or CONTINUE.
+Nothing is filled in: a ballot that breaks a rule is refused with a reason.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+
+from .domain import TERMINATION_CHOICES, VOTE_SCORES
+from .jsonreply import ReplyError, extract_object, text_field
+
+
+@dataclass(frozen=True)
+class ParsedBallot:
+    votes: list[tuple[str, str, str]]  # (label, vote, reasoning), in label order
+    termination: str
+    termination_reasoning: str
+
+
+def make_labels(count: int) -> list[str]:
+    if count > len(string.ascii_uppercase):
+        raise ValueError("at most 26 replies can be labelled")
+    return list(string.ascii_uppercase[:count])
+
+
+def _entries(raw) -> list[dict]:
+    if isinstance(raw, dict):
+        # {"A": {"vote": ..., "reasoning": ...}} or {"A": "APPROVE"}
+        return [
+            {"label": k, **(v if isinstance(v, dict) else {"vote": v})} for k, v in raw.items()
+        ]
+    if isinstance(raw, list) and all(isinstance(e, dict) for e in raw):
+        return raw
+    raise ReplyError("'votes' must be a list of objects with label, vote and reasoning")
+
+
+def parse_ballot(text: str, labels: list[str]) -> ParsedBallot:
+    obj = extract_object(text)
+    if "votes" not in obj:
+        raise ReplyError("'votes' is missing")
+    seen: dict[str, tuple[str, str, str]] = {}
+    for entry in _entries(obj["votes"]):
+        label = str(entry.get("label", "")).strip().upper()
+        if label not in labels:
+            raise ReplyError(f"unknown label {label or '(none)'!r}; the labels are {', '.join(labels)}")
+        if label in seen:
+            raise ReplyError(f"label {label} was voted on more than once")
+        vote = str(entry.get("vote", "")).strip().upper()
+        if vote not in VOTE_SCORES:
+            raise ReplyError(f"vote on {label} must be APPROVE, NEUTRAL or REJECT, not {vote or '(none)'!r}")
+        reasoning = entry.get("reasoning", "")
+        seen[label] = (label, vote, reasoning.strip() if isinstance(reasoning, str) else str(reasoning))
+    missing = [label for label in labels if label not in seen]
+    if missing:
+        raise ReplyError(f"no vote for {', '.join(missing)}; vote on every label exactly once")
+
+    term = obj.get("termination")
+    if not isinstance(term, dict):
+        raise ReplyError("'termination' must be an object with vote and reasoning")
+    choice = str(term.get("vote", "")).strip().upper()
+    if choice not in TERMINATION_CHOICES:
+        raise ReplyError(f"termination vote must be CONCLUDE or CONTINUE, not {choice or '(none)'!r}")
+    return ParsedBallot(
+        votes=[seen[label] for label in labels],
+        termination=choice,
+        termination_reasoning=text_field(term, "reasoning", required=False),
+    )

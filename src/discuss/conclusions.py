@@ -1,0 +1,107 @@
+"""Reading the structured conclusion a panelist writes at the end.
+
+The conclusion is asked for as JSON; a reply in Markdown with the expected
+headings is accepted too, since that is what Project Dyson's tool stored.
+A conclusion without a summary is refused.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .domain import Conclusion, MinorityPosition
+from .jsonreply import ReplyError, extract_object, text_field, text_list
+
+SECTIONS = {
+    "summary": "Summary",
+    "key_points": "Key Points",
+    "unresolved_questions": "Unresolved Questions",
+    "recommended_actions": "Recommended Actions",
+    "minority_positions": "Minority Positions",
+}
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+
+
+def _minorities(raw) -> list[MinorityPosition]:
+    if not isinstance(raw, list):
+        raise ReplyError("'minorityPositions' must be a list")
+    out = []
+    for item in raw:
+        if isinstance(item, str):
+            out.append(MinorityPosition(position=item.strip()))
+        elif isinstance(item, dict):
+            out.append(
+                MinorityPosition(
+                    position=text_field(item, "position"),
+                    held_by=text_field(item, "heldBy", required=False),
+                    reasoning=text_field(item, "reasoning", required=False),
+                )
+            )
+        else:
+            raise ReplyError("each minority position must be a string or an object")
+    return out
+
+
+def parse_conclusion(text: str) -> Conclusion:
+    try:
+        obj = extract_object(text)
+    except ReplyError:
+        return parse_markdown_conclusion(text)
+    return Conclusion(
+        summary=text_field(obj, "summary"),
+        key_points=text_list(obj, "keyPoints"),
+        unresolved_questions=text_list(obj, "unresolvedQuestions"),
+        recommended_actions=text_list(obj, "recommendedActions"),
+        minority_positions=_minorities(obj.get("minorityPositions") or []),
+    )
+
+
+def split_sections(text: str) -> dict[str, str]:
+    """Markdown split at `#`/`##` headings, keyed by the heading's text, lowercased."""
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        heading = re.match(r"^#{1,3}\s+(.*?)\s*#*\s*$", line)
+        if heading:
+            current = heading.group(1).strip().lower()
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line)
+    return {k: "\n".join(v).strip() for k, v in sections.items()}
+
+
+def bullets(block: str) -> list[str]:
+    return [m.group(1).strip() for line in block.splitlines() if (m := BULLET.match(line))]
+
+
+def parse_markdown_conclusion(text: str) -> Conclusion:
+    sections = split_sections(text)
+    summary = sections.get("summary", "")
+    if not summary:
+        raise ReplyError("the conclusion needs a non-empty summary (JSON field 'summary')")
+    return Conclusion(
+        summary=summary,
+        key_points=bullets(sections.get("key points", "")),
+        unresolved_questions=bullets(sections.get("unresolved questions", "")),
+        recommended_actions=bullets(sections.get("recommended actions", "")),
+        minority_positions=[
+            MinorityPosition(position=b) for b in bullets(sections.get("minority positions", ""))
+        ],
+    )
+
+
+def render_markdown(c: Conclusion) -> str:
+    """The conclusion's body as Markdown, one section per field."""
+    parts = [f"## Summary\n\n{c.summary}\n"]
+    for attr in ("key_points", "unresolved_questions", "recommended_actions"):
+        items = getattr(c, attr)
+        if items:
+            parts.append(f"## {SECTIONS[attr]}\n\n" + "\n".join(f"- {i}" for i in items) + "\n")
+    if c.minority_positions:
+        lines = []
+        for m in c.minority_positions:
+            who = f" ({m.held_by})" if m.held_by else ""
+            why = f": {m.reasoning}" if m.reasoning else ""
+            lines.append(f"- {m.position}{who}{why}")
+        parts.append("## Minority Positions\n\n" + "\n".join(lines) + "\n")
+    return "\n".join(parts)

@@ -1,0 +1,253 @@
+"""The vocabulary of a deliberation as plain dataclasses.
+
+Nothing here reads a file or calls a model: the store turns these into
+Markdown and YAML, the protocols decide what to ask next from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
+TERMINATION_CHOICES = ("CONCLUDE", "CONTINUE")
+OFFLINE_PREFIX = "offline/"
+
+
+@dataclass(frozen=True)
+class Panelist:
+    id: str
+    model: str
+    name: str
+    persona: str = ""
+    api_base: str | None = None
+    api_key_env: str | None = None
+
+    @property
+    def simulated(self) -> bool:
+        return self.model.startswith(OFFLINE_PREFIX)
+
+
+@dataclass(frozen=True)
+class Panel:
+    name: str
+    members: tuple[Panelist, ...]
+
+    def member(self, panelist_id: str) -> Panelist:
+        for m in self.members:
+            if m.id == panelist_id:
+                return m
+        raise KeyError(panelist_id)
+
+    @property
+    def ids(self) -> list[str]:
+        return [m.id for m in self.members]
+
+    @property
+    def simulated(self) -> bool:
+        return any(m.simulated for m in self.members)
+
+
+@dataclass
+class Question:
+    path: Path
+    slug: str
+    title: str
+    background: str
+    question_id: str = ""
+    tags: list[str] = field(default_factory=list)
+    panel: str | None = None
+    protocol: str | None = None
+
+    @property
+    def folder(self) -> Path:
+        """The discussion folder: beside the question file, named by its stem."""
+        return self.path.with_suffix("")
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: "Usage") -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.calls += other.calls
+        if other.cost is not None:
+            self.cost = round((self.cost or 0.0) + other.cost, 8)
+
+
+@dataclass
+class Settings:
+    """Every number of the vote protocol; stored with the discussion."""
+
+    max_rounds: int = 5
+    self_vote_weight: float = 0.5
+    consecutive_conclude_rounds: int = 2
+    convergence_rounds: int = 3
+    # Fraction of the highest weighted score a reply could get.
+    convergence_score: float = 0.8
+    vote_attempts: int = 3
+    context_tokens: int = 6000
+    max_response_words: int = 800
+    timeout_seconds: float = 120.0
+    attempts: int = 3
+    retry_base_delay: float = 1.0
+    conclusion_author: str = "winner"
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+
+@dataclass
+class Reply:
+    model_id: str
+    model_name: str
+    round_number: int
+    text: str
+    generated: str
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: int = 0
+    role: str = "respondent"
+    simulated: bool = False
+
+    @property
+    def word_count(self) -> int:
+        return len(self.text.split())
+
+
+@dataclass
+class Vote:
+    voter_id: str
+    target_id: str
+    vote: str
+    reasoning: str = ""
+
+
+@dataclass
+class TerminationVote:
+    model_id: str
+    vote: str
+    reasoning: str = ""
+
+
+@dataclass
+class Ballot:
+    """How one voter's vote call went: which label hid which reply."""
+
+    voter_id: str
+    labels: dict[str, str]
+    attempts: int = 1
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class Abstention:
+    voter_id: str
+    reason: str
+
+
+@dataclass
+class Failure:
+    phase: str
+    model_id: str
+    error: str
+    attempts: int = 1
+    timed_out: bool = False
+
+
+@dataclass
+class VoteResult:
+    target_id: str
+    raw_score: float
+    weighted_score: float
+    approve_count: int
+    reject_count: int
+    approve_from_others: int = 0
+
+
+@dataclass
+class Round:
+    number: int
+    seed: int
+    replies: dict[str, Reply] = field(default_factory=dict)
+    votes: list[Vote] = field(default_factory=list)
+    termination_votes: list[TerminationVote] = field(default_factory=list)
+    ballots: list[Ballot] = field(default_factory=list)
+    abstentions: list[Abstention] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    results: list[VoteResult] = field(default_factory=list)
+    winner_id: str | None = None
+    winner_score: float | None = None
+    tie_break: str | None = None
+    should_terminate: bool = False
+    termination_reason: str | None = None
+    agreement: float | None = None
+    completed_at: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.completed_at is not None
+
+    def failed(self, phase: str) -> set[str]:
+        return {f.model_id for f in self.failures if f.phase == phase}
+
+    def voted(self) -> set[str]:
+        return {b.voter_id for b in self.ballots} | {a.voter_id for a in self.abstentions}
+
+
+@dataclass
+class MinorityPosition:
+    position: str
+    held_by: str = ""
+    reasoning: str = ""
+
+
+@dataclass
+class Conclusion:
+    summary: str
+    key_points: list[str] = field(default_factory=list)
+    unresolved_questions: list[str] = field(default_factory=list)
+    recommended_actions: list[str] = field(default_factory=list)
+    minority_positions: list[MinorityPosition] = field(default_factory=list)
+    generated_by: str = ""
+    generated: str = ""
+    usage: Usage = field(default_factory=Usage)
+    simulated: bool = False
+    # Text of a conclusion written by another tool, kept as it was.
+    body: str | None = None
+
+
+@dataclass
+class Discussion:
+    question_id: str
+    question_slug: str
+    question_title: str
+    panel: Panel
+    settings: Settings
+    protocol: str = "vote"
+    status: str = "active"
+    started_at: str = ""
+    rounds: list[Round] = field(default_factory=list)
+    termination_reason: str | None = None
+    concluded_at: str | None = None
+    conclusion: Conclusion | None = None
+    usage: Usage = field(default_factory=Usage)
+    # Written by Project Dyson's original tool: readable, never rewritten.
+    legacy: bool = False
+
+    @property
+    def current_round(self) -> int:
+        return len(self.rounds)
+
+    @property
+    def concluded(self) -> bool:
+        return self.status == "concluded"

@@ -1,0 +1,18 @@
+"""The two kinds of failure the CLI tells apart.
+
+`InputError` means the user handed us something we cannot use (exit 2, and
+nothing on disk was changed); `RunError` means a run started and could not
+finish (exit 1, and everything already paid for is on disk).
+"""
+
+
+class DiscussError(Exception):
+    exit_code = 1
+
+
+class InputError(DiscussError):
+    exit_code = 2
+
+
+class RunError(DiscussError):
+    exit_code = 1

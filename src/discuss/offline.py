@@ -1,0 +1,150 @@
+"""The offline panel: simulated panelists for demos and tests, no network, no keys.
+
+An `offline/<persona>` panelist answers from fixed phrase banks chosen by a
+hash of what it is asked, so the same discussion always comes out the same.
+Every text it writes says it is simulated, and the store marks its files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+PERSONAS = {
+    "pragmatist": {
+        "lens": "what can be built and verified first",
+        "patience": 2,
+        "moves": [
+            "Start with the smallest design that can be tested end to end, then grow it.",
+            "Prefer options that reuse existing infrastructure and proven suppliers.",
+            "Fix the interfaces early; the internals can change later without rework.",
+            "Budget a measurable pilot before committing to the full programme.",
+        ],
+        "risks": ["schedule slip from late integration", "cost growth from custom parts"],
+    },
+    "skeptic": {
+        "lens": "what could go wrong and what is still unproven",
+        "patience": 3,
+        "moves": [
+            "The evidence for the headline figures is thin; ask for independent estimates.",
+            "Every single point of failure needs a fallback that has been exercised.",
+            "Assumptions about maintenance costs are optimistic by a wide margin.",
+            "A staged decision with explicit exit criteria limits the downside.",
+        ],
+        "risks": ["unvalidated assumptions", "cascading failures", "hidden operating costs"],
+    },
+    "visionary": {
+        "lens": "where the long-term value lies",
+        "patience": 2,
+        "moves": [
+            "Design for the scale we want in ten years, not for the first unit.",
+            "Open standards let other teams build on the work and multiply its value.",
+            "Modularity turns each failure into a lesson rather than a setback.",
+            "The choice made now should keep the most options open later.",
+        ],
+        "risks": ["over-engineering the first phase", "losing focus on near-term milestones"],
+    },
+}
+DEFAULT_PERSONA = {
+    "lens": "a balanced view of benefits and costs",
+    "patience": 2,
+    "moves": PERSONAS["pragmatist"]["moves"][:2] + PERSONAS["skeptic"]["moves"][:2],
+    "risks": ["unclear ownership", "underestimated effort"],
+}
+NOTE = "_Simulated reply from the offline panel; no language model wrote this._"
+
+
+def _hash(*parts) -> int:
+    return int(hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:12], 16)
+
+
+def persona_of(model: str) -> tuple[str, dict]:
+    name = model.split("/", 1)[-1]
+    return name, PERSONAS.get(name, DEFAULT_PERSONA)
+
+
+def _pick(items: list[str], count: int, *seed) -> list[str]:
+    start = _hash(*seed) % len(items)
+    return [items[(start + i) % len(items)] for i in range(min(count, len(items)))]
+
+
+def respond(name: str, persona: dict, ctx: dict) -> str:
+    rnd = ctx.get("round", 1)
+    moves = _pick(persona["moves"], 3, name, ctx.get("title"), rnd)
+    risks = _pick(persona["risks"], 2, name, rnd)
+    building = (
+        "\n\nBuilding on the previous round, I keep what held up under review and "
+        "tighten the parts that drew objections."
+        if rnd > 1 else ""
+    )
+    return (
+        f"## Position\n\nSeen from {persona['lens']}, my answer to "
+        f"\"{ctx.get('title', 'the question')}\" is to proceed in stages.{building}\n\n"
+        "## Reasoning\n\n" + "\n".join(f"- {m}" for m in moves) + "\n\n"
+        "## Risks to watch\n\n" + "\n".join(f"- {r}" for r in risks) + f"\n\n{NOTE}\n"
+    )
+
+
+def vote(name: str, persona: dict, ctx: dict) -> str:
+    votes = []
+    for label, text in sorted(ctx.get("labels", {}).items()):
+        own = persona["lens"] in text
+        score = _hash(name, text) % 5
+        choice = "APPROVE" if own or score >= 2 else ("NEUTRAL" if score == 1 else "REJECT")
+        why = {
+            "APPROVE": "Concrete and well argued; it moves the discussion forward.",
+            "NEUTRAL": "Reasonable, but it leaves the main trade-off open.",
+            "REJECT": "It restates earlier points without new evidence.",
+        }[choice]
+        votes.append({"label": label, "vote": choice, "reasoning": why})
+    done = ctx.get("round", 1) >= persona["patience"]
+    return json.dumps({
+        "votes": votes,
+        "termination": {
+            "vote": "CONCLUDE" if done else "CONTINUE",
+            "reasoning": "The positions have converged enough to act on."
+            if done else "Another round should test the open risks.",
+        },
+    }, indent=2)
+
+
+def conclude(name: str, persona: dict, ctx: dict) -> str:
+    title = ctx.get("title", "the question")
+    return json.dumps({
+        "summary": (
+            f"The simulated panel recommends a staged approach to \"{title}\": a small, "
+            "testable first step, explicit criteria for going further, and open interfaces "
+            "so later phases can change the internals. (Simulated by the offline panel.)"
+        ),
+        "keyPoints": [
+            "Proceed in stages, each with a measurable result.",
+            "Fix interfaces early and keep internals replaceable.",
+            "Independent estimates should back the headline figures.",
+        ],
+        "unresolvedQuestions": [
+            "What evidence would justify moving past the first stage?",
+            "Who owns maintenance once the system is running?",
+        ],
+        "recommendedActions": [
+            "Define the pilot and its success criteria.",
+            "Commission an independent cost estimate.",
+            "Write down the interface specification and review it.",
+        ],
+        "minorityPositions": [
+            {
+                "position": "Design for the long-term scale from the start.",
+                "heldBy": ctx.get("minority", "visionary"),
+                "reasoning": "Retrofitting scale later may cost more than building it in.",
+            }
+        ],
+    }, indent=2)
+
+
+TASKS = {"respond": respond, "vote": vote, "conclude": conclude}
+
+
+def reply(panelist, task: str, ctx: dict) -> str:
+    name, persona = persona_of(panelist.model)
+    if task not in TASKS:
+        raise ValueError(f"the offline panel cannot do {task!r}")
+    return TASKS[task](name, persona, ctx)

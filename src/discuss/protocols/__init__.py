@@ -1,0 +1,3 @@
+"""Deliberation protocols: each decides the next calls from the state on disk."""
+
+PROTOCOLS = ("vote",)

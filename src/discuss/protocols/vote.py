@@ -1,0 +1,223 @@
+"""The vote protocol (Project Dyson's): answer, vote anonymously, pick a winner, repeat.
+
+Each step reads the discussion state and says what to ask next, or folds
+a finished call into the state. The state on disk tells what is done, so a
+run that was interrupted picks up where it stopped: calls that finished are
+never asked again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from ..ballots import make_labels, parse_ballot
+from ..conclusions import parse_conclusion
+from ..domain import (
+    Abstention, Ballot, Discussion, Failure, Panelist, Question, Reply, Round, TerminationVote, Vote,
+)
+from ..gateway import CallResult, CallSpec
+from ..prompting import Prompts, estimate_tokens
+from ..scoring import pick_winner, tally, vote_agreement
+from ..termination import Decision, decide, describe
+
+NAME = "vote"
+
+
+def round_seed(slug: str, number: int) -> int:
+    return int(hashlib.sha256(f"{slug}:round-{number}".encode()).hexdigest()[:8], 16)
+
+
+def new_round(d: Discussion) -> Round:
+    number = d.current_round + 1
+    rnd = Round(number=number, seed=round_seed(d.question_slug, number))
+    d.rounds.append(rnd)
+    return rnd
+
+
+def _messages(p: Panelist, prompts: Prompts, user: str) -> list[dict]:
+    return [{"role": "system", "content": prompts.render("system", panelist=p)},
+            {"role": "user", "content": user}]
+
+
+def clip(text: str, tokens: int) -> str:
+    limit = max(tokens, 0) * 4
+    return text if len(text) <= limit else text[:limit].rstrip() + "\n\n[...]"
+
+
+# ---- respond ---------------------------------------------------------------
+
+def _vote_summary(rnd: Round, me: str) -> str:
+    scores = [
+        f"{'yours' if x.target_id == me else 'another'} {x.weighted_score:g}"
+        f" ({x.approve_count} approve, {x.reject_count} reject)"
+        for x in rnd.results
+    ]
+    conclude = sum(t.vote == "CONCLUDE" for t in rnd.termination_votes)
+    return "; ".join(scores) + f". {conclude} of {len(rnd.termination_votes)} asked to conclude."
+
+
+def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict], int]:
+    """Earlier rounds, newest first into the budget, oldest first out.
+
+    The newest round gets its winning text in full if it fits, else clipped;
+    older rounds keep their vote summary once their text no longer fits.
+    """
+    done = [r for r in d.rounds if r.complete and r.winner_id in r.replies]
+    chosen: list[dict] = []
+    left = budget
+    for r in reversed(done):
+        entry = {
+            "number": r.number,
+            "winner_is_you": r.winner_id == me,
+            "winner_score": f"{r.winner_score:g}",
+            "summary": _vote_summary(r, me),
+            "own_score": next((f"{x.weighted_score:g}" for x in r.results if x.target_id == me), None),
+            "winner_text": "",
+        }
+        left -= estimate_tokens(entry["summary"]) + 20
+        if left <= 0:
+            break
+        text = r.replies[r.winner_id].text.strip()
+        if estimate_tokens(text) <= left or not chosen:
+            entry["winner_text"] = clip(text, left)
+            left -= estimate_tokens(entry["winner_text"])
+        chosen.append(entry)
+    return list(reversed(chosen)), len(done) - len(chosen)
+
+
+def respond_pending(d: Discussion, rnd: Round) -> list[Panelist]:
+    failed = rnd.failed("respond") if rnd.replies else set()
+    return [p for p in d.panel.members if p.id not in rnd.replies and p.id not in failed]
+
+
+def respond_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list[CallSpec]:
+    specs = []
+    for p in respond_pending(d, rnd):
+        earlier, omitted = earlier_context(d, p.id, d.settings.context_tokens)
+        user = prompts.render("respond", question=q, earlier=earlier, omitted=omitted,
+                              round=rnd.number, max_words=d.settings.max_response_words)
+        specs.append(CallSpec(
+            key=p.id, panelist=p, messages=_messages(p, prompts, user), task="respond",
+            max_tokens=d.settings.max_response_words * 2,
+            context={"title": q.title, "round": rnd.number},
+        ))
+    return specs
+
+
+def apply_reply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
+    p = result.spec.panelist
+    d.usage.add(result.usage)
+    if not result.ok:
+        rnd.failures.append(Failure("respond", p.id, result.error or "", result.attempts, result.timed_out))
+        return
+    rnd.replies[p.id] = Reply(
+        model_id=p.id, model_name=p.name, round_number=rnd.number, text=result.text or "",
+        generated=now, usage=result.usage, latency_ms=result.latency_ms, simulated=p.simulated,
+    )
+
+
+# ---- vote ------------------------------------------------------------------
+
+def label_order(rnd: Round, voter: str) -> dict[str, str]:
+    """Labels A, B, C... to reply authors, shuffled per voter by the round's seed."""
+    targets = sorted(rnd.replies)
+    random.Random(f"{rnd.seed}:{voter}").shuffle(targets)
+    return dict(zip(make_labels(len(targets)), targets))
+
+
+def vote_pending(d: Discussion, rnd: Round) -> list[Panelist]:
+    return [p for p in d.panel.members if p.id not in rnd.voted()]
+
+
+def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list[CallSpec]:
+    specs = []
+    for p in vote_pending(d, rnd):
+        order = label_order(rnd, p.id)
+        replies = [(label, rnd.replies[target].text) for label, target in order.items()]
+        user = prompts.render("vote", question=q, labels=list(order), replies=replies)
+        labels = list(order)
+        specs.append(CallSpec(
+            key=p.id, panelist=p, messages=_messages(p, prompts, user), task="vote",
+            max_tokens=1500, validate=lambda text, labels=labels: parse_ballot(text, labels),
+            context={"round": rnd.number, "labels": dict(replies), "order": order},
+        ))
+    return specs
+
+
+def apply_ballot(d: Discussion, rnd: Round, result: CallResult) -> None:
+    p = result.spec.panelist
+    d.usage.add(result.usage)
+    if not result.ok:
+        why = "invalid ballot" if result.invalid else "call failed"
+        rnd.abstentions.append(Abstention(p.id, f"{why}: {result.error}"))
+        if not result.invalid:
+            rnd.failures.append(Failure("vote", p.id, result.error or "", result.attempts, result.timed_out))
+        return
+    order = result.spec.context["order"]
+    parsed = result.value
+    rnd.ballots.append(Ballot(p.id, dict(order), result.asks, result.usage))
+    rnd.votes += [Vote(p.id, order[label], vote, why) for label, vote, why in parsed.votes]
+    rnd.termination_votes.append(TerminationVote(p.id, parsed.termination, parsed.termination_reasoning))
+
+
+def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
+    """Tally the votes, pick the winner, decide whether to stop; the round is then complete."""
+    order = [pid for pid in d.panel.ids if pid in rnd.replies]
+    rnd.results = tally(rnd.votes, order, d.settings.self_vote_weight)
+    rnd.winner_id, rnd.tie_break = pick_winner(rnd.results, rnd.seed)
+    rnd.winner_score = next(x.weighted_score for x in rnd.results if x.target_id == rnd.winner_id)
+    rnd.agreement = vote_agreement(rnd.votes)
+    decision = decide(d.rounds, d.settings)
+    rnd.should_terminate, rnd.termination_reason = decision.terminate, decision.reason
+    rnd.completed_at = now
+    return decision
+
+
+# ---- conclude --------------------------------------------------------------
+
+def conclusion_author(d: Discussion) -> Panelist:
+    wanted = d.settings.conclusion_author
+    if wanted != "winner":
+        return d.panel.member(wanted)
+    last = next((r.winner_id for r in reversed(d.rounds) if r.winner_id), None)
+    return d.panel.member(last) if last in d.panel.ids else d.panel.members[0]
+
+
+def _dissent(rnd: Round, names: dict[str, str]) -> list[str]:
+    return [
+        f"{names.get(v.voter_id, v.voter_id)} rejected {names.get(v.target_id, v.target_id)}'s reply: {v.reasoning}"
+        for v in rnd.votes if v.vote == "REJECT" and v.reasoning
+    ]
+
+
+def conclude_spec(d: Discussion, q: Question, prompts: Prompts) -> CallSpec:
+    author = conclusion_author(d)
+    names = {m.id: m.name for m in d.panel.members}
+    done = [r for r in d.rounds if r.complete and r.winner_id in r.replies]
+    share = max(d.settings.context_tokens // max(len(done), 1), 200)
+    rounds = [
+        {"number": r.number, "winner_score": f"{r.winner_score:g}",
+         "winner_text": clip(r.replies[r.winner_id].text.strip(), share),
+         "dissent": _dissent(r, names)}
+        for r in done
+    ]
+    user = prompts.render("conclude", question=q, rounds=rounds, reason=describe(d.termination_reason))
+    losers = [names[pid] for pid in d.panel.ids if done and pid != done[-1].winner_id]
+    return CallSpec(
+        key=author.id, panelist=author, messages=_messages(author, prompts, user), task="conclude",
+        max_tokens=3000, validate=parse_conclusion,
+        context={"title": q.title, "minority": losers[0] if losers else author.name},
+    )
+
+
+def apply_conclusion(d: Discussion, result: CallResult, now: str) -> None:
+    d.usage.add(result.usage)
+    conclusion = result.value
+    conclusion.generated_by = result.spec.panelist.id
+    conclusion.generated = now
+    conclusion.usage = result.usage
+    conclusion.simulated = result.spec.panelist.simulated
+    d.conclusion = conclusion
+    d.status = "concluded"
+    d.concluded_at = now

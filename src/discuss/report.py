@@ -1,0 +1,113 @@
+"""Text the CLI prints: live progress on stderr, `status` rows and `show` pages.
+
+Pure formatting over the domain; the CLI decides where it goes.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from .domain import Discussion
+from .stats import discussion_stats, leader
+from .termination import conclude_counts, describe
+
+
+def money(cost: float | None) -> str:
+    return "-" if cost is None else f"${cost:.4f}"
+
+
+class Progress:
+    """Prints one line per event of the gateway: thinking, retrying, done, failed."""
+
+    def __init__(self, stream: TextIO | None = None):
+        self.stream = stream or sys.stderr
+
+    def line(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+    def event(self, kind: str, spec, result) -> None:
+        who = f"{spec.panelist.id} [{spec.task}]"
+        if kind == "start":
+            self.line(f"  .. {who} thinking")
+        elif kind == "retry":
+            self.line(f"  .. {who} retrying after a transient error (attempt {result.attempts})")
+        elif kind == "invalid":
+            self.line(f"  !  {who} gave an unusable reply ({result.error}); asking again")
+        elif kind == "done":
+            u = result.usage
+            self.line(f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.latency_ms / 1000:.1f}s")
+        elif kind == "failed":
+            self.line(f"  !! {who} failed: {result.error}")
+
+
+def status_row(slug: str, d: Discussion | None) -> list[str]:
+    if d is None:
+        return [slug, "not started", "0", "-", "-", "0", "-"]
+    return [
+        slug,
+        d.status + (" (Dyson)" if d.legacy else ""),
+        str(sum(r.complete for r in d.rounds)),
+        leader(d) or "-",
+        d.termination_reason or "-",
+        str(d.usage.total_tokens),
+        money(d.usage.cost),
+    ]
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+STATUS_HEADER = ["question", "status", "rounds", "leader", "termination", "tokens", "cost"]
+
+
+def show(d: Discussion) -> str:
+    names = {m.id: m.name for m in d.panel.members}
+    stats = discussion_stats(d)
+    out = [f"# {d.question_title or d.question_slug}", ""]
+    out.append(f"status: {d.status}   protocol: {d.protocol}   panel: {d.panel.name or '-'}")
+    out.append(f"panelists: {', '.join(f'{n} ({i})' for i, n in names.items())}")
+    out.append(f"approval from others: {stats['approvalRate']}%   "
+               f"average words: {stats['averageResponseWords']}   "
+               f"tokens: {d.usage.total_tokens}   cost: {money(d.usage.cost)}")
+    if d.panel.simulated:
+        out.append("simulated: written by the offline panel, not by language models")
+    for r in d.rounds:
+        out += ["", f"## Round {r.number}" + ("" if r.complete else " (in progress)")]
+        scores = {x.target_id: x for x in r.results}
+        for pid, reply in r.replies.items():
+            x = scores.get(pid)
+            mark = " <- winner" if pid == r.winner_id else ""
+            score = f"{x.weighted_score:g} ({x.approve_count} approve, {x.reject_count} reject)" if x else "-"
+            out.append(f"- {names.get(pid, pid)}: {reply.word_count} words, score {score}{mark}")
+        if r.tie_break:
+            out.append(f"  tie broken by: {r.tie_break}")
+        conclude, cast = conclude_counts(r)
+        if cast:
+            out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
+        for t in r.termination_votes:
+            out.append(f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}")
+        for a in r.abstentions:
+            out.append(f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})")
+        for f in r.failures:
+            out.append(f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}"
+                       f"{' (timed out)' if f.timed_out else ''}: {f.error}")
+        if r.agreement is not None:
+            out.append(f"  vote agreement: {r.agreement:.2f}")
+    if d.termination_reason:
+        out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
+    if d.conclusion:
+        c = d.conclusion
+        out += ["", f"## Conclusion (by {names.get(c.generated_by, c.generated_by)})", "", c.summary]
+        for title, items in (("Key points", c.key_points), ("Unresolved questions", c.unresolved_questions),
+                             ("Recommended actions", c.recommended_actions)):
+            if items:
+                out += ["", f"{title}:"] + [f"- {i}" for i in items]
+        if c.minority_positions:
+            out += ["", "Minority positions:"] + [
+                f"- {m.position}" + (f" ({m.held_by})" if m.held_by else "") for m in c.minority_positions
+            ]
+    return "\n".join(out) + "\n"

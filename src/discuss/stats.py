@@ -1,0 +1,39 @@
+"""Figures about a discussion as a whole: pure functions over its rounds."""
+
+from __future__ import annotations
+
+from .domain import Discussion
+
+
+def approval_rate(votes) -> float:
+    """Percent of votes on others' replies that approve; own votes are left out."""
+    others = [v for v in votes if v.voter_id != v.target_id]
+    return round(100 * sum(v.vote == "APPROVE" for v in others) / len(others), 1) if others else 0.0
+
+
+def discussion_stats(d: Discussion) -> dict:
+    winners = {pid: 0 for pid in d.panel.ids}
+    for r in d.rounds:
+        if r.winner_id:
+            winners[r.winner_id] = winners.get(r.winner_id, 0) + 1
+    votes = [v for r in d.rounds for v in r.votes]
+    words = [reply.word_count for r in d.rounds for reply in r.replies.values()]
+    return {
+        "totalRounds": sum(1 for r in d.rounds if r.complete),
+        "roundWinners": winners,
+        "totalVotes": len(votes),
+        "approvalRate": approval_rate(votes),
+        "averageResponseWords": round(sum(words) / len(words)) if words else 0,
+    }
+
+
+def leader(d: Discussion) -> str | None:
+    """The panelist with most round wins; the latest winner among equals."""
+    wins = discussion_stats(d)["roundWinners"]
+    if not any(wins.values()):
+        return None
+    top = max(wins.values())
+    for r in reversed(d.rounds):
+        if r.winner_id and wins.get(r.winner_id) == top:
+            return r.winner_id
+    return None

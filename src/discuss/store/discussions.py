@@ -1,0 +1,351 @@
+"""A discussion folder on disk: `discussion.yaml`, `round-N/*.md`, `votes.yaml`, `conclusion.md`.
+
+`save` writes every file of a discussion atomically and skips files whose
+bytes would not change, so saving unchanged state changes nothing and a new
+round only adds files (and updates the index). `load` reads our own format
+and, through `dyson`, the one of Project Dyson's original tool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from pathlib import Path
+
+from ..conclusions import render_markdown
+from ..domain import (
+    Abstention, Ballot, Conclusion, Discussion, Failure, MinorityPosition, Panel,
+    Panelist, Reply, Round, Settings, TerminationVote, Usage, Vote, VoteResult,
+)
+from ..errors import InputError
+from ..naming import camel, is_safe_id
+from ..stats import discussion_stats
+from . import documents, dyson, yamlio
+from .files import write_atomic
+from .questions import DISCUSSION_FILE
+
+VOTES_FILE = "votes.yaml"
+CONCLUSION_FILE = "conclusion.md"
+SIMULATED_NOTE = "Simulated by the offline panel: no language model wrote this."
+
+
+def round_dir(folder: Path, number: int) -> Path:
+    return folder / f"round-{number}"
+
+
+def reply_path(folder: Path, number: int, model_id: str) -> Path:
+    if not is_safe_id(model_id):
+        raise ValueError(f"unsafe participant id {model_id!r}")
+    return round_dir(folder, number) / f"{model_id}.md"
+
+
+# ---- writing ---------------------------------------------------------------
+
+def usage_dict(u: Usage) -> dict:
+    out = {"calls": u.calls, "promptTokens": u.prompt_tokens,
+           "completionTokens": u.completion_tokens, "totalTokens": u.total_tokens}
+    if u.cost is not None:
+        out["cost"] = u.cost
+    return out
+
+
+def _panel_dict(panel: Panel) -> dict:
+    members = []
+    for m in panel.members:
+        entry = {"id": m.id, "model": m.model, "name": m.name}
+        if m.persona:
+            entry["persona"] = m.persona
+        members.append(entry)
+    return {"name": panel.name, "members": members}
+
+
+def _round_index(r: Round) -> dict:
+    return {
+        "roundNumber": r.number,
+        "seed": r.seed,
+        "winnerId": r.winner_id,
+        "winnerScore": r.winner_score,
+        "tieBreak": r.tie_break,
+        "shouldTerminate": r.should_terminate,
+        "terminationReason": r.termination_reason,
+        "agreement": r.agreement,
+        "failures": [
+            {"phase": f.phase, "modelId": f.model_id, "error": f.error,
+             "attempts": f.attempts, "timedOut": f.timed_out}
+            for f in r.failures
+        ],
+        "completedAt": r.completed_at,
+    }
+
+
+def index_dict(d: Discussion) -> dict:
+    data = {
+        "questionId": d.question_id,
+        "questionSlug": d.question_slug,
+        "questionTitle": d.question_title,
+        "protocol": d.protocol,
+    }
+    if d.panel.simulated:
+        data["simulated"] = SIMULATED_NOTE
+    data.update({
+        "panel": _panel_dict(d.panel),
+        "config": {camel(f.name): getattr(d.settings, f.name) for f in fields(Settings)},
+        "status": d.status,
+        "startedAt": d.started_at,
+        "currentRound": d.current_round,
+        "rounds": [_round_index(r) for r in d.rounds],
+        "stats": discussion_stats(d),
+        "terminationReason": d.termination_reason,
+        "concludedAt": d.concluded_at,
+        "usage": usage_dict(d.usage),
+    })
+    if d.conclusion:
+        data["conclusion"] = {"generatedBy": d.conclusion.generated_by,
+                              "generated": d.conclusion.generated, "file": CONCLUSION_FILE}
+    return data
+
+
+def _reply_doc(d: Discussion, r: Reply) -> str:
+    meta = {
+        "questionId": d.question_id,
+        "questionSlug": d.question_slug,
+        "modelId": r.model_id,
+        "modelName": r.model_name,
+        "roundNumber": r.round_number,
+        "role": r.role,
+        "generated": r.generated,
+        "type": "discussion-response",
+        "usage": {**usage_dict(r.usage), "latencyMs": r.latency_ms},
+    }
+    if r.simulated:
+        meta["simulated"] = SIMULATED_NOTE
+    return documents.render(meta, r.text)
+
+
+def _order(ids: list[str], panel: Panel) -> list[str]:
+    rank = {pid: i for i, pid in enumerate(panel.ids)}
+    return sorted(ids, key=lambda i: (rank.get(i, len(rank)), i))
+
+
+def votes_dict(r: Round, panel: Panel) -> dict:
+    rank = {pid: i for i, pid in enumerate(panel.ids)}
+    pos = lambda pid: (rank.get(pid, len(rank)), pid)  # noqa: E731
+    data = {
+        "votes": [
+            {"voterId": v.voter_id, "targetId": v.target_id, "vote": v.vote, "reasoning": v.reasoning}
+            for v in sorted(r.votes, key=lambda v: (pos(v.voter_id), pos(v.target_id)))
+        ],
+        "terminationVotes": [
+            {"modelId": t.model_id, "vote": t.vote, "reasoning": t.reasoning}
+            for t in sorted(r.termination_votes, key=lambda t: pos(t.model_id))
+        ],
+        "voteResults": [
+            {"targetId": x.target_id, "rawScore": x.raw_score, "weightedScore": x.weighted_score,
+             "approveCount": x.approve_count, "rejectCount": x.reject_count}
+            for x in r.results
+        ],
+        "winnerId": r.winner_id,
+        "winnerScore": r.winner_score,
+        "tieBreak": r.tie_break,
+        "abstentions": [
+            {"voterId": a.voter_id, "reason": a.reason}
+            for a in sorted(r.abstentions, key=lambda a: pos(a.voter_id))
+        ],
+        "ballots": [
+            {"voterId": b.voter_id, "labels": dict(b.labels), "attempts": b.attempts,
+             "usage": usage_dict(b.usage)}
+            for b in sorted(r.ballots, key=lambda b: pos(b.voter_id))
+        ],
+    }
+    return data
+
+
+def _conclusion_doc(d: Discussion, c: Conclusion) -> str:
+    meta = {
+        "questionId": d.question_id,
+        "questionSlug": d.question_slug,
+        "type": "discussion-conclusion",
+        "generatedBy": c.generated_by,
+        "generated": c.generated,
+        "roundCount": d.current_round,
+        "terminationReason": d.termination_reason,
+        "keyPoints": c.key_points,
+        "unresolvedQuestions": c.unresolved_questions,
+        "recommendedActions": c.recommended_actions,
+        "minorityPositions": [
+            {"position": m.position, "heldBy": m.held_by, "reasoning": m.reasoning}
+            for m in c.minority_positions
+        ],
+        "usage": usage_dict(c.usage),
+    }
+    if c.simulated:
+        meta["simulated"] = SIMULATED_NOTE
+    return documents.render(meta, render_markdown(c))
+
+
+def save(d: Discussion, folder: Path) -> None:
+    """Write the whole discussion; files that would not change are left alone."""
+    if d.legacy:
+        raise InputError(f"{folder}: written by Project Dyson's tool; it is read, never rewritten")
+    for r in d.rounds:
+        for pid in _order(list(r.replies), d.panel):
+            write_atomic(reply_path(folder, r.number, pid), _reply_doc(d, r.replies[pid]))
+        if r.ballots or r.abstentions or r.results:
+            write_atomic(round_dir(folder, r.number) / VOTES_FILE, yamlio.dump(votes_dict(r, d.panel)))
+    if d.conclusion:
+        write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
+    write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index_dict(d)))
+
+
+# ---- reading ---------------------------------------------------------------
+
+def usage_from(raw) -> Usage:
+    raw = raw if isinstance(raw, dict) else {}
+    return Usage(
+        prompt_tokens=int(raw.get("promptTokens") or 0),
+        completion_tokens=int(raw.get("completionTokens") or 0),
+        cost=raw.get("cost"),
+        calls=int(raw.get("calls") or 0),
+    )
+
+
+def _settings_from(raw) -> Settings:
+    raw = raw if isinstance(raw, dict) else {}
+    base = Settings()
+    values = {f.name: type(getattr(base, f.name))(raw[camel(f.name)])
+              for f in fields(Settings) if camel(f.name) in raw}
+    return Settings(**{**asdict(base), **values})
+
+
+def _panel_from(raw) -> Panel:
+    raw = raw if isinstance(raw, dict) else {}
+    members = tuple(
+        Panelist(id=str(m["id"]), model=str(m.get("model", "")), name=str(m.get("name") or m["id"]),
+                 persona=str(m.get("persona") or ""))
+        for m in raw.get("members") or [] if isinstance(m, dict) and "id" in m
+    )
+    return Panel(name=str(raw.get("name") or ""), members=members)
+
+
+def read_reply(path: Path, number: int) -> Reply:
+    meta, body = documents.read(path)
+    usage = meta.get("usage") if isinstance(meta.get("usage"), dict) else {}
+    return Reply(
+        model_id=str(meta.get("modelId") or path.stem),
+        model_name=str(meta.get("modelName") or meta.get("modelId") or path.stem),
+        round_number=int(meta.get("roundNumber") or number),
+        text=body,
+        generated=str(meta.get("generated") or ""),
+        usage=usage_from(usage),
+        latency_ms=int(usage.get("latencyMs") or 0),
+        role=str(meta.get("role") or "respondent"),
+        simulated=bool(meta.get("simulated")),
+    )
+
+
+def _read_votes(r: Round, path: Path) -> None:
+    data = yamlio.load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping")
+    r.votes = [Vote(str(v["voterId"]), str(v["targetId"]), str(v["vote"]), str(v.get("reasoning") or ""))
+               for v in data.get("votes") or []]
+    r.termination_votes = [TerminationVote(str(t["modelId"]), str(t["vote"]), str(t.get("reasoning") or ""))
+                           for t in data.get("terminationVotes") or []]
+    r.results = [VoteResult(str(x["targetId"]), x["rawScore"], x["weightedScore"],
+                            int(x["approveCount"]), int(x["rejectCount"]))
+                 for x in data.get("voteResults") or []]
+    for x in r.results:
+        x.approve_from_others = sum(v.vote == "APPROVE" and v.target_id == x.target_id
+                                    and v.voter_id != x.target_id for v in r.votes)
+    r.abstentions = [Abstention(str(a["voterId"]), str(a.get("reason") or ""))
+                     for a in data.get("abstentions") or []]
+    r.ballots = [Ballot(str(b["voterId"]), {str(k): str(v) for k, v in (b.get("labels") or {}).items()},
+                        int(b.get("attempts") or 1), usage_from(b.get("usage")))
+                 for b in data.get("ballots") or []]
+
+
+def _round_from(raw: dict, folder: Path) -> Round:
+    number = int(raw["roundNumber"])
+    r = Round(
+        number=number,
+        seed=int(raw.get("seed") or 0),
+        winner_id=raw.get("winnerId"),
+        winner_score=raw.get("winnerScore"),
+        tie_break=raw.get("tieBreak"),
+        should_terminate=bool(raw.get("shouldTerminate")),
+        termination_reason=raw.get("terminationReason"),
+        agreement=raw.get("agreement"),
+        failures=[Failure(str(f["phase"]), str(f["modelId"]), str(f.get("error") or ""),
+                          int(f.get("attempts") or 1), bool(f.get("timedOut")))
+                  for f in raw.get("failures") or []],
+        completed_at=raw.get("completedAt"),
+    )
+    directory = round_dir(folder, number)
+    if directory.is_dir():
+        for path in sorted(directory.glob("*.md")):
+            reply = read_reply(path, number)
+            r.replies[path.stem] = reply
+        if (directory / VOTES_FILE).is_file():
+            _read_votes(r, directory / VOTES_FILE)
+    return r
+
+
+def read_conclusion(path: Path) -> Conclusion:
+    from ..conclusions import parse_markdown_conclusion
+
+    meta, body = documents.read(path)
+    try:
+        parsed = parse_markdown_conclusion(body)
+    except ValueError:
+        parsed = Conclusion(summary=body.strip())
+    lists = {k: meta.get(camel(k)) for k in ("key_points", "unresolved_questions", "recommended_actions")}
+    for key, value in lists.items():
+        if isinstance(value, list):
+            setattr(parsed, key, [str(v) for v in value])
+    minority = meta.get("minorityPositions")
+    if isinstance(minority, list):
+        parsed.minority_positions = [
+            MinorityPosition(str(m.get("position", "")), str(m.get("heldBy") or ""), str(m.get("reasoning") or ""))
+            if isinstance(m, dict) else MinorityPosition(str(m))
+            for m in minority
+        ]
+    parsed.generated_by = str(meta.get("generatedBy") or "")
+    parsed.generated = str(meta.get("generated") or "")
+    parsed.usage = usage_from(meta.get("usage"))
+    parsed.simulated = bool(meta.get("simulated"))
+    parsed.body = body
+    return parsed
+
+
+def load(folder: Path) -> Discussion | None:
+    """The discussion in `folder`, or None where none was started.
+
+    Raises InputError naming the file when something on disk is malformed.
+    """
+    index = folder / DISCUSSION_FILE
+    if not index.is_file():
+        return None
+    try:
+        data = yamlio.load(index.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("expected a mapping of fields")
+        if dyson.is_legacy(data):
+            return dyson.load_legacy(data, folder)
+        d = Discussion(
+            question_id=str(data.get("questionId") or ""),
+            question_slug=str(data.get("questionSlug") or ""),
+            question_title=str(data.get("questionTitle") or ""),
+            panel=_panel_from(data.get("panel")),
+            settings=_settings_from(data.get("config")),
+            protocol=str(data.get("protocol") or "vote"),
+            status=str(data.get("status") or "active"),
+            started_at=str(data.get("startedAt") or ""),
+            rounds=[_round_from(r, folder) for r in data.get("rounds") or []],
+            termination_reason=data.get("terminationReason"),
+            concluded_at=data.get("concludedAt"),
+            usage=usage_from(data.get("usage")),
+        )
+        if (folder / CONCLUSION_FILE).is_file():
+            d.conclusion = read_conclusion(folder / CONCLUSION_FILE)
+        return d
+    except (ValueError, KeyError, TypeError, OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{index}: cannot be read: {exc}") from None

@@ -1,0 +1,43 @@
+"""Markdown files with YAML front matter, written and read back byte for byte.
+
+python-frontmatter strips the body and reads YAML 1.1; for files holding
+model text we need the exact text back, so this module splits the file
+itself and parses the front matter with our own YAML dialect.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import yamlio
+
+FENCE = "---\n"
+
+
+def render(meta: dict, body: str) -> str:
+    return f"{FENCE}{yamlio.dump(meta)}{FENCE}\n{body}"
+
+
+def parse(text: str, source: Path) -> tuple[dict, str]:
+    """Front matter and body; ValueError names the file when it is malformed."""
+    if not text.startswith(FENCE):
+        raise ValueError(f"{source}: no front matter (the file must start with '---')")
+    end = text.find("\n" + FENCE, len(FENCE) - 1)
+    if end < 0:
+        raise ValueError(f"{source}: front matter is not closed by a '---' line")
+    try:
+        meta = yamlio.load(text[len(FENCE) : end + 1]) or {}
+    except ValueError as exc:
+        raise ValueError(f"{source}: front matter is not valid YAML: {exc}") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{source}: front matter must be a mapping of fields")
+    body = text[end + 1 + len(FENCE) :]
+    return meta, body[1:] if body.startswith("\n") else body
+
+
+def read(path: Path) -> tuple[dict, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot be read: {exc}") from None
+    return parse(text, path)

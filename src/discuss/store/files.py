@@ -1,0 +1,74 @@
+"""Atomic writes and the lock that keeps two runs off one discussion.
+
+A file is written to a temporary name in its own folder, flushed to disk
+and renamed over the target, so a reader sees the old file or the new one,
+never half of either. Unchanged content is not rewritten at all.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import InputError
+
+LOCK_NAME = ".discuss.lock"
+
+
+def write_atomic(path: Path, text: str) -> bool:
+    """Write `text` to `path`; returns False when the file already held it."""
+    data = text.encode("utf-8")
+    try:
+        if path.read_bytes() == data:
+            return False
+    except (FileNotFoundError, IsADirectoryError):
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+class DiscussionLock:
+    """An exclusive, non-blocking lock on a discussion folder, released on exit.
+
+    flock locks die with their process, so a killed run never leaves a
+    stale lock behind.
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._fd: int | None = None
+
+    def __enter__(self) -> "DiscussionLock":
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise InputError(
+                    f"{self.folder}: another `discuss run` is working on this discussion; "
+                    "wait for it to finish"
+                ) from None
+            raise
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

@@ -1,0 +1,114 @@
+"""Question files: finding them by slug or path, reading and creating them.
+
+A question is `content/<section>/<slug>.md` with YAML front matter; its
+discussion lives in the folder of the same name beside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import frontmatter
+
+from ..domain import Question
+from ..errors import InputError
+from ..naming import is_safe_id, slugify
+from . import documents, yamlio
+from .files import write_atomic
+
+DISCUSSION_FILE = "discussion.yaml"
+
+
+class _RuamelHandler(frontmatter.YAMLHandler):
+    """Read front matter as YAML 1.2 with ruamel, like every other file of ours."""
+
+    def load(self, fm: str, **kwargs):
+        return yamlio.load(fm)
+
+
+def read_question(path: Path) -> Question:
+    try:
+        post = frontmatter.loads(path.read_text(encoding="utf-8"), handler=_RuamelHandler())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read: {exc}") from None
+    except ValueError as exc:
+        raise InputError(f"{path}: broken front matter: {exc}") from None
+    meta = post.metadata
+    if not isinstance(meta, dict) or not meta:
+        raise InputError(f"{path}: no front matter; a question starts with '---' and a title")
+    title = meta.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise InputError(f"{path}: front matter has no 'title'")
+    slug = str(meta.get("slug") or path.stem)
+    if not is_safe_id(slug):
+        raise InputError(f"{path}: slug {slug!r} is not a safe name (lowercase letters, digits, '-')")
+    tags = meta.get("tags") or []
+    if not isinstance(tags, list):
+        raise InputError(f"{path}: 'tags' must be a list")
+    return Question(
+        path=path,
+        slug=slug,
+        title=title.strip(),
+        background=post.content,
+        question_id=str(meta.get("questionId") or ""),
+        tags=[str(t) for t in tags],
+        panel=meta.get("panel"),
+        protocol=meta.get("protocol"),
+    )
+
+
+def _in_discussion_folder(path: Path, content: Path) -> bool:
+    for parent in path.parents:
+        if parent == content or content not in parent.parents:
+            return False
+        if parent.with_suffix(".md").is_file() or (parent / DISCUSSION_FILE).is_file():
+            return True
+    return False
+
+
+def question_files(content: Path) -> list[Path]:
+    """Every question file under `content`, sorted, skipping discussion folders."""
+    return sorted(
+        p for p in content.rglob("*.md")
+        if p.name != "index.md" and not _in_discussion_folder(p, content)
+    )
+
+
+def find_question(content: Path, ref: str) -> Question:
+    """Resolve QUESTION as the CLI takes it: a path to a file or folder, or a slug."""
+    path = Path(ref)
+    if path.suffix == ".md" and path.is_file():
+        return read_question(path)
+    if path.is_dir() and path.with_suffix(".md").is_file():
+        return read_question(path.with_suffix(".md"))
+    if not is_safe_id(ref):
+        raise InputError(f"{ref!r}: no such question file, and not a valid slug")
+    files = question_files(content) if content.is_dir() else []
+    for candidate in files:
+        if candidate.stem == ref or candidate.stem.endswith("-" + ref):
+            return read_question(candidate)
+    for candidate in files:
+        try:
+            meta, _ = documents.read(candidate)
+        except ValueError:
+            continue
+        if meta.get("slug") == ref:
+            return read_question(candidate)
+    raise InputError(f"no question {ref!r} under {content}; `discuss new TITLE` creates one")
+
+
+def create_question(content: Path, section: str, title: str, tags: list[str]) -> Path:
+    slug = slugify(title)
+    if not slug:
+        raise InputError("the title needs at least one letter or digit")
+    if not is_safe_id(section):
+        raise InputError(f"section {section!r} is not a safe folder name")
+    path = content / section / f"{slug}.md"
+    if path.exists():
+        raise InputError(f"{path} already exists")
+    meta = {"title": title.strip(), "slug": slug, "questionType": "discussion", "status": "open"}
+    if tags:
+        meta["tags"] = tags
+    body = "Describe the background of the question here: what is known, what is at stake.\n"
+    write_atomic(path, documents.render(meta, body))
+    return path

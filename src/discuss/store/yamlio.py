@@ -1,0 +1,76 @@
+"""One YAML dialect for every file we write: stable, diff-friendly, alias-free.
+
+Output is deterministic (insertion order, no reflowing at 80 columns), so
+saving unchanged data changes no byte. Multi-line text is written as a
+literal block where that reads back identically, else quoted.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import threading
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.scalarstring import LiteralScalarString
+
+_local = threading.local()
+
+
+def _yaml() -> YAML:
+    # A YAML object is not safe to share between threads.
+    y = getattr(_local, "yaml", None)
+    if y is None:
+        y = YAML()
+        y.width = 4096
+        y.indent(mapping=2, sequence=4, offset=2)
+        y.representer.ignore_aliases = lambda *a: True
+        y.allow_unicode = True
+        _local.yaml = y
+    return y
+
+
+def _block_safe(text: str) -> bool:
+    if "\n" not in text.rstrip("\n") or text != text.strip(" \t"):
+        return False
+    if any(line != line.rstrip(" \t") for line in text.split("\n")):
+        return False
+    return all(ch == "\n" or (ch.isprintable() and ch not in "\u2028\u2029\ufeff") for ch in text)
+
+
+def _prepare(value):
+    if isinstance(value, dict):
+        return {str(k): _prepare(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_prepare(v) for v in value]
+    if isinstance(value, str) and _block_safe(value):
+        return LiteralScalarString(value)
+    return value
+
+
+def plain(value):
+    """ruamel's round-trip types as plain dicts, lists and strings."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def dump(data) -> str:
+    buf = io.StringIO()
+    _yaml().dump(_prepare(data), buf)
+    return buf.getvalue()
+
+
+def load(text: str):
+    """Parse YAML text; raises ValueError with the position of the problem."""
+    try:
+        return plain(_yaml().load(text))
+    except YAMLError as exc:
+        raise ValueError(str(exc).replace("\n", " ")) from None
