@@ -63,6 +63,7 @@ def main_options(
         envvar="DISCUSS_ROOT",
     ),
 ):
+    STATE.clear()
     if root_dir is not None:
         if not root_dir.is_dir():
             typer.echo(f"error: --root {root_dir}: no such folder", err=True)

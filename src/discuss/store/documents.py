@@ -37,7 +37,8 @@ def parse(text: str, source: Path) -> tuple[dict, str]:
 
 def read(path: Path) -> tuple[dict, str]:
     try:
-        text = path.read_text(encoding="utf-8")
+        # Bytes, not read_text: universal newlines would turn \r\n into \n.
+        text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: cannot be read: {exc}") from None
     return parse(text, path)

@@ -1,0 +1,92 @@
+"""Shared fixtures: a sample project in a temporary folder, the CLI, the fake server."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fakeserver import FakeLLM  # noqa: E402
+
+QUESTION = """\
+---
+title: How should swarm power be distributed?
+slug: swarm-power
+questionId: rq-9-1
+tags: [power]
+---
+
+Where should the power of an orbital swarm go first?
+"""
+
+OFFLINE_PANEL = """\
+    offline:
+      members:
+        - {id: pragmatist, model: offline/pragmatist, name: Pragmatist}
+        - {id: skeptic, model: offline/skeptic, name: Skeptic}
+        - {id: visionary, model: offline/visionary, name: Visionary}
+      settings: {retryBaseDelay: 0.0}
+"""
+
+
+def fake_panel(url: str, ids=("alpha", "beta", "gamma"), settings: str = "") -> str:
+    members = "\n".join(
+        f"        - {{id: {i}, model: openai/{i}, name: {i.title()}, api_base: '{url}', api_key_env: FAKE_KEY}}"
+        for i in ids
+    )
+    extra = settings or "{timeoutSeconds: 5, attempts: 3, retryBaseDelay: 0.01}"
+    return f"    fake:\n      members:\n{members}\n      settings: {extra}\n"
+
+
+class Project:
+    def __init__(self, root: Path):
+        self.root = root
+        self.content = root / "content"
+        self.question = self.content / "questions" / "swarm-power.md"
+        self.folder = self.question.with_suffix("")
+        self.question.parent.mkdir(parents=True)
+        self.question.write_text(QUESTION)
+        (root / "discussions").mkdir()
+        self.write_panels(OFFLINE_PANEL)
+
+    def write_panels(self, *panels: str) -> None:
+        (self.root / "discussions" / "panels.yaml").write_text("panels:\n" + "".join(panels))
+
+    def cli(self, *args: str):
+        from discuss.cli import app
+
+        return CliRunner().invoke(app, ["--root", str(self.root), *args])
+
+    def snapshot(self) -> dict[str, bytes]:
+        return {
+            str(p.relative_to(self.root)): p.read_bytes()
+            for p in sorted(self.root.rglob("*")) if p.is_file()
+        }
+
+
+@pytest.fixture
+def project(tmp_path) -> Project:
+    return Project(tmp_path / "project")
+
+
+@pytest.fixture
+def fake():
+    with FakeLLM() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch):
+    monkeypatch.setenv("FAKE_KEY", "sk-fake-test-key-123456")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text)

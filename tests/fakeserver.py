@@ -1,0 +1,162 @@
+"""A fake OpenAI-compatible chat server on 127.0.0.1 for tests and benchmarks.
+
+It answers `POST .../chat/completions` like a provider would, so litellm is
+exercised for real over HTTP. By default it plays a cooperative panelist:
+prose for an answer prompt, a valid ballot for a vote prompt, a structured
+conclusion for a conclusion prompt. Per model, a queue of scripted actions
+(delay, HTTP status, raw text) is consumed first, one per request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DEFAULT = None  # in a script: answer as the default panelist would
+
+
+@dataclass
+class Action:
+    status: int = 200
+    text: str | None = None
+    delay: float = 0.0
+    headers: dict | None = None
+
+
+def prompt_of(messages: list[dict]) -> str:
+    return "\n".join(m.get("content") or "" for m in messages if m.get("role") == "user")
+
+
+def task_of(messages: list[dict]) -> str:
+    prompt = prompt_of(messages)
+    if "# Write the panel's conclusion" in prompt:
+        return "conclude"
+    if "# Review the panel's answers" in prompt:
+        return "vote"
+    return "respond"
+
+
+def default_reply(model: str, messages: list[dict]) -> str:
+    prompt = prompt_of(messages)
+    task = task_of(messages)
+    if task == "vote":
+        labels = re.findall(r"^## Answer ([A-Z])$", prompt, re.MULTILINE)
+        votes = [{"label": label, "vote": "APPROVE" if i == 0 else "NEUTRAL",
+                  "reasoning": f"{model} on answer {label}"} for i, label in enumerate(labels)]
+        return json.dumps({"votes": votes,
+                           "termination": {"vote": "CONCLUDE", "reasoning": f"{model} is satisfied"}})
+    if task == "conclude":
+        return json.dumps({
+            "summary": f"Conclusion written by {model}.",
+            "keyPoints": ["first point", "second point"],
+            "unresolvedQuestions": ["an open question"],
+            "recommendedActions": ["an action"],
+            "minorityPositions": [{"position": "a dissent", "heldBy": "someone", "reasoning": "a reason"}],
+        })
+    rnd = re.search(r"## Your task \(round (\d+)\)", prompt)
+    return f"Answer of {model} in round {rnd.group(1) if rnd else '?'}.\n\nIt has **two** paragraphs.\n"
+
+
+class FakeLLM:
+    def __init__(self, latency: float = 0.0):
+        self.latency = latency
+        self.requests: list[dict] = []
+        self.scripts: dict[str, list] = {}
+        self.always: dict[str, Action] = {}
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- scripting ---------------------------------------------------------
+    def script(self, model: str, *actions) -> None:
+        self.scripts.setdefault(model, []).extend(actions)
+
+    def fail_always(self, model: str, status: int = 500) -> None:
+        self.always[model] = Action(status=status, text="always failing")
+
+    def requests_for(self, model: str, task: str | None = None) -> list[dict]:
+        return [r for r in self.requests if r["model"] == model and (task is None or r["task"] == task)]
+
+    # -- serving -----------------------------------------------------------
+    def _next(self, model: str) -> Action | None:
+        with self._lock:
+            if model in self.always:
+                return self.always[model]
+            queue = self.scripts.get(model) or []
+            return queue.pop(0) if queue else DEFAULT
+
+    def handle(self, body: dict) -> tuple[int, dict, dict]:
+        model, messages = body.get("model", ""), body.get("messages", [])
+        with self._lock:
+            self.requests.append({"model": model, "task": task_of(messages), "messages": messages})
+        action = self._next(model) or Action()
+        time.sleep(self.latency + action.delay)
+        if action.status != 200:
+            return action.status, {"error": {"message": action.text or "error", "type": "fake"}}, action.headers or {}
+        text = action.text if action.text is not None else default_reply(model, messages)
+        prompt_tokens = sum(len(m.get("content") or "") for m in messages) // 4
+        completion_tokens = len(text) // 4
+        return 200, {
+            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
+            "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        }, {}
+
+    def start(self) -> "FakeLLM":
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):  # noqa: N802
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                status, payload, headers = fake.handle(body)
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+            def log_message(self, *args):
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+if __name__ == "__main__":  # a server for manual runs: python tests/fakeserver.py
+    import sys
+
+    server = FakeLLM(latency=float(sys.argv[1]) if len(sys.argv) > 1 else 0.0).start()
+    print(server.url, flush=True)
+    threading.Event().wait()

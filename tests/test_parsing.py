@@ -1,0 +1,74 @@
+"""Ballots and conclusions as models write them: valid, sloppy and wrong."""
+
+import json
+
+import pytest
+
+from discuss.ballots import parse_ballot
+from discuss.conclusions import parse_conclusion, render_markdown
+from discuss.jsonreply import ReplyError
+
+LABELS = ["A", "B", "C"]
+
+
+def ballot(votes, termination=("CONCLUDE", "done")):
+    return json.dumps({"votes": votes, "termination": {"vote": termination[0], "reasoning": termination[1]}})
+
+
+def entry(label, vote="APPROVE", why="ok"):
+    return {"label": label, "vote": vote, "reasoning": why}
+
+
+def test_valid_ballot_in_a_code_fence_with_chatter():
+    text = "Here you go:\n```json\n" + ballot([entry("B", "reject", "weak"), entry("A"), entry("C", "NEUTRAL")]) + "\n```"
+    parsed = parse_ballot(text, LABELS)
+    assert parsed.votes == [("A", "APPROVE", "ok"), ("B", "REJECT", "weak"), ("C", "NEUTRAL", "ok")]
+    assert (parsed.termination, parsed.termination_reasoning) == ("CONCLUDE", "done")
+
+
+def test_mapping_form_is_accepted():
+    text = json.dumps({"votes": {"A": "APPROVE", "B": {"vote": "NEUTRAL"}, "C": "REJECT"},
+                       "termination": {"vote": "continue"}})
+    assert parse_ballot(text, LABELS).termination == "CONTINUE"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "empty"),
+    ("I approve of all of them.", "no JSON"),
+    ("{not json}", "does not parse"),
+    ("[1, 2]", "no JSON object"),
+    (json.dumps({"termination": {"vote": "CONCLUDE"}}), "'votes' is missing"),
+    (ballot([entry("A"), entry("B")]), "no vote for C"),
+    (ballot([entry("A"), entry("B"), entry("C"), entry("A")]), "more than once"),
+    (ballot([entry("A"), entry("B"), entry("D")]), "unknown label 'D'"),
+    (ballot([entry("A"), entry("B"), entry("C", "STRONGLY APPROVE")]), "APPROVE, NEUTRAL or REJECT"),
+    (ballot([entry("A"), entry("B"), entry("C", 3)]), "APPROVE, NEUTRAL or REJECT"),
+    (ballot([entry("A"), entry("B"), entry("C")], ("MAYBE", "")), "CONCLUDE or CONTINUE"),
+    (json.dumps({"votes": [entry("A"), entry("B"), entry("C")]}), "'termination'"),
+])
+def test_invalid_ballots_are_refused_with_a_reason(text, message):
+    with pytest.raises(ReplyError, match=message):
+        parse_ballot(text, LABELS)
+
+
+def test_conclusion_from_json_and_back_to_markdown():
+    c = parse_conclusion(json.dumps({
+        "summary": "We agree.", "keyPoints": ["one", "two"], "unresolvedQuestions": ["why?"],
+        "recommendedActions": ["act"], "minorityPositions": [{"position": "no", "heldBy": "x", "reasoning": "r"}, "also no"],
+    }))
+    assert c.key_points == ["one", "two"] and c.minority_positions[0].held_by == "x"
+    assert c.minority_positions[1].position == "also no"
+    md = render_markdown(c)
+    assert "## Key Points\n\n- one\n- two" in md and "- no (x): r" in md
+
+
+def test_conclusion_from_markdown_sections():
+    c = parse_conclusion("## Summary\nAll good.\n\n## Key Points\n- a\n* b\n\n## Recommended Actions\n1. do it\n")
+    assert (c.summary, c.key_points, c.recommended_actions) == ("All good.", ["a", "b"], ["do it"])
+
+
+@pytest.mark.parametrize("text", ["", "no structure at all", json.dumps({"summary": ""}),
+                                  json.dumps({"summary": "x", "keyPoints": "not a list"})])
+def test_conclusion_without_summary_or_with_wrong_shape_is_refused(text):
+    with pytest.raises(ReplyError):
+        parse_conclusion(text)

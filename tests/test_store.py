@@ -1,0 +1,140 @@
+"""The store: exact round trips, byte-stable saves, atomic writes, the lock, Dyson folders."""
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from discuss.domain import (
+    Abstention, Ballot, Conclusion, Discussion, Failure, MinorityPosition, Panel, Panelist,
+    Reply, Round, Settings, TerminationVote, Usage, Vote, VoteResult,
+)
+from discuss.errors import InputError
+from discuss.store import discussions as store
+from discuss.store.files import DiscussionLock, write_atomic
+
+TRICKY = [
+    "plain",
+    "---\ntitle: not front matter\n---\n\nbody after a fence\n",
+    "key: value\n- list item\n? question\n",
+    "trailing spaces   \n\n\n",
+    "\ttabs\x00nul\x1bescape\u202eright-to-left\u2028line-sep\r\nwindows\n",
+    "```\n" + "x = 1\n" * 2000 + "```\n",
+    "",
+]
+
+
+def sample(texts=("first", "second")) -> Discussion:
+    panel = Panel("p", (Panelist("a", "openai/a", "A", "brief"), Panelist("b", "openai/b", "B")))
+    r = Round(number=1, seed=42)
+    for pid, text in zip(["a", "b"], texts):
+        r.replies[pid] = Reply(pid, pid.upper(), 1, text, "2026-01-01T00:00:00Z", Usage(10, 5, 0.001, 1), 120)
+    r.votes = [Vote("a", "a", "APPROVE", "mine: yes"), Vote("a", "b", "REJECT", "no: because\nreasons"),
+               Vote("b", "a", "NEUTRAL", "'quoted' \"both\""), Vote("b", "b", "APPROVE", "")]
+    r.termination_votes = [TerminationVote("a", "CONCLUDE", "done"), TerminationVote("b", "CONTINUE", "#not a comment")]
+    r.ballots = [Ballot("a", {"A": "b", "B": "a"}, 2, Usage(3, 4, None, 2)), Ballot("b", {"A": "a", "B": "b"})]
+    r.abstentions = [Abstention("c", "invalid ballot: x")]
+    r.failures = [Failure("respond", "c", "timed out", 3, True)]
+    r.results = [VoteResult("a", 3, 2.0, 1, 0, 0), VoteResult("b", 2, 1.0, 1, 1, 0)]
+    r.winner_id, r.winner_score, r.tie_break, r.agreement = "a", 2.0, None, 0.0
+    r.completed_at = "2026-01-01T00:01:00Z"
+    d = Discussion("q-1", "q", "Question?", panel, Settings(max_rounds=4), started_at="2026-01-01T00:00:00Z",
+                   rounds=[r], termination_reason="forced", status="concluded", concluded_at="2026-01-01T00:02:00Z")
+    d.conclusion = Conclusion("Summary: yes.", ["k1"], ["u1"], ["r1"], [MinorityPosition("m", "b", "why")],
+                              generated_by="a", generated="2026-01-01T00:02:00Z", usage=Usage(1, 2, None, 1))
+    d.usage = Usage(100, 50, 0.002, 9)
+    return d
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_model_text_round_trips_byte_for_byte(tmp_path, text):
+    d = sample((text, text + "\n"))
+    store.save(d, tmp_path)
+    back = store.load(tmp_path)
+    assert back.rounds[0].replies["a"].text == text
+    assert back.rounds[0].replies["b"].text == text + "\n"
+
+
+def test_everything_saved_loads_back(tmp_path):
+    d = sample()
+    store.save(d, tmp_path)
+    back = store.load(tmp_path)
+    r, b = d.rounds[0], back.rounds[0]
+    assert b.votes == r.votes and b.termination_votes == r.termination_votes
+    assert b.ballots == r.ballots and b.abstentions == r.abstentions and b.failures == r.failures
+    assert [(x.target_id, x.weighted_score) for x in b.results] == [("a", 2.0), ("b", 1.0)]
+    assert (b.winner_id, b.seed, b.completed_at) == ("a", 42, "2026-01-01T00:01:00Z")
+    assert back.settings.max_rounds == 4 and back.panel.member("a").persona == "brief"
+    assert back.conclusion.minority_positions == d.conclusion.minority_positions
+    assert back.conclusion.key_points == ["k1"] and back.conclusion.summary == "Summary: yes."
+    assert back.usage == d.usage and back.termination_reason == "forced"
+
+
+def test_saving_again_changes_no_byte(tmp_path):
+    store.save(sample(), tmp_path)
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.rglob("*") if p.is_file()}
+    store.save(store.load(tmp_path), tmp_path)
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before  # not even rewritten
+
+
+def test_vote_order_does_not_depend_on_arrival(tmp_path):
+    d = sample()
+    store.save(d, tmp_path / "one")
+    d.rounds[0].votes.reverse()
+    d.rounds[0].ballots.reverse()
+    store.save(d, tmp_path / "two")
+    assert (tmp_path / "one/round-1/votes.yaml").read_bytes() == (tmp_path / "two/round-1/votes.yaml").read_bytes()
+
+
+def test_write_atomic_leaves_no_temp_files_and_keeps_old_content_on_failure(tmp_path, monkeypatch):
+    path = tmp_path / "f.yaml"
+    assert write_atomic(path, "one\n") is True
+    assert write_atomic(path, "one\n") is False
+
+    def boom(*a):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("os.replace", boom)
+    with pytest.raises(OSError):
+        write_atomic(path, "two\n")
+    assert path.read_text() == "one\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.yaml"]
+
+
+def _hold(folder, ready, release):
+    with DiscussionLock(Path(folder)):
+        ready.set()
+        release.wait(10)
+
+
+def test_lock_refuses_a_second_run_and_dies_with_its_holder(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    ready, release = ctx.Event(), ctx.Event()
+    holder = ctx.Process(target=_hold, args=(str(tmp_path), ready, release))
+    holder.start()
+    assert ready.wait(10)
+    with pytest.raises(InputError, match="another `discuss run`"):
+        with DiscussionLock(tmp_path):
+            pass
+    holder.kill()
+    holder.join()
+    with DiscussionLock(tmp_path):  # a killed holder leaves no stale lock
+        pass
+
+
+def test_broken_discussion_yaml_is_reported_with_its_path(tmp_path):
+    (tmp_path / "discussion.yaml").write_text("rounds: [unclosed\n")
+    with pytest.raises(InputError, match="discussion.yaml"):
+        store.load(tmp_path)
+    (tmp_path / "discussion.yaml").write_text("- a list\n")
+    with pytest.raises(InputError, match="mapping"):
+        store.load(tmp_path)
+
+
+def test_unsafe_participant_id_never_names_a_file(tmp_path):
+    d = sample()
+    d.rounds[0].replies["../evil"] = d.rounds[0].replies.pop("b")
+    with pytest.raises(ValueError, match="unsafe"):
+        store.save(d, tmp_path / "x")
+    assert not (tmp_path / "evil.md").exists()
