@@ -88,14 +88,16 @@ class FakeLLM:
             queue = self.scripts.get(model) or []
             return queue.pop(0) if queue else DEFAULT
 
-    def handle(self, body: dict) -> tuple[int, dict, dict]:
+    def handle(self, body: dict, auth: str = "") -> tuple[int, dict, dict]:
         model, messages = body.get("model", ""), body.get("messages", [])
         with self._lock:
             self.requests.append({"model": model, "task": task_of(messages), "messages": messages})
         action = self._next(model) or Action()
         time.sleep(self.latency + action.delay)
         if action.status != 200:
-            return action.status, {"error": {"message": action.text or "error", "type": "fake"}}, action.headers or {}
+            # "{auth}" echoes the credentials, as a careless provider might in an error.
+            message = (action.text or "error").replace("{auth}", auth)
+            return action.status, {"error": {"message": message, "type": "fake"}}, action.headers or {}
         text = action.text if action.text is not None else default_reply(model, messages)
         prompt_tokens = sum(len(m.get("content") or "") for m in messages) // 4
         completion_tokens = len(text) // 4
@@ -117,7 +119,7 @@ class FakeLLM:
             def do_POST(self):  # noqa: N802
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                status, payload, headers = fake.handle(body)
+                status, payload, headers = fake.handle(body, self.headers.get("authorization") or "")
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)

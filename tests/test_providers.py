@@ -1,0 +1,168 @@
+"""Real HTTP through litellm to a fake OpenAI-compatible server on 127.0.0.1."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import Project, fake_panel
+from fakeserver import DEFAULT, Action, FakeLLM
+from test_cli import files_of, without_stamps
+
+from discuss.store import discussions as store
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def run(project: Project, fake: FakeLLM, *args, settings: str = ""):
+    project.write_panels(fake_panel(fake.url, settings=settings))
+    return project.cli("run", "swarm-power", "--panel", "fake", *args)
+
+
+def test_three_panelists_deliberate_to_a_conclusion(project, fake):
+    result = run(project, fake, "--auto")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert d.concluded and d.termination_reason == "unanimous-conclude"
+    r = d.rounds[0]
+    assert sorted(r.replies) == ["alpha", "beta", "gamma"]
+    assert r.replies["beta"].text == "Answer of beta in round 1.\n\nIt has **two** paragraphs.\n"
+    assert len(r.votes) == 9 and len(r.termination_votes) == 3
+    assert sorted(b.voter_id for b in r.ballots) == ["alpha", "beta", "gamma"]
+    assert d.conclusion.summary == f"Conclusion written by {d.conclusion.generated_by}."
+    assert d.usage.calls == 7 and d.usage.total_tokens > 0
+    assert r.replies["alpha"].usage.prompt_tokens > 0
+    assert [req["task"] for req in fake.requests].count("respond") == 3
+
+
+def test_voters_never_see_names_and_answers_are_shuffled(project, fake):
+    assert run(project, fake, "--rounds", "1").exit_code == 0
+    votes = [r for r in fake.requests if r["task"] == "vote"]
+    orders = set()
+    for req in votes:
+        prompt = req["messages"][-1]["content"]
+        assert not re.search(r"\b(Alpha|Beta|Gamma)\b", prompt)
+        orders.add(tuple(re.findall(r"Answer of (\w+)", prompt)))
+    d = store.load(project.folder)
+    expected = {tuple(b.labels[label] for label in sorted(b.labels)) for b in d.rounds[0].ballots}
+    assert orders == expected
+
+
+def test_a_panelist_that_times_out_is_dropped_from_the_phase(project, fake):
+    fake.script("alpha", Action(delay=3))
+    result = run(project, fake, "--rounds", "1",
+                 settings="{timeoutSeconds: 0.5, attempts: 1, retryBaseDelay: 0.01}")
+    assert result.exit_code == 0, result.output
+    r = store.load(project.folder).rounds[0]
+    assert sorted(r.replies) == ["beta", "gamma"]
+    (failure,) = r.failures
+    assert (failure.model_id, failure.phase, failure.timed_out) == ("alpha", "respond", True)
+    assert "alpha" in {b.voter_id for b in r.ballots}  # dropped from the phase, not the discussion
+    assert "timed out" in result.stderr
+
+
+def test_rate_limit_is_retried_then_succeeds(project, fake):
+    fake.script("beta", Action(status=429, text="slow down"))
+    assert run(project, fake, "--rounds", "1").exit_code == 0
+    r = store.load(project.folder).rounds[0]
+    assert "beta" in r.replies and not r.failures
+    assert len(fake.requests_for("beta", "respond")) == 2  # one 429, one success: our retry, not the SDK's
+
+
+def test_malformed_ballot_is_asked_again_then_counted(project, fake):
+    fake.script("gamma", DEFAULT, Action(text="I like them all!"))
+    assert run(project, fake, "--rounds", "1").exit_code == 0
+    r = store.load(project.folder).rounds[0]
+    ballot = next(b for b in r.ballots if b.voter_id == "gamma")
+    assert ballot.attempts == 2 and not r.abstentions
+    second = fake.requests_for("gamma", "vote")[1]["messages"]
+    assert "Your reply could not be used: the reply holds no JSON object" in second[-1]["content"]
+    assert second[-2] == {"role": "assistant", "content": "I like them all!"}
+
+
+def test_ballot_still_invalid_is_an_abstention_not_a_neutral(project, fake):
+    fake.script("gamma", DEFAULT, *[Action(text='{"votes": []}')] * 3)
+    assert run(project, fake, "--rounds", "1").exit_code == 0
+    r = store.load(project.folder).rounds[0]
+    (abstention,) = r.abstentions
+    assert abstention.voter_id == "gamma" and "invalid ballot" in abstention.reason
+    assert all(v.voter_id != "gamma" for v in r.votes)
+    assert [t.model_id for t in r.termination_votes] == ["alpha", "beta"]
+    assert r.termination_reason == "unanimous-conclude"  # of the votes cast
+
+
+def test_a_panelist_that_always_fails_is_recorded_and_the_rest_go_on(project, fake):
+    fake.fail_always("gamma", status=500)
+    result = run(project, fake, "--auto")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert d.concluded
+    r = d.rounds[0]
+    assert {(f.model_id, f.phase) for f in r.failures} == {("gamma", "respond"), ("gamma", "vote")}
+    assert all(f.attempts == 3 for f in r.failures)
+    assert [a.voter_id for a in r.abstentions] == ["gamma"]
+    assert len(fake.requests_for("gamma", "respond")) == 3
+
+
+def test_no_secret_reaches_a_file_or_the_output(project, fake):
+    fake.script("alpha", *[Action(status=401, text="bad key: {auth}")])
+    result = run(project, fake, "--auto")
+    assert result.exit_code == 0, result.output
+    secret = os.environ["FAKE_KEY"]
+    assert secret not in result.output
+    for name, text in files_of(project.folder).items():
+        assert secret not in text, name
+    failure = store.load(project.folder).rounds[0].failures[0]
+    assert "[redacted]" in failure.error
+
+
+def test_every_answer_failing_fails_the_run_with_exit_1(project, fake):
+    for model in ("alpha", "beta", "gamma"):
+        fake.fail_always(model, status=503)
+    result = run(project, fake, "--rounds", "1", settings="{attempts: 1}")
+    assert result.exit_code == 1 and "every panelist failed" in result.stderr
+    assert len(store.load(project.folder).rounds[0].failures) == 3
+
+
+def normalised(folder: Path) -> dict[str, str]:
+    return {k: re.sub(r"latencyMs: \d+", "latencyMs: <ms>", v) for k, v in without_stamps(files_of(folder)).items()}
+
+
+def test_a_run_killed_mid_round_resumes_without_repeating_paid_calls(project, tmp_path):
+    with FakeLLM() as fake:
+        fake.script("gamma", DEFAULT, Action(delay=120))  # gamma's ballot hangs
+        project.write_panels(fake_panel(fake.url))
+        env = {**os.environ, "PYTHONPATH": SRC}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "discuss.cli", "--root", str(project.root), "run", "swarm-power",
+             "--panel", "fake", "--auto"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        votes = project.folder / "round-1" / "votes.yaml"
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if votes.is_file() and votes.read_text().count("voterId: ") >= 8:  # alpha's and beta's ballots
+                break
+            time.sleep(0.05)
+        else:
+            proc.kill()
+            raise AssertionError("the run never reached gamma's ballot")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert not (project.folder / "conclusion.md").exists()
+
+        result = project.cli("run", "swarm-power", "--auto")
+        assert result.exit_code == 0, result.output
+        for model in ("alpha", "beta", "gamma"):
+            assert len(fake.requests_for(model, "respond")) == 1, model
+        assert len(fake.requests_for("alpha", "vote")) == 1
+        assert len(fake.requests_for("beta", "vote")) == 1
+        assert len(fake.requests_for("gamma", "vote")) == 2  # in flight when killed: asked again
+
+    with FakeLLM() as clean:
+        other = Project(tmp_path / "uninterrupted")
+        other.write_panels(fake_panel(clean.url))
+        assert other.cli("run", "swarm-power", "--panel", "fake", "--auto").exit_code == 0
+    assert normalised(project.folder) == normalised(other.folder)
