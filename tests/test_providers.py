@@ -166,3 +166,24 @@ def test_a_run_killed_mid_round_resumes_without_repeating_paid_calls(project, tm
         other.write_panels(fake_panel(clean.url))
         assert other.cli("run", "swarm-power", "--panel", "fake", "--auto").exit_code == 0
     assert normalised(project.folder) == normalised(other.folder)
+
+
+def test_cost_is_recorded_where_litellm_knows_the_price(project, fake):
+    project.write_panels(
+        "    priced:\n      members:\n"
+        f"        - {{id: mini, model: openai/gpt-4o-mini, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
+        f"        - {{id: other, model: openai/unpriced-model, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
+    )
+    assert project.cli("run", "swarm-power", "--panel", "priced", "--rounds", "1").exit_code == 0
+    r = store.load(project.folder).rounds[0]
+    assert r.replies["mini"].usage.cost > 0
+    assert r.replies["other"].usage.cost is None  # unknown price: no number made up
+    assert "cost:" in (project.folder / "round-1" / "mini.md").read_text()
+
+
+def test_provider_key_variable_is_named_when_missing(project, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    project.write_panels("    real:\n      members:\n        - {id: claude, model: anthropic/claude-opus-4-6}\n")
+    result = project.cli("run", "swarm-power", "--panel", "real")
+    assert result.exit_code == 2 and "ANTHROPIC_API_KEY (for claude)" in result.stderr
+    assert not project.folder.exists()

@@ -22,6 +22,8 @@ from ..scoring import pick_winner, tally, vote_agreement
 from ..termination import Decision, decide, describe
 
 NAME = "vote"
+# Tokens the respond template spends on one earlier round besides its texts.
+ROUND_OVERHEAD = 70
 
 
 def round_seed(slug: str, number: int) -> int:
@@ -75,7 +77,7 @@ def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict], in
             "own_score": next((f"{x.weighted_score:g}" for x in r.results if x.target_id == me), None),
             "winner_text": "",
         }
-        left -= estimate_tokens(entry["summary"]) + 20
+        left -= estimate_tokens(entry["summary"]) + ROUND_OVERHEAD
         if left <= 0:
             break
         text = r.replies[r.winner_id].text.strip()

@@ -1,0 +1,53 @@
+"""What each panelist is shown: earlier rounds within the budget, its own work marked."""
+
+from discuss.domain import Discussion, Panel, Panelist, Question, Reply, Round, Settings, VoteResult
+from discuss.prompting import Prompts, estimate_tokens
+from discuss.protocols import vote
+
+PANEL = Panel("p", (Panelist("a", "offline/a", "A"), Panelist("b", "offline/b", "B")))
+
+
+def discussion(rounds: int, words: int, budget: int) -> Discussion:
+    d = Discussion("q", "q", "Q?", PANEL, Settings(context_tokens=budget))
+    for n in range(1, rounds + 1):
+        r = Round(number=n, seed=n)
+        for pid in ("a", "b"):
+            r.replies[pid] = Reply(pid, pid, n, f"round {n} by {pid} " + "word " * words, "t")
+        r.results = [VoteResult("a", 4, 4.0, 2, 0), VoteResult("b", 2, 2.0, 0, 0)]
+        r.winner_id, r.winner_score, r.completed_at = ("a" if n % 2 else "b"), 4.0, "t"
+        d.rounds.append(r)
+    return d
+
+
+def respond_prompt(d: Discussion, who: str) -> str:
+    q = Question(path=None, slug="q", title="Q?", background="Background.")
+    d.rounds.append(Round(number=len(d.rounds) + 1, seed=0))
+    spec = next(s for s in vote.respond_specs(d, q, d.rounds[-1], Prompts()) if s.key == who)
+    return spec.messages[-1]["content"]
+
+
+def test_each_panelist_is_told_which_winning_answer_was_its_own():
+    d = discussion(rounds=2, words=5, budget=6000)
+    prompt_a = respond_prompt(d, "a")
+    assert "### Round 1\n\nThe winning reply (yours)" in prompt_a
+    assert "### Round 2\n\nThe winning reply (another panelist's)" in prompt_a
+    assert "Your own reply in that round scored 4" in prompt_a
+
+
+def test_prompt_size_levels_off_at_the_context_budget():
+    sizes = [estimate_tokens(respond_prompt(discussion(n, words=800, budget=3000), "a"))
+             for n in (1, 2, 5, 10, 40, 60)]
+    fixed = estimate_tokens(respond_prompt(discussion(0, words=0, budget=3000), "a"))
+    assert sizes[1] > sizes[0]  # earlier rounds are shown while they fit
+    assert all(size <= fixed + 3000 for size in sizes)  # never past the budget
+    assert sizes[-1] == sizes[-2]  # once full, more rounds add nothing
+    prompt = respond_prompt(discussion(10, words=800, budget=3000), "a")
+    assert "round 10 by b" in prompt  # the newest winner is always there
+    assert "round 1 by a" not in prompt and "left out to stay within the context budget" in prompt
+
+
+def test_project_prompts_override_the_packaged_ones(tmp_path):
+    (tmp_path / "vote.j2").write_text("Custom ballot for {{ question.title }}")
+    prompts = Prompts(tmp_path)
+    assert prompts.render("vote", question={"title": "Q?"}) == "Custom ballot for Q?\n"
+    assert "panel of language models" in prompts.render("system", panelist=PANEL.members[0])
