@@ -1,0 +1,97 @@
+"""Standings of panelists across many discussions: pure functions.
+
+A panelist is known by its id, so the same model keeps one line however
+many discussions it sat in. Rates are percentages, None where there is
+nothing to measure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .domain import VOTE_SCORES, Discussion
+
+
+@dataclass
+class Standing:
+    panelist_id: str
+    name: str
+    discussions: int = 0
+    rounds: int = 0
+    wins: int = 0
+    tie_break_wins: int = 0
+    failed_calls: int = 0
+    approvals_received: int = 0
+    votes_received: int = 0
+    approvals_given: int = 0
+    votes_given: int = 0
+    own_points: int = 0
+    own_votes: int = 0
+    others_points: int = 0
+
+    @staticmethod
+    def _pct(part: int, whole: int) -> float | None:
+        return round(100 * part / whole, 1) if whole else None
+
+    @property
+    def win_rate(self) -> float | None:
+        return self._pct(self.wins, self.rounds)
+
+    @property
+    def approval_received(self) -> float | None:
+        return self._pct(self.approvals_received, self.votes_received)
+
+    @property
+    def approval_given(self) -> float | None:
+        return self._pct(self.approvals_given, self.votes_given)
+
+    @property
+    def self_generosity(self) -> float | None:
+        """Mean points it gave its own replies minus mean points it gave others' (0..2 scale)."""
+        if not self.own_votes or not self.votes_given:
+            return None
+        return round(self.own_points / self.own_votes - self.others_points / self.votes_given, 2)
+
+
+def _fold(d: Discussion, table: dict[str, Standing]) -> None:
+    names = {m.id: m.name for m in d.panel.members}
+    seen = set()
+
+    def get(pid: str) -> Standing:
+        seen.add(pid)
+        return table.setdefault(pid, Standing(pid, names.get(pid, pid)))
+
+    for r in d.rounds:
+        for f in r.failures:
+            get(f.model_id).failed_calls += 1
+        if not r.complete:
+            continue
+        for pid in r.replies:
+            get(pid).rounds += 1
+        if r.winner_id:
+            s = get(r.winner_id)
+            s.wins += 1
+            s.tie_break_wins += r.tie_break is not None
+        for v in r.votes:
+            voter = get(v.voter_id)
+            points = VOTE_SCORES.get(v.vote, 0)
+            if v.voter_id == v.target_id:
+                voter.own_points += points
+                voter.own_votes += 1
+                continue
+            voter.votes_given += 1
+            voter.approvals_given += v.vote == "APPROVE"
+            voter.others_points += points
+            target = get(v.target_id)
+            target.votes_received += 1
+            target.approvals_received += v.vote == "APPROVE"
+    for pid in seen:
+        table[pid].discussions += 1
+        table[pid].name = names.get(pid, table[pid].name)
+
+
+def standings(discussions: list[Discussion]) -> list[Standing]:
+    table: dict[str, Standing] = {}
+    for d in discussions:
+        _fold(d, table)
+    return sorted(table.values(), key=lambda s: (-s.wins, -(s.win_rate or 0), s.panelist_id))
