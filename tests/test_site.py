@@ -1,0 +1,127 @@
+"""The site: pages built from sample projects, figures checked against hand counts."""
+
+import re
+import shutil
+from pathlib import Path
+
+from sitekit import build, first_discussion, sample_site, second_discussion, with_abstention
+
+from discuss.leaderboard import standings
+from discuss.store import discussions as store
+
+DYSON = Path(__file__).parent / "data" / "dyson"
+
+
+def page(site: Path, uri: str) -> str:
+    return (site / uri / "index.html").read_text()
+
+
+def figure(html: str, name: str) -> str:
+    return re.search(rf'data-figure="{name}">([^<]*)<', html).group(1)
+
+
+def test_question_page_cards_and_conclusion(tmp_path):
+    html = page(build(sample_site(tmp_path)), "questions/first")
+    # by hand: 2 rounds; Ann and Bob one win each, Bob won last; 3 of 4 votes on
+    # others approve; words (3 + 2 + 2 + 4) / 4 rounds to 3
+    assert figure(html, "rounds") == "2"
+    assert figure(html, "leader") == "Bob"
+    assert "leading, 1 win<" in html
+    assert figure(html, "approval") == "75%"
+    assert figure(html, "words") == "3"
+    assert figure(html, "tokens") == "123"
+    assert figure(html, "cost") == "$0.0123"
+    assert "Stopped because every panelist that voted asked to conclude" in html
+    assert html.count('id="conclusion"') == 1
+    assert "Both <strong>agree</strong> in the end." in html
+    assert "<li>point one</li>" in html and "<li>open one</li>" in html and "<li>act one</li>" in html
+    assert "Ann would go slower" in html and "held by Ann" in html
+
+
+def test_rounds_replies_votes_and_tie_breaks(tmp_path):
+    html = page(build(sample_site(tmp_path)), "questions/first")
+    rounds = re.findall(r'<details class="discuss-round"( open)? id="round-(\d)">', html)
+    assert rounds == [("", "1"), (" open", "2")]  # the latest round is open
+    round2 = html.split('id="round-2"')[1]
+    assert re.search(r'<details class="discuss-reply discuss-winner" open>\s*<summary>Bob', round2)
+    assert "score 3 (2 approve, 0 reject)" in round2
+    assert "Tie broken by rule <code>seeded-draw</code>" in round2
+    assert "Bob misses the point" in html and "Ann is right" in html
+    assert "Termination votes: 2 of 2 CONCLUDE." in round2 and "agreed" in round2
+    round1 = html.split('id="round-1"')[1].split('id="round-2"')[0]
+    assert "score 3 (2 approve, 0 reject)" in round1 and "score 0.5 (0 approve, 1 reject)" in round1
+    section = html.split('<section class="discuss"')[1].split("</section>")[0]
+    assert "<svg" in section and "Weighted score per round" in section and "<script" not in section
+
+
+def test_failures_abstentions_and_a_question_without_discussion(tmp_path):
+    root = sample_site(tmp_path)
+    folder = root / "content" / "questions" / "second"
+    store.save(with_abstention(second_discussion()), folder)
+    site = build(root)
+    html = page(site, "questions/second")
+    assert "Failed call: Ann in respond after 3 attempts: RateLimitError (429)" in html
+    assert "Abstained: Ann (invalid ballot: no vote for B)" in html
+    third = page(site, "questions/third")
+    assert "<code>discuss run third --auto</code>" in third and "No discussion yet" in third
+
+
+def test_raw_discussion_files_are_not_published(tmp_path):
+    site = build(sample_site(tmp_path))
+    assert not (site / "questions" / "first" / "round-1").exists()
+    assert not list(site.rglob("conclusion*"))
+    assert (site / "assets" / "discuss.css").is_file()
+
+
+def test_index_lists_every_question(tmp_path):
+    html = page(build(sample_site(tmp_path)), "discussions")
+    rows = re.findall(r"<tr>\s*<td><a href=\"([^\"]+)\">([^<]+)</a></td>\s*<td>(.*?)</td>\s*<td>(\d+)</td>\s*"
+                      r"<td>([^<]*)</td>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>", html)
+    assert [(r[0], r[1], re.sub("<[^>]+>", "", r[2]), r[3], r[4], r[5], r[6]) for r in rows] == [
+        ("../questions/first/", "First question?", "concluded", "2", "Bob", "unanimous-conclude", "power, policy"),
+        ("../questions/second/", "Second question?", "active", "1", "Bob", "-", ""),
+        ("../questions/third/", "Third question?", "not started", "0", "-", "-", ""),
+    ]
+
+
+def test_leaderboard_figures_by_hand(tmp_path):
+    table = {s.panelist_id: s for s in standings([first_discussion(), second_discussion()])}
+    a, b = table["a"], table["b"]
+    assert (a.discussions, a.rounds, a.wins, a.win_rate, a.tie_break_wins, a.failed_calls) == (2, 2, 1, 50.0, 0, 1)
+    assert (b.discussions, b.rounds, b.wins, b.win_rate, b.tie_break_wins, b.failed_calls) == (2, 3, 2, 66.7, 1, 0)
+    assert (a.approval_received, a.approval_given, a.self_generosity) == (100.0, 66.7, 0.67)
+    assert (b.approval_received, b.approval_given, b.self_generosity) == (66.7, 100.0, -0.33)
+
+    html = page(build(sample_site(tmp_path)), "leaderboard")
+    rows = re.findall(r'<tr data-panelist="(\w)">(.*?)</tr>', html)
+    cells = {pid: re.findall(r"<td>([^<]*)</td>", row) for pid, row in rows}
+    assert [pid for pid, _ in rows] == ["b", "a"]  # most wins first
+    assert cells["a"] == ["Ann", "2", "2", "1", "50%", "100%", "66.7%", "0.67", "0", "1"]
+    assert cells["b"] == ["Bob", "2", "3", "2", "66.7%", "66.7%", "100%", "-0.33", "1", "0"]
+    assert "Win rate" in html and "<svg" in html
+
+
+def test_unreadable_discussion_is_reported_on_its_page(tmp_path):
+    root = sample_site(tmp_path)
+    (root / "content" / "questions" / "second" / "discussion.yaml").write_text("rounds: [broken\n")
+    html = page(build(root), "questions/second")
+    assert "This discussion cannot be read" in html and "discussion.yaml" in html
+
+
+def test_project_dyson_folders_render(tmp_path):
+    root = sample_site(tmp_path)
+    shutil.copytree(DYSON, root / "content" / "dyson")
+    html = page(build(root), "dyson/phase-1/rq-1-11-swarm-power-architecture-end-use")
+    assert "Project Dyson format" in html
+    assert figure(html, "leader") == "Claude Opus 4.6"
+    assert "Beam to Earth later; feed in-space industry first." in html
+    assert "Too narrow." in html and "Feed in-space industry first." in html
+
+
+def test_plugin_can_be_switched_off(tmp_path):
+    root = sample_site(tmp_path)
+    (root / "mkdocs.yml").write_text((root / "mkdocs.yml").read_text().replace(
+        "  - discuss\n", "  - discuss:\n      enabled: false\n"))
+    site = build(root)
+    assert "data-figure" not in page(site, "questions/first")
+    assert not (site / "leaderboard").exists()
