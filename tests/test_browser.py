@@ -1,0 +1,141 @@
+"""Model text full of attacks, built into the site and opened in headless Chromium.
+
+Nothing may run: no payload may change the title or the DOM, no link may
+keep a `javascript:` URL, and the surrounding text must still be readable.
+Set DISCUSS_REQUIRE_BROWSER=1 (CI does) to fail instead of skipping when
+Chromium is missing.
+"""
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import threading
+from html.parser import HTMLParser
+
+import pytest
+from sitekit import build, first_discussion, question
+
+from discuss.domain import Abstention, Failure, MinorityPosition
+from discuss.store import discussions as store
+
+MARK = "document.body.setAttribute('data-pwned','{}')"
+PAYLOADS = [
+    "<script>document.title='PWNED'; " + MARK.format("script") + "</script>",
+    '<img src=x onerror="' + MARK.format("img") + '">',
+    '<svg onload="' + MARK.format("svg") + '"></svg>',
+    '<details open ontoggle="' + MARK.format("toggle") + '">toggle</details>',
+    '<iframe src="javascript:parent.' + MARK.format("iframe") + '"></iframe>',
+    '<iframe srcdoc="<script>parent.' + MARK.format("srcdoc") + '</script>"></iframe>',
+    '<form action="javascript:void(0)"><input autofocus onfocus="' + MARK.format("focus") + '"></form>',
+    '<a href="javascript:' + MARK.format("link") + '">raw link</a>',
+    "[markdown link](javascript:" + MARK.format("mdlink") + ")",
+    "![image](javascript:" + MARK.format("mdimg") + ")",
+    '<object data="javascript:' + MARK.format("object") + '"></object><embed src="x.swf">',
+    '<meta http-equiv="refresh" content="0;url=javascript:' + MARK.format("meta") + '">',
+    "<style>body { display: none !important }</style>",
+    '<div style="position:fixed;inset:0;background:red;z-index:9999">overlay</div>',
+    '<base href="javascript:' + MARK.format("base") + '//">',
+    '<math><mi xlink:href="javascript:' + MARK.format("math") + '">math</mi></math>',
+    '"><script>' + MARK.format("attr") + "</script>",
+    "`<script>" + MARK.format("code") + "</script>` in a code span",
+]
+READABLE = "The answer is forty-two"
+
+
+class Elements(HTMLParser):
+    """Every element and its attributes, as the browser left them."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple[str, list]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, attrs))
+
+
+def hostile(text_id: str) -> str:
+    return f"{READABLE} ({text_id}).\n\n" + "\n\n".join(PAYLOADS) + "\n"
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@pytest.fixture
+def browser():
+    exe = chromium()
+    if exe is None:
+        if os.environ.get("DISCUSS_REQUIRE_BROWSER"):
+            pytest.fail("Chromium is required (DISCUSS_REQUIRE_BROWSER) but not installed")
+        pytest.skip("Chromium is not installed (Debian package chromium)")
+    return exe
+
+
+def dump_dom(exe: str, url: str, profile) -> str:
+    done = subprocess.run(
+        [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={profile}", "--virtual-time-budget=4000", "--dump-dom", url],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def hostile_site(root):
+    from sitekit import MKDOCS
+    from discuss.store.files import write_atomic
+
+    write_atomic(root / "mkdocs.yml", MKDOCS)
+    d = first_discussion()
+    for r in d.rounds:
+        for pid, reply in r.replies.items():
+            reply.text = hostile(f"reply {pid} {r.number}")
+        for v in r.votes:
+            v.reasoning = hostile("vote")
+        for t in r.termination_votes:
+            t.reasoning = hostile("termination")
+    d.rounds[0].abstentions = [Abstention("a", hostile("abstention"))]
+    d.rounds[0].failures = [Failure("vote", "a", hostile("failure"))]
+    c = d.conclusion
+    c.summary = hostile("summary")
+    c.key_points = [hostile("key point")]
+    c.minority_positions = [MinorityPosition(hostile("minority"), "<b onmouseover=x>Ann</b>", hostile("why"))]
+    path = question(root, "first", "Hostile question?")
+    store.save(d, path.with_suffix(""))
+    return build(root)
+
+
+def test_no_payload_runs_and_the_text_stays_readable(tmp_path, browser):
+    site = hostile_site(tmp_path / "project")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/questions/first/"
+        dom = dump_dom(browser, url, tmp_path / "profile")
+    finally:
+        server.shutdown()
+    assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
+    assert not re.search(r"data-pwned=", dom)
+    title = re.search(r"<title>(.*?)</title>", dom, re.S).group(1)
+    assert "PWNED" not in title and "Hostile question?" in title
+    section = dom.split('<section class="discuss"')[1].split("</section>")[0]
+    elements = Elements()
+    elements.feed(section)
+    tags = {tag for tag, _ in elements.found}
+    assert not tags & {"script", "iframe", "form", "object", "embed", "style", "meta", "base", "img", "input", "math"}
+    for tag, attrs in elements.found:
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name)  # no event handler
+            assert name != "style", tag
+            assert not (value or "").strip().lower().startswith("javascript:"), (tag, name, value)
+    # the words around the payloads are all there
+    for where in ("reply a 1", "reply b 2", "vote", "termination", "summary", "key point", "minority",
+                  "abstention", "failure"):
+        assert f"{READABLE} ({where})" in section, where
+    assert "raw link" in section and "markdown link" in section
