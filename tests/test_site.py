@@ -125,3 +125,26 @@ def test_plugin_can_be_switched_off(tmp_path):
     site = build(root)
     assert "data-figure" not in page(site, "questions/first")
     assert not (site / "leaderboard").exists()
+
+
+def test_questions_dir_limits_what_is_collected(tmp_path):
+    root = sample_site(tmp_path)
+    other = root / "content" / "notes" / "note.md"
+    other.parent.mkdir()
+    other.write_text("---\ntitle: A note, not a question\n---\n\nText.\n")
+    (root / "mkdocs.yml").write_text((root / "mkdocs.yml").read_text().replace(
+        "  - discuss\n", "  - discuss:\n      questions_dir: questions\n"))
+    site = build(root)
+    assert "data-figure" not in page(site, "notes/note") and "No discussion yet" not in page(site, "notes/note")
+    assert "A note, not a question" not in page(site, "discussions")
+    assert "First question?" in page(site, "discussions")
+
+
+def test_serve_watches_the_docs_folder_for_discussion_changes(tmp_path):
+    from discuss.site.plugin import DiscussPlugin
+
+    watched = []
+    server = type("Server", (), {"watch": lambda self, path: watched.append(path)})()
+    config = type("Config", (), {"docs_dir": str(tmp_path)})()
+    DiscussPlugin().on_serve(server, config, builder=None)
+    assert watched == [str(tmp_path)]
