@@ -123,7 +123,7 @@ def test_every_answer_failing_fails_the_run_with_exit_1(project, fake):
     for model in ("alpha", "beta", "gamma"):
         fake.fail_always(model, status=503)
     result = run(project, fake, "--rounds", "1", settings="{attempts: 1}")
-    assert result.exit_code == 1 and "every panelist failed" in result.stderr
+    assert result.exit_code == 1 and "every participant failed to answer" in result.stderr
     assert len(store.load(project.folder).rounds[0].failures) == 3
 
 

@@ -1,3 +1,18 @@
 """Deliberation protocols: each decides the next calls from the state on disk."""
 
-PROTOCOLS = ("vote",)
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..errors import InputError
+
+# name -> module; a module may serve several names (see `staged`).
+MODULES = {"vote": "vote"}
+PROTOCOLS = tuple(MODULES)
+
+
+def get_protocol(name: str):
+    if name not in MODULES:
+        raise InputError(f"unknown protocol {name!r} (protocols: {', '.join(PROTOCOLS)})")
+    module = import_module(f"{__name__}.{MODULES[name]}")
+    return getattr(module, "protocol", lambda n: module)(name)

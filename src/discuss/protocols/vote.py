@@ -20,6 +20,7 @@ from ..gateway import CallResult, CallSpec
 from ..prompting import Prompts, estimate_tokens
 from ..scoring import pick_winner, tally, vote_agreement
 from ..termination import Decision, decide, describe
+from .base import Context, Step, require_replies
 
 NAME = "vote"
 # Tokens the respond template spends on one earlier round besides its texts.
@@ -213,13 +214,28 @@ def conclude_spec(d: Discussion, q: Question, prompts: Prompts) -> CallSpec:
     )
 
 
-def apply_conclusion(d: Discussion, result: CallResult, now: str) -> None:
-    d.usage.add(result.usage)
-    conclusion = result.value
-    conclusion.generated_by = result.spec.panelist.id
-    conclusion.generated = now
-    conclusion.usage = result.usage
-    conclusion.simulated = result.spec.panelist.simulated
-    d.conclusion = conclusion
-    d.status = "concluded"
-    d.concluded_at = now
+# ---- the skeleton's hooks ---------------------------------------------------
+
+def finished_rounds(d: Discussion) -> bool:
+    return False  # the stopping rules decide, at the close of each round
+
+
+def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
+    if specs := respond_specs(d, ctx.q, rnd, ctx.prompts):
+        return Step(f"round {rnd.number}: answers", specs,
+                    lambda r: apply_reply(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
+    if specs := vote_specs(d, ctx.q, rnd, ctx.prompts):
+        return Step(f"round {rnd.number}: votes", specs, lambda r: apply_ballot(d, rnd, r))
+
+    def close() -> str:
+        decision = close_round(d, rnd, ctx.clock())
+        if decision.terminate:
+            d.termination_reason = decision.reason
+        tie = f", tie broken by {rnd.tie_break}" if rnd.tie_break else ""
+        return f"round {rnd.number}: winner {rnd.winner_id} ({rnd.winner_score:g}){tie}"
+
+    return Step("", after=close)
+
+
+def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec:
+    return conclude_spec(d, ctx.q, ctx.prompts)
