@@ -59,8 +59,8 @@ def first_discussion() -> Discussion:
     r2.should_terminate, r2.termination_reason = True, "unanimous-conclude"
     d = Discussion("q-1", "first", "First question?", PANEL, Settings(), status="concluded",
                    started_at="2026-01-01T00:00:00Z", rounds=[r1, r2],
-                   termination_reason="unanimous-conclude", concluded_at="2026-01-01T00:00:00Z",
-                   usage=Usage(100, 23, 0.0123, 9))
+                   termination_reason="unanimous-conclude", concluded_at="2026-01-01T00:00:00Z")
+    r1.replies["a"].usage = Usage(100, 23, 0.0123, 1)
     d.conclusion = Conclusion("Both **agree** in the end.", ["point one"], ["open one"], ["act one"],
                               [MinorityPosition("Ann would go slower", "Ann", "risk")], generated_by="b",
                               generated="2026-01-01T00:00:00Z")
@@ -75,7 +75,7 @@ def second_discussion() -> Discussion:
     r1.failures = [Failure("respond", "a", "RateLimitError (429)", 3, False)]
     r1.abstentions = []
     return Discussion("q-2", "second", "Second question?", PANEL, Settings(), started_at="2026-01-01T00:00:00Z",
-                      rounds=[r1], usage=Usage(10, 5, None, 3))
+                      rounds=[r1])
 
 
 def sample_site(root: Path) -> Path:

@@ -33,7 +33,7 @@ def sample(texts=("first", "second")) -> Discussion:
                Vote("b", "a", "NEUTRAL", "'quoted' \"both\""), Vote("b", "b", "APPROVE", "")]
     r.termination_votes = [TerminationVote("a", "CONCLUDE", "done"), TerminationVote("b", "CONTINUE", "#not a comment")]
     r.ballots = [Ballot("a", {"A": "b", "B": "a"}, 2, Usage(3, 4, None, 2)), Ballot("b", {"A": "a", "B": "b"})]
-    r.abstentions = [Abstention("c", "invalid ballot: x")]
+    r.abstentions = [Abstention("c", "invalid ballot: x", Usage(7, 8, None, 3))]
     r.failures = [Failure("respond", "c", "timed out", 3, True)]
     r.results = [VoteResult("a", 3, 2.0, 1, 0, 0), VoteResult("b", 2, 1.0, 1, 1, 0)]
     r.winner_id, r.winner_score, r.tie_break, r.agreement = "a", 2.0, None, 0.0
@@ -42,7 +42,6 @@ def sample(texts=("first", "second")) -> Discussion:
                    rounds=[r], termination_reason="forced", status="concluded", concluded_at="2026-01-01T00:02:00Z")
     d.conclusion = Conclusion("Summary: yes.", ["k1"], ["u1"], ["r1"], [MinorityPosition("m", "b", "why")],
                               generated_by="a", generated="2026-01-01T00:02:00Z", usage=Usage(1, 2, None, 1))
-    d.usage = Usage(100, 50, 0.002, 9)
     return d
 
 
@@ -68,6 +67,7 @@ def test_everything_saved_loads_back(tmp_path):
     assert back.conclusion.minority_positions == d.conclusion.minority_positions
     assert back.conclusion.key_points == ["k1"] and back.conclusion.summary == "Summary: yes."
     assert back.usage == d.usage and back.termination_reason == "forced"
+    assert d.usage.calls == 1 + 1 + 2 + 3 + 1 and d.usage.prompt_tokens == 10 + 10 + 3 + 7 + 1
 
 
 def test_saving_again_changes_no_byte(tmp_path):

@@ -153,6 +153,7 @@ class Ballot:
 class Abstention:
     voter_id: str
     reason: str
+    usage: Usage = field(default_factory=Usage)  # an invalid ballot was still paid for
 
 
 @dataclass
@@ -162,6 +163,7 @@ class Failure:
     error: str
     attempts: int = 1
     timed_out: bool = False
+    usage: Usage = field(default_factory=Usage)
 
 
 @dataclass
@@ -240,9 +242,19 @@ class Discussion:
     termination_reason: str | None = None
     concluded_at: str | None = None
     conclusion: Conclusion | None = None
-    usage: Usage = field(default_factory=Usage)
     # Written by Project Dyson's original tool: readable, never rewritten.
     legacy: bool = False
+
+    @property
+    def usage(self) -> Usage:
+        """Summed from every call's record, so a crash between two writes cannot skew it."""
+        total = Usage()
+        for r in self.rounds:
+            for part in [*r.replies.values(), *r.ballots, *r.abstentions, *r.failures]:
+                total.add(part.usage)
+        if self.conclusion:
+            total.add(self.conclusion.usage)
+        return total
 
     @property
     def current_round(self) -> int:

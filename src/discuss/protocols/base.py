@@ -94,7 +94,6 @@ def conclusion_step(protocol, d: Discussion, spec: CallSpec, ctx: Context) -> St
     failed: list[CallResult] = []
 
     def apply(result: CallResult) -> None:
-        d.usage.add(result.usage)
         if not result.ok:
             failed.append(result)
             return

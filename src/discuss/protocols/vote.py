@@ -110,9 +110,9 @@ def respond_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> l
 
 def apply_reply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     p = result.spec.panelist
-    d.usage.add(result.usage)
     if not result.ok:
-        rnd.failures.append(Failure("respond", p.id, result.error or "", result.attempts, result.timed_out))
+        rnd.failures.append(Failure("respond", p.id, result.error or "", result.attempts, result.timed_out,
+                                    result.usage))
         return
     rnd.replies[p.id] = Reply(
         model_id=p.id, model_name=p.name, round_number=rnd.number, text=result.text or "",
@@ -150,12 +150,13 @@ def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list
 
 def apply_ballot(d: Discussion, rnd: Round, result: CallResult) -> None:
     p = result.spec.panelist
-    d.usage.add(result.usage)
     if not result.ok:
-        why = "invalid ballot" if result.invalid else "call failed"
-        rnd.abstentions.append(Abstention(p.id, f"{why}: {result.error}"))
-        if not result.invalid:
-            rnd.failures.append(Failure("vote", p.id, result.error or "", result.attempts, result.timed_out))
+        if result.invalid:
+            rnd.abstentions.append(Abstention(p.id, f"invalid ballot: {result.error}", result.usage))
+        else:
+            rnd.abstentions.append(Abstention(p.id, f"call failed: {result.error}"))
+            rnd.failures.append(Failure("vote", p.id, result.error or "", result.attempts, result.timed_out,
+                                        result.usage))
         return
     order = result.spec.context["order"]
     parsed = result.value

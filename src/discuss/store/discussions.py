@@ -48,6 +48,11 @@ def usage_dict(u: Usage) -> dict:
     return out
 
 
+def _paid(u: Usage) -> dict:
+    """A usage entry for records that may or may not have cost anything."""
+    return {"usage": usage_dict(u)} if u.calls or u.total_tokens else {}
+
+
 def _panel_dict(panel: Panel) -> dict:
     members = []
     for m in panel.members:
@@ -70,7 +75,7 @@ def _round_index(r: Round) -> dict:
         "agreement": r.agreement,
         "failures": [
             {"phase": f.phase, "modelId": f.model_id, "error": f.error,
-             "attempts": f.attempts, "timedOut": f.timed_out}
+             "attempts": f.attempts, "timedOut": f.timed_out, **_paid(f.usage)}
             for f in r.failures
         ],
         "completedAt": r.completed_at,
@@ -147,7 +152,7 @@ def votes_dict(r: Round, panel: Panel) -> dict:
         "winnerScore": r.winner_score,
         "tieBreak": r.tie_break,
         "abstentions": [
-            {"voterId": a.voter_id, "reason": a.reason}
+            {"voterId": a.voter_id, "reason": a.reason, **_paid(a.usage)}
             for a in sorted(r.abstentions, key=lambda a: pos(a.voter_id))
         ],
         "ballots": [
@@ -256,7 +261,7 @@ def _read_votes(r: Round, path: Path) -> None:
     for x in r.results:
         x.approve_from_others = sum(v.vote == "APPROVE" and v.target_id == x.target_id
                                     and v.voter_id != x.target_id for v in r.votes)
-    r.abstentions = [Abstention(str(a["voterId"]), str(a.get("reason") or ""))
+    r.abstentions = [Abstention(str(a["voterId"]), str(a.get("reason") or ""), usage_from(a.get("usage")))
                      for a in data.get("abstentions") or []]
     r.ballots = [Ballot(str(b["voterId"]), {str(k): str(v) for k, v in (b.get("labels") or {}).items()},
                         int(b.get("attempts") or 1), usage_from(b.get("usage")))
@@ -275,7 +280,7 @@ def _round_from(raw: dict, folder: Path) -> Round:
         termination_reason=raw.get("terminationReason"),
         agreement=raw.get("agreement"),
         failures=[Failure(str(f["phase"]), str(f["modelId"]), str(f.get("error") or ""),
-                          int(f.get("attempts") or 1), bool(f.get("timedOut")))
+                          int(f.get("attempts") or 1), bool(f.get("timedOut")), usage_from(f.get("usage")))
                   for f in raw.get("failures") or []],
         completed_at=raw.get("completedAt"),
     )
@@ -342,7 +347,6 @@ def load(folder: Path) -> Discussion | None:
             rounds=[_round_from(r, folder) for r in data.get("rounds") or []],
             termination_reason=data.get("terminationReason"),
             concluded_at=data.get("concludedAt"),
-            usage=usage_from(data.get("usage")),
         )
         if (folder / CONCLUSION_FILE).is_file():
             d.conclusion = read_conclusion(folder / CONCLUSION_FILE)
