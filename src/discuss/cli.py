@@ -100,6 +100,16 @@ def _load_panel(q, existing, panel_name: Optional[str]):
     return panel, settings
 
 
+def _protocol(q, existing, panel, wanted: Optional[str]) -> str:
+    from .protocols import get_protocol
+
+    name = wanted or (existing.protocol if existing else None) or q.protocol or panel.protocol or "vote"
+    get_protocol(name)  # an unknown name is bad input
+    if existing and name != existing.protocol:
+        raise InputError(f"{q.folder}: this discussion runs the {existing.protocol!r} protocol, not {name!r}")
+    return name
+
+
 @app.command()
 @handled
 def run(
@@ -108,6 +118,9 @@ def run(
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Run this many more rounds."),
     conclude: bool = typer.Option(False, "--conclude", help="Write the conclusion now (reason: forced)."),
     panel: Optional[str] = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+    protocol: Optional[str] = typer.Option(
+        None, "--protocol", help="vote, council, debate, adversarial or auto (default: the question's, "
+        "the panel's, else vote)."),
     max_rounds: Optional[int] = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
@@ -132,11 +145,12 @@ def run(
         typer.echo(f"{q.slug}: already concluded ({existing.termination_reason}); nothing to do")
         return
     panel_obj, settings = _load_panel(q, existing, panel)
-    d = existing or start(q, panel_obj, settings, utc_now())
+    name = _protocol(q, existing, panel_obj, protocol)
+    d = existing or start(q, panel_obj, settings, utc_now(), name)
     d.panel = panel_obj
     if max_rounds is not None:
         d.settings = replace(d.settings, max_rounds=max_rounds)
-    check_keys(list(panel_obj.members))
+    check_keys(panel_obj.everyone)
 
     progress = Progress()
     s = d.settings

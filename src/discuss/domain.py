@@ -32,9 +32,12 @@ class Panelist:
 class Panel:
     name: str
     members: tuple[Panelist, ...]
+    # Writes syntheses; a member or a model of its own. None: the first member.
+    chairman: Panelist | None = None
+    protocol: str | None = None
 
     def member(self, panelist_id: str) -> Panelist:
-        for m in self.members:
+        for m in self.everyone:
             if m.id == panelist_id:
                 return m
         raise KeyError(panelist_id)
@@ -45,7 +48,17 @@ class Panel:
 
     @property
     def simulated(self) -> bool:
-        return any(m.simulated for m in self.members)
+        return any(m.simulated for m in self.everyone)
+
+    @property
+    def chair(self) -> Panelist:
+        return self.chairman or self.members[0]
+
+    @property
+    def everyone(self) -> list[Panelist]:
+        """Members, then the chairman when it is not one of them."""
+        extra = [self.chairman] if self.chairman and self.chairman.id not in self.ids else []
+        return [*self.members, *extra]
 
 
 @dataclass
@@ -101,6 +114,13 @@ class Settings:
     attempts: int = 3
     retry_base_delay: float = 1.0
     conclusion_author: str = "winner"
+    # Council family: agreement meter, auto escalation, debate chairman, drafter.
+    agreement_measure: str = "lexical"
+    escalate_below: float = 0.5
+    consensus_at: float = 0.70
+    contested_at: float = 0.30
+    debate_chairman: bool = True
+    drafter: str = ""
 
     @classmethod
     def names(cls) -> list[str]:
@@ -194,6 +214,9 @@ class Round:
     termination_reason: str | None = None
     agreement: float | None = None
     completed_at: str | None = None
+    # Protocols other than vote: the stage this round is, and its structured results.
+    stage: str | None = None
+    notes: dict = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:

@@ -140,7 +140,37 @@ def conclude(name: str, persona: dict, ctx: dict) -> str:
     }, indent=2)
 
 
-TASKS = {"respond": respond, "vote": vote, "conclude": conclude}
+def critique(name: str, persona: dict, ctx: dict) -> str:
+    critiques = []
+    for label, text in sorted(ctx.get("labels", {}).items()):
+        risk = _pick(persona["risks"], 1, name, label, text)[0]
+        move = _pick(persona["moves"], 1, name, text)[0]
+        critiques.append({"label": label, "critique": (
+            f"Seen from {persona['lens']}, answer {label} is a fair start but says too little about {risk}. "
+            f"{move} (Simulated critique.)")})
+    return json.dumps({"critiques": critiques}, indent=2)
+
+
+def rebut(name: str, persona: dict, ctx: dict) -> str:
+    moves = _pick(persona["moves"], 2, name, "rebut", ctx.get("title"))
+    return (
+        "## Response to the critiques\n\n- The point about risk is fair; the revised answer names a fallback.\n"
+        "- The staging stays: it is what keeps each decision reversible.\n\n"
+        "## Revised answer\n\n" + "\n".join(f"- {m}" for m in moves) + f"\n\n{NOTE}\n"
+    )
+
+
+def review(name: str, persona: dict, ctx: dict) -> str:
+    risks = _pick(persona["risks"], 2, name, "review")
+    return (
+        f"## Review from {persona['lens']}\n\n"
+        + "\n".join(f"- The draft does not address {r}; add a mitigation." for r in risks)
+        + "\n- Keep the staged structure: it is the draft's strength.\n\n" + NOTE + "\n"
+    )
+
+
+TASKS = {"respond": respond, "vote": vote, "conclude": conclude, "critique": critique, "rebut": rebut,
+         "review": review}
 
 
 def reply(panelist, task: str, ctx: dict) -> str:

@@ -9,7 +9,7 @@ import sys
 from typing import TextIO
 
 from .domain import Discussion
-from .stats import discussion_stats, leader
+from .stats import agreement_label, discussion_stats, leader
 from .termination import conclude_counts, describe
 
 
@@ -70,13 +70,24 @@ def show(d: Discussion) -> str:
     out = [f"# {d.question_title or d.question_slug}", ""]
     out.append(f"status: {d.status}   protocol: {d.protocol}   panel: {d.panel.name or '-'}")
     out.append(f"panelists: {', '.join(f'{n} ({i})' for i, n in names.items())}")
-    out.append(f"approval from others: {stats['approvalRate']}%   "
-               f"average words: {stats['averageResponseWords']}   "
+    figure = (f"approval from others: {stats['approvalRate']}%" if d.protocol == "vote"
+              else f"agreement: {agreement_label(d) or '-'}")
+    out.append(f"{figure}   average words: {stats['averageResponseWords']}   "
                f"tokens: {d.usage.total_tokens}   cost: {money(d.usage.cost)}")
     if d.panel.simulated:
         out.append("simulated: written by the offline panel, not by language models")
     for r in d.rounds:
-        out += ["", f"## Round {r.number}" + ("" if r.complete else " (in progress)")]
+        stage = f": {r.stage}" if r.stage else ""
+        out += ["", f"## Round {r.number}{stage}" + ("" if r.complete else " (in progress)")]
+        if r.stage:
+            out += [f"- {names.get(pid, pid)} ({reply.role}): {reply.word_count} words" for pid, reply in r.replies.items()]
+            out += [f"  {c['critic']} critiqued {c['target']}" for c in r.notes.get("critiques", [])]
+            if escalation := r.notes.get("escalation"):
+                out.append(f"  escalation: {escalation.get('reason')}")
+            out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}: {f.error}" for f in r.failures]
+            if r.agreement is not None:
+                out.append(f"  agreement: {r.agreement:.2f}")
+            continue
         scores = {x.target_id: x for x in r.results}
         for pid, reply in r.replies.items():
             x = scores.get(pid)
@@ -99,6 +110,8 @@ def show(d: Discussion) -> str:
             out.append(f"  vote agreement: {r.agreement:.2f}")
     if d.termination_reason:
         out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
+    if verdict := agreement_label(d):
+        out.append(f"Agreement after the last round: {verdict}.")
     if d.conclusion:
         c = d.conclusion
         out += ["", f"## Conclusion (by {names.get(c.generated_by, c.generated_by)})", "", c.summary]

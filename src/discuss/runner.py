@@ -47,6 +47,8 @@ class Runner:
         if plan.conclude and not plan.auto and not plan.rounds and not d.rounds:
             raise InputError(f"{q.path}: nothing to conclude; no round has been run yet")
         protocol = get_protocol(d.protocol)
+        if getattr(protocol, "runs_to_end", False) and plan.rounds is None:
+            plan = Plan(auto=True, conclude=plan.conclude)  # a fixed sequence of stages runs whole
         # Finishing a round left open by an interrupted run counts as one of its rounds.
         ctx = Context(q, self.prompts, self.clock, plan, rounds_started=int(open_round(d) is not None))
         with DiscussionLock(folder):

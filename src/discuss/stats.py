@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .agreement import label
 from .domain import Discussion
 
 
@@ -25,6 +26,12 @@ def discussion_stats(d: Discussion) -> dict:
         "approvalRate": approval_rate(votes),
         "averageResponseWords": round(sum(words) / len(words)) if words else 0,
     }
+
+
+def agreement_label(d: Discussion) -> str | None:
+    """consensus, contested or mixed, from the agreement of the last staged round."""
+    done = [r for r in d.rounds if r.agreement is not None and r.stage is not None]
+    return label(done[-1].agreement, d.settings.consensus_at, d.settings.contested_at) if done else None
 
 
 def leader(d: Discussion) -> str | None:

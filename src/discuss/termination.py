@@ -18,6 +18,7 @@ REASONS = {
     "convergence": "the same panelist won consecutive rounds with a high score",
     "max-rounds": "the maximum number of rounds was reached",
     "forced": "the conclusion was requested by hand",
+    "completed": "every stage of the protocol ran",
     "budget": "the budget would have been exceeded",
 }
 

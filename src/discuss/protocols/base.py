@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..domain import Discussion, Question, Round
+from ..domain import Discussion, Panelist, Question, Round
 from ..errors import RunError
 from ..gateway import CallResult, CallSpec
 from ..prompting import Prompts
@@ -51,6 +51,11 @@ class Context:
             return True
         budget = self.plan.rounds if self.plan.rounds is not None else (0 if self.plan.conclude else 1)
         return self.rounds_started < budget
+
+
+def messages(p: Panelist, prompts: Prompts, user: str) -> list[dict]:
+    return [{"role": "system", "content": prompts.render("system", panelist=p)},
+            {"role": "user", "content": user}]
 
 
 def open_round(d: Discussion) -> Round | None:

@@ -20,7 +20,7 @@ from ..gateway import CallResult, CallSpec
 from ..prompting import Prompts, estimate_tokens
 from ..scoring import pick_winner, tally, vote_agreement
 from ..termination import Decision, decide, describe
-from .base import Context, Step, require_replies
+from .base import Context, Step, messages, require_replies
 
 NAME = "vote"
 # Tokens the respond template spends on one earlier round besides its texts.
@@ -36,11 +36,6 @@ def new_round(d: Discussion) -> Round:
     rnd = Round(number=number, seed=round_seed(d.question_slug, number))
     d.rounds.append(rnd)
     return rnd
-
-
-def _messages(p: Panelist, prompts: Prompts, user: str) -> list[dict]:
-    return [{"role": "system", "content": prompts.render("system", panelist=p)},
-            {"role": "user", "content": user}]
 
 
 def clip(text: str, tokens: int) -> str:
@@ -101,7 +96,7 @@ def respond_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> l
         user = prompts.render("respond", question=q, earlier=earlier, omitted=omitted,
                               round=rnd.number, max_words=d.settings.max_response_words)
         specs.append(CallSpec(
-            key=p.id, panelist=p, messages=_messages(p, prompts, user), task="respond",
+            key=p.id, panelist=p, messages=messages(p, prompts, user), task="respond",
             max_tokens=d.settings.max_response_words * 2,
             context={"title": q.title, "round": rnd.number},
         ))
@@ -141,7 +136,7 @@ def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list
         user = prompts.render("vote", question=q, labels=list(order), replies=replies)
         labels = list(order)
         specs.append(CallSpec(
-            key=p.id, panelist=p, messages=_messages(p, prompts, user), task="vote",
+            key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote",
             max_tokens=1500, validate=lambda text, labels=labels: parse_ballot(text, labels),
             context={"round": rnd.number, "labels": dict(replies), "order": order},
         ))
@@ -209,7 +204,7 @@ def conclude_spec(d: Discussion, q: Question, prompts: Prompts) -> CallSpec:
     user = prompts.render("conclude", question=q, rounds=rounds, reason=describe(d.termination_reason))
     losers = [names[pid] for pid in d.panel.ids if done and pid != done[-1].winner_id]
     return CallSpec(
-        key=author.id, panelist=author, messages=_messages(author, prompts, user), task="conclude",
+        key=author.id, panelist=author, messages=messages(author, prompts, user), task="conclude",
         max_tokens=3000, validate=parse_conclusion,
         context={"title": q.title, "minority": losers[0] if losers else author.name},
     )

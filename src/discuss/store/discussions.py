@@ -24,6 +24,7 @@ from .files import write_atomic
 from .questions import DISCUSSION_FILE
 
 VOTES_FILE = "votes.yaml"
+ROUND_FILE = "round.yaml"
 CONCLUSION_FILE = "conclusion.md"
 SIMULATED_NOTE = "Simulated by the offline panel: no language model wrote this."
 
@@ -53,17 +54,24 @@ def _paid(u: Usage) -> dict:
     return {"usage": usage_dict(u)} if u.calls or u.total_tokens else {}
 
 
+def _member_dict(m: Panelist) -> dict:
+    entry = {"id": m.id, "model": m.model, "name": m.name}
+    if m.persona:
+        entry["persona"] = m.persona
+    return entry
+
+
 def _panel_dict(panel: Panel) -> dict:
-    members = []
-    for m in panel.members:
-        entry = {"id": m.id, "model": m.model, "name": m.name}
-        if m.persona:
-            entry["persona"] = m.persona
-        members.append(entry)
-    return {"name": panel.name, "members": members}
+    data = {"name": panel.name, "members": [_member_dict(m) for m in panel.members]}
+    if panel.chairman:
+        data["chairman"] = _member_dict(panel.chairman)
+    return data
 
 
 def _round_index(r: Round) -> dict:
+    if r.stage is not None:
+        return {"roundNumber": r.number, "stage": r.stage, "agreement": r.agreement,
+                "failures": _failures(r), "completedAt": r.completed_at}
     return {
         "roundNumber": r.number,
         "seed": r.seed,
@@ -73,13 +81,17 @@ def _round_index(r: Round) -> dict:
         "shouldTerminate": r.should_terminate,
         "terminationReason": r.termination_reason,
         "agreement": r.agreement,
-        "failures": [
-            {"phase": f.phase, "modelId": f.model_id, "error": f.error,
-             "attempts": f.attempts, "timedOut": f.timed_out, **_paid(f.usage)}
-            for f in r.failures
-        ],
+        "failures": _failures(r),
         "completedAt": r.completed_at,
     }
+
+
+def _failures(r: Round) -> list[dict]:
+    return [
+        {"phase": f.phase, "modelId": f.model_id, "error": f.error,
+         "attempts": f.attempts, "timedOut": f.timed_out, **_paid(f.usage)}
+        for f in r.failures
+    ]
 
 
 def index_dict(d: Discussion) -> dict:
@@ -196,6 +208,9 @@ def save(d: Discussion, folder: Path) -> None:
             write_atomic(reply_path(folder, r.number, pid), _reply_doc(d, r.replies[pid]))
         if r.ballots or r.abstentions or r.results:
             write_atomic(round_dir(folder, r.number) / VOTES_FILE, yamlio.dump(votes_dict(r, d.panel)))
+        if r.stage is not None and (r.notes or r.complete):
+            data = {"roundNumber": r.number, "stage": r.stage, "agreement": r.agreement, **r.notes}
+            write_atomic(round_dir(folder, r.number) / ROUND_FILE, yamlio.dump(data))
     if d.conclusion:
         write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
     write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index_dict(d)))
@@ -221,14 +236,17 @@ def _settings_from(raw) -> Settings:
     return Settings(**{**asdict(base), **values})
 
 
+def _panelist_from(m: dict) -> Panelist:
+    return Panelist(id=str(m["id"]), model=str(m.get("model", "")), name=str(m.get("name") or m["id"]),
+                    persona=str(m.get("persona") or ""))
+
+
 def _panel_from(raw) -> Panel:
     raw = raw if isinstance(raw, dict) else {}
-    members = tuple(
-        Panelist(id=str(m["id"]), model=str(m.get("model", "")), name=str(m.get("name") or m["id"]),
-                 persona=str(m.get("persona") or ""))
-        for m in raw.get("members") or [] if isinstance(m, dict) and "id" in m
-    )
-    return Panel(name=str(raw.get("name") or ""), members=members)
+    members = tuple(_panelist_from(m) for m in raw.get("members") or [] if isinstance(m, dict) and "id" in m)
+    chair = raw.get("chairman")
+    chairman = _panelist_from(chair) if isinstance(chair, dict) and "id" in chair else None
+    return Panel(name=str(raw.get("name") or ""), members=members, chairman=chairman)
 
 
 def read_reply(path: Path, number: int) -> Reply:
@@ -283,6 +301,7 @@ def _round_from(raw: dict, folder: Path) -> Round:
                           int(f.get("attempts") or 1), bool(f.get("timedOut")), usage_from(f.get("usage")))
                   for f in raw.get("failures") or []],
         completed_at=raw.get("completedAt"),
+        stage=raw.get("stage"),
     )
     directory = round_dir(folder, number)
     if directory.is_dir():
@@ -291,6 +310,11 @@ def _round_from(raw: dict, folder: Path) -> Round:
             r.replies[path.stem] = reply
         if (directory / VOTES_FILE).is_file():
             _read_votes(r, directory / VOTES_FILE)
+        if (directory / ROUND_FILE).is_file():
+            notes = yamlio.load((directory / ROUND_FILE).read_text(encoding="utf-8")) or {}
+            if not isinstance(notes, dict):
+                raise ValueError(f"{directory / ROUND_FILE}: expected a mapping")
+            r.notes = {k: v for k, v in notes.items() if k not in ("roundNumber", "stage", "agreement")}
     return r
 
 

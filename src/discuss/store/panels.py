@@ -42,6 +42,21 @@ def _member(raw, where: str) -> Panelist:
     )
 
 
+def _chairman(raw, members: tuple[Panelist, ...], where: str) -> Panelist | None:
+    """`chairman:` names a member by id, or describes a model of its own like a member."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        for m in members:
+            if m.id == raw:
+                return m
+        raise InputError(f"{where}: chairman {raw!r} is not a member id; give a mapping with a model instead")
+    chair = _member(raw, f"{where}, chairman")
+    if chair.id in {m.id for m in members}:
+        raise InputError(f"{where}: chairman id {chair.id!r} is already a member's")
+    return chair
+
+
 def _settings(raw, where: str) -> Settings:
     if raw is None:
         return Settings()
@@ -82,7 +97,11 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise InputError(f"{where}: duplicate member id {', '.join(dupes)}")
-        panels[str(name)] = (Panel(name=str(name), members=members), _settings(spec.get("settings"), where))
+        protocol = spec.get("protocol")
+        if protocol is not None and not isinstance(protocol, str):
+            raise InputError(f"{where}: 'protocol' must be a protocol's name")
+        panel = Panel(str(name), members, _chairman(spec.get("chairman"), members, where), protocol)
+        panels[str(name)] = (panel, _settings(spec.get("settings"), where))
     return panels
 
 

@@ -1,0 +1,190 @@
+"""The council family: council, debate, adversarial and auto, as fixed stages.
+
+Each round is one stage with one role; the last step is a synthesis by the
+chairman (or, in adversarial, the converger) written as the conclusion.
+
+- council: positions, then the chairman's synthesis (n + 1 calls).
+- debate: positions; cross-examination, each panelist seeing its own
+  answer and its peers'; rebuttal, each seeing exactly the critiques of its
+  own answer; then the chairman over the revised answers (3n + 1 calls, the
+  chairman optional).
+- adversarial: one drafter; reviewers in parallel who see only the draft;
+  a converger who judges the reviews (k + 2 calls).
+- auto: a council whose first-round agreement below `escalate_below` turns
+  it into a debate; the reason is recorded in round 1.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..agreement import agreement, measure, pairwise
+from ..ballots import make_labels
+from ..conclusions import parse_conclusion
+from ..critiques import parse_critiques
+from ..domain import Discussion, Failure, Panelist, Reply, Round
+from ..gateway import CallResult, CallSpec
+from .base import Context, Step, messages, require_replies
+
+NAMES = ("council", "debate", "adversarial", "auto")
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    role: str
+    members: tuple[Panelist, ...]
+
+
+def drafter(d: Discussion) -> Panelist:
+    return d.panel.member(d.settings.drafter) if d.settings.drafter else d.panel.members[0]
+
+
+def escalated(d: Discussion) -> bool:
+    return bool(d.rounds and d.rounds[0].notes.get("escalation", {}).get("debate"))
+
+
+class Staged:
+    runs_to_end = True
+
+    def __init__(self, name: str):
+        self.name = name
+
+    # ---- which rounds -------------------------------------------------------
+    def stages(self, d: Discussion) -> list[Stage]:
+        everyone = tuple(d.panel.members)
+        positions = Stage("positions", "respondent", everyone)
+        debate = [Stage("cross-examination", "critic", everyone), Stage("rebuttal", "rebuttal", everyone)]
+        if self.name == "council":
+            return [positions]
+        if self.name == "debate":
+            return [positions, *debate]
+        if self.name == "auto":
+            return [positions, *debate] if escalated(d) else [positions]
+        lead = drafter(d)
+        reviewers = tuple(m for m in everyone if m.id != lead.id) or (lead,)
+        return [Stage("draft", "drafter", (lead,)), Stage("review", "reviewer", reviewers)]
+
+    def finished_rounds(self, d: Discussion) -> bool:
+        return len(d.rounds) >= len(self.stages(d))
+
+    def new_round(self, d: Discussion) -> Round:
+        stage = self.stages(d)[len(d.rounds)]
+        rnd = Round(number=len(d.rounds) + 1, seed=0, stage=stage.name)
+        d.rounds.append(rnd)
+        return rnd
+
+    # ---- one round ----------------------------------------------------------
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
+        stage = self.stages(d)[rnd.number - 1]
+        failed = rnd.failed(stage.name) if rnd.replies else set()
+        pending = [p for p in stage.members if p.id not in rnd.replies and p.id not in failed]
+        if pending:
+            specs = [self.spec(d, rnd, stage, p, ctx) for p in pending]
+            return Step(f"round {rnd.number}: {stage.name}", specs,
+                        lambda r: self.apply(d, rnd, stage, r, ctx.clock()), lambda: require_replies(rnd))
+        return Step("", after=lambda: self.close(d, rnd, ctx.clock()))
+
+    def spec(self, d: Discussion, rnd: Round, stage: Stage, p: Panelist, ctx: Context) -> CallSpec:
+        q, prompts, words = ctx.q, ctx.prompts, d.settings.max_response_words
+        context = {"title": q.title, "round": rnd.number}
+        validate = None
+        if stage.name in ("positions", "draft"):
+            task, user = "respond", prompts.render("respond", question=q, earlier=[], omitted=0,
+                                                   round=rnd.number, max_words=words)
+        elif stage.name == "cross-examination":
+            order = self.peer_labels(d, rnd, p.id)
+            peers = [(lab, d.rounds[0].replies[pid].text) for lab, pid in order.items()]
+            own = d.rounds[0].replies.get(p.id)
+            user = prompts.render("critique", question=q, own=own.text if own else "(you gave no answer)",
+                                  peers=peers, labels=list(order))
+            task, labels = "critique", list(order)
+            validate = lambda text, labels=labels: parse_critiques(text, labels)  # noqa: E731
+            context.update(labels=dict(peers), order=order)
+        elif stage.name == "rebuttal":
+            own = d.rounds[0].replies.get(p.id)
+            user = prompts.render("rebut", question=q, own=own.text if own else "(you gave no answer)",
+                                  critiques=critiques_of(d.rounds[1], p.id), max_words=words)
+            task = "rebut"
+        else:  # review
+            user = prompts.render("review", question=q, draft=d.rounds[0].replies[drafter(d).id].text,
+                                  max_words=words)
+            task = "review"
+        return CallSpec(key=p.id, panelist=p, messages=messages(p, prompts, user), task=task,
+                        max_tokens=words * 2, validate=validate, context=context)
+
+    @staticmethod
+    def peer_labels(d: Discussion, rnd: Round, me: str) -> dict[str, str]:
+        peers = sorted(pid for pid in d.rounds[0].replies if pid != me)
+        random.Random(f"{d.question_slug}:{rnd.number}:{me}").shuffle(peers)
+        return dict(zip(make_labels(len(peers)), peers))
+
+    def apply(self, d: Discussion, rnd: Round, stage: Stage, result: CallResult, now: str) -> None:
+        p = result.spec.panelist
+        if not result.ok:
+            rnd.failures.append(Failure(stage.name, p.id, result.error or "", result.attempts,
+                                        result.timed_out, result.usage))
+            return
+        text = result.text or ""
+        if stage.name == "cross-examination":
+            order = result.spec.context["order"]
+            found = [{"critic": p.id, "target": order[lab], "critique": c} for lab, c in result.value.items()]
+            rnd.notes.setdefault("critiques", []).extend(found)
+            rnd.notes["critiques"].sort(key=lambda c: (c["critic"], c["target"]))
+            names = {m.id: m.name for m in d.panel.members}
+            text = "\n\n".join(f"## On the answer of {names.get(c['target'], c['target'])}\n\n{c['critique']}"
+                               for c in found) + "\n"
+        rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
+                                  role=stage.role, simulated=p.simulated)
+
+    def close(self, d: Discussion, rnd: Round, now: str) -> str:
+        texts = [r.text for r in rnd.replies.values()]
+        similarity = measure(d.settings.agreement_measure)
+        rnd.agreement = agreement(texts, similarity)
+        ids = sorted(rnd.replies)
+        scores = iter(pairwise([rnd.replies[i].text for i in ids], similarity))
+        rnd.notes["similarity"] = [{"a": a, "b": b, "score": round(next(scores), 4)}
+                                   for n, a in enumerate(ids) for b in ids[n + 1:]]
+        line = f"round {rnd.number}: agreement {rnd.agreement if rnd.agreement is not None else '-'}"
+        if self.name == "auto" and rnd.number == 1:
+            debate = rnd.agreement is not None and rnd.agreement < d.settings.escalate_below
+            rnd.notes["escalation"] = {
+                "debate": debate, "agreement": rnd.agreement, "below": d.settings.escalate_below,
+                "reason": (f"agreement {rnd.agreement} is below {d.settings.escalate_below}: the panel debates"
+                           if debate else f"agreement {rnd.agreement} reaches {d.settings.escalate_below}: "
+                           "the chairman synthesises now"),
+            }
+            line += f"; {rnd.notes['escalation']['reason']}"
+        rnd.completed_at = now
+        return line
+
+    # ---- the synthesis ------------------------------------------------------
+    def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:
+        q, prompts = ctx.q, ctx.prompts
+        names = {m.id: m.name for m in d.panel.members}
+        last = d.rounds[-1]
+        if self.name == "adversarial":
+            converger = d.panel.chairman or drafter(d)
+            reviews = [(names.get(pid, pid), r.text) for pid, r in last.replies.items()]
+            user = prompts.render("converge", question=q, draft=d.rounds[0].replies[drafter(d).id].text,
+                                  reviews=reviews)
+            chair = converger
+        else:
+            if self.name == "debate" and not d.settings.debate_chairman:
+                return None
+            chair = d.panel.chair
+            answers = [(names.get(pid, pid), r.text) for pid, r in last.replies.items()]
+            user = prompts.render("synthesis", question=q, answers=answers, debated=len(d.rounds) > 1)
+        minority = next((n for pid, n in names.items() if pid != chair.id), chair.name)
+        return CallSpec(key=chair.id, panelist=chair, messages=messages(chair, prompts, user), task="conclude",
+                        max_tokens=3000, validate=parse_conclusion,
+                        context={"title": q.title, "minority": minority})
+
+
+def critiques_of(rnd: Round, target: str) -> list[str]:
+    return [c["critique"] for c in rnd.notes.get("critiques", []) if c["target"] == target]
+
+
+def protocol(name: str) -> Staged:
+    return Staged(name)
