@@ -31,13 +31,18 @@ def prompt_of(messages: list[dict]) -> str:
     return "\n".join(m.get("content") or "" for m in messages if m.get("role") == "user")
 
 
+HEADINGS = {
+    "# Write the panel's conclusion": "conclude",
+    "# Review the panel's answers": "vote",
+    "# Cross-examine your peers": "critique",
+    "# Answer the critiques of your answer": "rebut",
+    "# Review a draft": "review",
+}
+
+
 def task_of(messages: list[dict]) -> str:
     prompt = prompt_of(messages)
-    if "# Write the panel's conclusion" in prompt:
-        return "conclude"
-    if "# Review the panel's answers" in prompt:
-        return "vote"
-    return "respond"
+    return next((task for heading, task in HEADINGS.items() if heading in prompt), "respond")
 
 
 def default_reply(model: str, messages: list[dict]) -> str:
@@ -49,6 +54,14 @@ def default_reply(model: str, messages: list[dict]) -> str:
                   "reasoning": f"{model} on answer {label}"} for i, label in enumerate(labels)]
         return json.dumps({"votes": votes,
                            "termination": {"vote": "CONCLUDE", "reasoning": f"{model} is satisfied"}})
+    if task == "critique":
+        labels = re.findall(r"^### Answer ([A-Z])$", prompt, re.MULTILINE)
+        return json.dumps({"critiques": [{"label": label, "critique": f"{model} critiques answer {label}."}
+                                         for label in labels]})
+    if task == "rebut":
+        return f"Rebuttal of {model}.\n\n## Revised answer\n\nRevised answer of {model}.\n"
+    if task == "review":
+        return f"Review by {model}: the draft needs numbers.\n"
     if task == "conclude":
         return json.dumps({
             "summary": f"Conclusion written by {model}.",

@@ -148,3 +148,29 @@ def test_serve_watches_the_docs_folder_for_discussion_changes(tmp_path):
     config = type("Config", (), {"docs_dir": str(tmp_path)})()
     DiscussPlugin().on_serve(server, config, builder=None)
     assert watched == [str(tmp_path)]
+
+
+def test_council_family_pages_show_their_structure(tmp_path):
+    from conftest import OFFLINE_PANEL, QUESTION
+    from typer.testing import CliRunner
+
+    from discuss.cli import app
+
+    root = sample_site(tmp_path)
+    (root / "discussions").mkdir()
+    (root / "discussions" / "panels.yaml").write_text("panels:\n" + OFFLINE_PANEL)
+    for protocol in ("debate", "adversarial"):
+        (root / "content" / "questions" / f"{protocol}.md").write_text(
+            QUESTION.replace("slug: swarm-power", f"slug: {protocol}"))
+        result = CliRunner().invoke(app, ["--root", str(root), "run", protocol, "--panel", "offline",
+                                          "--protocol", protocol, "-q"])
+        assert result.exit_code == 0, result.output
+    site = build(root)
+    debate = page(site, "questions/debate")
+    assert "Round 2: cross-examination" in debate and "Round 3: rebuttal" in debate
+    assert "Critiqued the answer of" in debate and "Synthesis by the chairman" in debate
+    assert re.search(r'data-figure="agreement">0\.\d+<', debate) and "Agreement of the answers per round" in debate
+    assert '<span class="discuss-role">critic</span>' in debate
+    adversarial = page(site, "questions/adversarial")
+    assert "Round 1: draft" in adversarial and "Round 2: review" in adversarial
+    assert "Final answer by the converger" in adversarial and '<span class="discuss-role">reviewer</span>' in adversarial

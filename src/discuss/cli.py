@@ -141,16 +141,23 @@ def run(
     if existing and existing.legacy:
         raise InputError(f"{q.folder}: written by Project Dyson's tool; `discuss show` reads it, "
                          "but runs go on only in discussions started by discuss")
+    panel_obj, settings = _load_panel(q, existing, panel)
+    name = _protocol(q, existing, panel_obj, protocol)
     if existing and existing.concluded:
         typer.echo(f"{q.slug}: already concluded ({existing.termination_reason}); nothing to do")
         return
-    panel_obj, settings = _load_panel(q, existing, panel)
-    name = _protocol(q, existing, panel_obj, protocol)
     d = existing or start(q, panel_obj, settings, utc_now(), name)
     d.panel = panel_obj
     if max_rounds is not None:
         d.settings = replace(d.settings, max_rounds=max_rounds)
     check_keys(panel_obj.everyone)
+    if name != "vote":
+        from .agreement import measure
+
+        try:
+            measure(d.settings.agreement_measure)
+        except ValueError as exc:
+            raise InputError(f"agreementMeasure: {exc}") from None
 
     progress = Progress()
     s = d.settings
