@@ -55,7 +55,9 @@ class Staged:
     def stages(self, d: Discussion) -> list[Stage]:
         everyone = tuple(d.panel.members)
         positions = Stage("positions", "respondent", everyone)
-        debate = [Stage("cross-examination", "critic", everyone), Stage("rebuttal", "rebuttal", everyone)]
+        # Who gave no position has nothing to defend and no place in the debate.
+        answered = tuple(m for m in everyone if d.rounds and m.id in d.rounds[0].replies)
+        debate = [Stage("cross-examination", "critic", answered), Stage("rebuttal", "rebuttal", answered)]
         if self.name == "council":
             return [positions]
         if self.name == "debate":

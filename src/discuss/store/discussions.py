@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from ..conclusions import render_markdown
+from ..conclusions import parse_markdown_conclusion, render_markdown
 from ..domain import (
     Abstention, Ballot, Conclusion, Discussion, Failure, MinorityPosition, Panel,
     Panelist, Reply, Round, Settings, TerminationVote, Usage, Vote, VoteResult,
@@ -319,8 +319,6 @@ def _round_from(raw: dict, folder: Path) -> Round:
 
 
 def read_conclusion(path: Path) -> Conclusion:
-    from ..conclusions import parse_markdown_conclusion
-
     meta, body = documents.read(path)
     try:
         parsed = parse_markdown_conclusion(body)

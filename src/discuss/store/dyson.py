@@ -12,6 +12,7 @@ from pathlib import Path
 from ..domain import (
     Conclusion, Discussion, Panel, Panelist, Reply, Round, Settings, TerminationVote, Vote, VoteResult,
 )
+from ..conclusions import split_sections
 from ..naming import is_safe_id
 from . import documents
 
@@ -76,8 +77,6 @@ def _conclusion(data: dict, folder: Path) -> Conclusion | None:
         return None
     raw = raw if isinstance(raw, dict) else {}
     body = documents.read(path)[1] if path.is_file() else str(raw.get("summary") or "")
-    from ..conclusions import split_sections
-
     summary = split_sections(body).get("summary") or body.strip()
     as_list = lambda key: [str(x) for x in raw.get(key) or []]  # noqa: E731
     return Conclusion(
