@@ -45,7 +45,7 @@ def task_of(messages: list[dict]) -> str:
     return next((task for heading, task in HEADINGS.items() if heading in prompt), "respond")
 
 
-def default_reply(model: str, messages: list[dict]) -> str:
+def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE") -> str:
     prompt = prompt_of(messages)
     task = task_of(messages)
     if task == "vote":
@@ -53,7 +53,7 @@ def default_reply(model: str, messages: list[dict]) -> str:
         votes = [{"label": label, "vote": "APPROVE" if i == 0 else "NEUTRAL",
                   "reasoning": f"{model} on answer {label}"} for i, label in enumerate(labels)]
         return json.dumps({"votes": votes,
-                           "termination": {"vote": "CONCLUDE", "reasoning": f"{model} is satisfied"}})
+                           "termination": {"vote": termination, "reasoning": f"{model} says {termination}"}})
     if task == "critique":
         labels = re.findall(r"^### Answer ([A-Z])$", prompt, re.MULTILINE)
         return json.dumps({"critiques": [{"label": label, "critique": f"{model} critiques answer {label}."}
@@ -75,8 +75,9 @@ def default_reply(model: str, messages: list[dict]) -> str:
 
 
 class FakeLLM:
-    def __init__(self, latency: float = 0.0):
+    def __init__(self, latency: float = 0.0, termination: str = "CONCLUDE"):
         self.latency = latency
+        self.termination = termination  # what default ballots vote
         self.requests: list[dict] = []
         self.scripts: dict[str, list] = {}
         self.always: dict[str, Action] = {}
@@ -111,7 +112,7 @@ class FakeLLM:
             # "{auth}" echoes the credentials, as a careless provider might in an error.
             message = (action.text or "error").replace("{auth}", auth)
             return action.status, {"error": {"message": message, "type": "fake"}}, action.headers or {}
-        text = action.text if action.text is not None else default_reply(model, messages)
+        text = action.text if action.text is not None else default_reply(model, messages, self.termination)
         prompt_tokens = sum(len(m.get("content") or "") for m in messages) // 4
         completion_tokens = len(text) // 4
         return 200, {

@@ -100,6 +100,24 @@ def _load_panel(q, existing, panel_name: Optional[str]):
     return panel, settings
 
 
+def _print_estimate(q, d, plan, prompts) -> None:
+    import asyncio
+    from collections import Counter
+
+    from .estimate import estimate_run
+    from .report import money
+    from .runner import Runner
+
+    usage, calls, unpriced = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, plan))
+    tasks = ", ".join(f"{n} {task}" for task, n in Counter(t for _, t in calls).items())
+    typer.echo(f"{q.slug}: estimate of this run ({d.protocol}, panel {d.panel.name}), an upper bound")
+    typer.echo(f"  calls:             {usage.calls} ({tasks or 'none'})")
+    typer.echo(f"  prompt tokens:     {usage.prompt_tokens}")
+    typer.echo(f"  completion tokens: at most {usage.completion_tokens}")
+    unknown = f" (no price known for {', '.join(unpriced)})" if unpriced else ""
+    typer.echo(f"  cost:              at most {money(usage.cost)}{unknown}")
+
+
 def _protocol(q, existing, panel, wanted: Optional[str]) -> str:
     from .protocols import get_protocol
 
@@ -122,6 +140,11 @@ def run(
         None, "--protocol", help="vote, council, debate, adversarial or auto (default: the question's, "
         "the panel's, else vote)."),
     max_rounds: Optional[int] = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=0, help="Budget: tokens (0: none)."),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
+    estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the run "
+                                  "would take at most, without making a call or writing a file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
@@ -130,7 +153,7 @@ def run(
 
     from .gateway import Gateway, check_keys
     from .report import Progress
-    from .runner import Plan, Runner, prompts_for, start, utc_now
+    from .runner import Plan, Runner, prompts_for, start, utc_now  # noqa: F401
     from .store import discussions as store
     from .store.questions import find_question
 
@@ -148,8 +171,13 @@ def run(
         return
     d = existing or start(q, panel_obj, settings, utc_now(), name)
     d.panel = panel_obj
-    if max_rounds is not None:
-        d.settings = replace(d.settings, max_rounds=max_rounds)
+    limits = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
+    d.settings = replace(d.settings, **{k: v for k, v in limits.items() if v is not None})
+    plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
+    prompts = prompts_for(root())
+    if estimate:
+        _print_estimate(q, d, plan, prompts)
+        return
     check_keys(panel_obj.everyone)
     if name != "vote":
         from .agreement import measure
@@ -163,8 +191,8 @@ def run(
     s = d.settings
     gateway = Gateway(timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
                       asks=s.vote_attempts, on_event=None if quiet else progress.event)
-    runner = Runner(gateway, prompts_for(root()), on_round=None if quiet else progress.line)
-    d = asyncio.run(runner.run(q, d, Plan(auto=auto, rounds=rounds, conclude=conclude)))
+    runner = Runner(gateway, prompts, on_round=None if quiet else progress.line)
+    d = asyncio.run(runner.run(q, d, plan))
     from .report import money
 
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"

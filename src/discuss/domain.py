@@ -121,6 +121,10 @@ class Settings:
     contested_at: float = 0.30
     debate_chairman: bool = True
     drafter: str = ""
+    # Budget of a discussion; 0 means no limit.
+    max_calls: int = 0
+    max_tokens: int = 0
+    max_cost: float = 0.0
 
     @classmethod
     def names(cls) -> list[str]:
@@ -265,6 +269,8 @@ class Discussion:
     termination_reason: str | None = None
     concluded_at: str | None = None
     conclusion: Conclusion | None = None
+    # Which limit stopped the discussion, with the figures, when one did.
+    budget_stop: dict | None = None
     # Written by Project Dyson's original tool: readable, never rewritten.
     legacy: bool = False
 

@@ -156,6 +156,16 @@ class Gateway:
         self.asks = max(1, asks)
         self.on_event = on_event or (lambda *a: None)
 
+    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """What a call would cost at litellm's prices; None where it knows none."""
+        if p.simulated:
+            return 0.0
+        try:
+            return float(sum(_litellm().cost_per_token(
+                model=p.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)))
+        except Exception:  # no price for this model
+            return None
+
     async def run_phase(
         self, specs: list[CallSpec], on_result: Callable[[CallResult], None] | None = None
     ) -> list[CallResult]:

@@ -41,6 +41,11 @@ class Progress:
             self.line(f"  !! {who} failed: {result.error}")
 
 
+def budget_line(stop: dict) -> str:
+    return (f"The next phase would have passed the {stop['limit']} limit: {stop['spent']} spent, "
+            f"{stop['nextPhase']} planned, {stop['max']} allowed.")
+
+
 def status_row(slug: str, d: Discussion | None) -> list[str]:
     if d is None:
         return [slug, "not started", "0", "-", "-", "0", "-"]
@@ -110,6 +115,8 @@ def show(d: Discussion) -> str:
             out.append(f"  vote agreement: {r.agreement:.2f}")
     if d.termination_reason:
         out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
+    if stop := d.budget_stop:
+        out.append(budget_line(stop))
     if verdict := agreement_label(d):
         out.append(f"Agreement after the last round: {verdict}.")
     if d.conclusion:

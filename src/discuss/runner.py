@@ -7,16 +7,18 @@ the files say what is done.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from pathlib import Path
 from typing import Callable
 
+from . import budget
 from .domain import Discussion, Panel, Question, Settings
 from .errors import InputError
 from .gateway import Gateway
 from .prompting import Prompts
 from .protocols import get_protocol
-from .protocols.base import Context, Plan, next_step, open_round
+from .protocols.base import Context, Plan, finish, next_step, open_round
 from .store import discussions as store
 from .store.files import DiscussionLock
 
@@ -42,7 +44,8 @@ class Runner:
         self.clock = clock
         self.say = on_round or (lambda msg: None)
 
-    async def run(self, q: Question, d: Discussion, plan: Plan) -> Discussion:
+    async def run(self, q: Question, d: Discussion, plan: Plan, dry: bool = False) -> Discussion:
+        """Run `plan` on `d`; `dry` neither locks nor writes (for estimates)."""
         folder = q.folder
         if plan.conclude and not plan.auto and not plan.rounds and not d.rounds:
             raise InputError(f"{q.path}: nothing to conclude; no round has been run yet")
@@ -51,10 +54,20 @@ class Runner:
             plan = Plan(auto=True, conclude=plan.conclude)  # a fixed sequence of stages runs whole
         # Finishing a round left open by an interrupted run counts as one of its rounds.
         ctx = Context(q, self.prompts, self.clock, plan, rounds_started=int(open_round(d) is not None))
-        with DiscussionLock(folder):
-            save = lambda: store.save(d, folder)  # noqa: E731
+        lock = contextlib.nullcontext() if dry else DiscussionLock(folder)
+        with lock:
+            save = (lambda: None) if dry else (lambda: store.save(d, folder))
             save()
             while (step := next_step(protocol, d, ctx)) is not None:
+                if step.specs and (stop := self._over_budget(d, step)):
+                    self.say(f"budget: the next phase would pass the {stop['limit']} limit; stopping")
+                    d.budget_stop = stop
+                    if step.final:
+                        finish(d, self.clock())
+                    else:
+                        d.termination_reason = "budget"
+                    save()
+                    continue
                 if step.label:
                     self.say(step.label)
                 if step.specs:
@@ -63,6 +76,14 @@ class Runner:
                     self.say(line)
                 save()
         return d
+
+    def _over_budget(self, d: Discussion, step) -> dict | None:
+        if not budget.limited(d.settings):
+            return None
+        planned = budget.estimate(step.specs, self.gateway.price)
+        if not step.final:  # keep room to conclude from what exists
+            planned.add(budget.conclusion_reserve(d.panel.chair, d.settings, self.gateway.price))
+        return budget.overrun(d.usage, planned, d.settings)
 
 
 def prompts_for(root: Path) -> Prompts:

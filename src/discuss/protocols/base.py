@@ -36,6 +36,7 @@ class Step:
     apply: Callable[[CallResult], None] | None = None
     # Runs after the calls; may return a line to report.
     after: Callable[[], str | None] | None = None
+    final: bool = False  # the conclusion: no room needs keeping after it
 
 
 @dataclass
@@ -71,7 +72,7 @@ def next_step(protocol, d: Discussion, ctx: Context) -> Step | None:
     if d.concluded:
         return None
     rnd = open_round(d)
-    if rnd is not None:
+    if rnd is not None and d.termination_reason is None:
         return protocol.round_step(d, rnd, ctx)
     if d.termination_reason is None:
         if protocol.finished_rounds(d):
@@ -112,4 +113,4 @@ def conclusion_step(protocol, d: Discussion, spec: CallSpec, ctx: Context) -> St
         if failed:
             raise RunError(f"the conclusion by {spec.panelist.id} failed: {failed[0].error}; run again to retry")
 
-    return Step(f"conclusion ({d.termination_reason})", [spec], apply, after)
+    return Step(f"conclusion ({d.termination_reason})", [spec], apply, after, final=True)

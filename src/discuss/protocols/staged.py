@@ -165,10 +165,13 @@ class Staged:
     def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:
         q, prompts = ctx.q, ctx.prompts
         names = {m.id: m.name for m in d.panel.members}
-        last = d.rounds[-1]
+        done = [r for r in d.rounds if r.complete]
+        if not done:
+            return None
+        last = done[-1]
         if self.name == "adversarial":
             converger = d.panel.chairman or drafter(d)
-            reviews = [(names.get(pid, pid), r.text) for pid, r in last.replies.items()]
+            reviews = [(names.get(pid, pid), r.text) for pid, r in last.replies.items() if last.number > 1]
             user = prompts.render("converge", question=q, draft=d.rounds[0].replies[drafter(d).id].text,
                                   reviews=reviews)
             chair = converger
@@ -177,7 +180,7 @@ class Staged:
                 return None
             chair = d.panel.chair
             answers = [(names.get(pid, pid), r.text) for pid, r in last.replies.items()]
-            user = prompts.render("synthesis", question=q, answers=answers, debated=len(d.rounds) > 1)
+            user = prompts.render("synthesis", question=q, answers=answers, debated=last.number > 1)
         minority = next((n for pid, n in names.items() if pid != chair.id), chair.name)
         return CallSpec(key=chair.id, panelist=chair, messages=messages(chair, prompts, user), task="conclude",
                         max_tokens=3000, validate=parse_conclusion,

@@ -233,5 +233,7 @@ def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
     return Step("", after=close)
 
 
-def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec:
+def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
+    if not any(r.complete for r in d.rounds):
+        return None  # stopped before a round was through: nothing to conclude from
     return conclude_spec(d, ctx.q, ctx.prompts)

@@ -115,6 +115,8 @@ def index_dict(d: Discussion) -> dict:
         "concludedAt": d.concluded_at,
         "usage": usage_dict(d.usage),
     })
+    if d.budget_stop:
+        data["budgetStop"] = d.budget_stop
     if d.conclusion:
         data["conclusion"] = {"generatedBy": d.conclusion.generated_by,
                               "generated": d.conclusion.generated, "file": CONCLUSION_FILE}
@@ -369,6 +371,7 @@ def load(folder: Path) -> Discussion | None:
             rounds=[_round_from(r, folder) for r in data.get("rounds") or []],
             termination_reason=data.get("terminationReason"),
             concluded_at=data.get("concludedAt"),
+            budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,
         )
         if (folder / CONCLUSION_FILE).is_file():
             d.conclusion = read_conclusion(folder / CONCLUSION_FILE)
