@@ -18,6 +18,7 @@ SECTIONS = {
     "unresolved_questions": "Unresolved Questions",
     "recommended_actions": "Recommended Actions",
     "minority_positions": "Minority Positions",
+    "triggers": "Triggers to Revisit",
 }
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 
@@ -35,11 +36,20 @@ def _minorities(raw) -> list[MinorityPosition]:
                     position=text_field(item, "position"),
                     held_by=text_field(item, "heldBy", required=False),
                     reasoning=text_field(item, "reasoning", required=False),
+                    round=_round_of(item.get("round")),
                 )
             )
         else:
             raise ReplyError("each minority position must be a string or an object")
     return out
+
+
+def _round_of(value) -> int | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or not str(value).strip().isdigit():
+        raise ReplyError("a minority position's 'round' must be a round number")
+    return int(value)
 
 
 def parse_conclusion(text: str) -> Conclusion:
@@ -53,7 +63,20 @@ def parse_conclusion(text: str) -> Conclusion:
         unresolved_questions=text_list(obj, "unresolvedQuestions"),
         recommended_actions=text_list(obj, "recommendedActions"),
         minority_positions=_minorities(obj.get("minorityPositions") or []),
+        triggers=text_list(obj, "triggers"),
+        confidence=_confidence(obj.get("confidence")),
     )
+
+
+def _confidence(value) -> str:
+    """Free text, or {"level": ..., "converged": ...} folded into one line."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {v}" for k, v in value.items() if isinstance(v, (str, int, float)))
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value).strip()
+    raise ReplyError("'confidence' must be text")
 
 
 def split_sections(text: str) -> dict[str, str]:
@@ -93,14 +116,16 @@ def parse_markdown_conclusion(text: str) -> Conclusion:
 def render_markdown(c: Conclusion) -> str:
     """The conclusion's body as Markdown, one section per field."""
     parts = [f"## Summary\n\n{c.summary}\n"]
-    for attr in ("key_points", "unresolved_questions", "recommended_actions"):
+    if c.confidence:
+        parts.append(f"## Confidence\n\n{c.confidence}\n")
+    for attr in ("key_points", "unresolved_questions", "recommended_actions", "triggers"):
         items = getattr(c, attr)
         if items:
             parts.append(f"## {SECTIONS[attr]}\n\n" + "\n".join(f"- {i}" for i in items) + "\n")
     if c.minority_positions:
         lines = []
         for m in c.minority_positions:
-            who = f" ({m.held_by})" if m.held_by else ""
+            who = f" ({m.held_by}{f', round {m.round}' if m.round else ''})" if m.held_by else ""
             why = f": {m.reasoning}" if m.reasoning else ""
             lines.append(f"- {m.position}{who}{why}")
         parts.append("## Minority Positions\n\n" + "\n".join(lines) + "\n")

@@ -25,3 +25,55 @@ def parse_critiques(text: str, labels: list[str]) -> dict[str, str]:
     if missing:
         raise ReplyError(f"no critique of {', '.join(missing)}; critique every answer exactly once")
     return {label: found[label] for label in labels}
+
+
+def _fraction(value, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ReplyError(f"'{what}' must be a number from 0 to 1")
+    return float(value)
+
+
+def _pointing(raw, key: str, labels: list[str], fields: tuple[str, ...]) -> list[dict]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
+        raise ReplyError(f"'{key}' must be a list of objects")
+    out = []
+    for entry in raw:
+        label = str(entry.get("with", "")).strip().upper()
+        if label not in labels:
+            raise ReplyError(f"'{key}' names {label or '(none)'!r}; the positions are {', '.join(labels)}")
+        item = {"with": label}
+        for f in fields:
+            value = entry.get(f, "")
+            if not isinstance(value, str) or not value.strip():
+                raise ReplyError(f"each of '{key}' needs a non-empty '{f}'")
+            item[f] = value.strip()
+        out.append(item)
+    return out
+
+
+def parse_stance(text: str, labels: list[str]) -> dict:
+    """A critique round's reply: agreements, disagreements, updated position, confidence."""
+    obj = extract_object(text)
+    position = obj.get("position")
+    if not isinstance(position, str) or not position.strip():
+        raise ReplyError("'position' is missing or empty")
+    return {
+        "agreements": _pointing(obj.get("agreements"), "agreements", labels, ("on",)),
+        "disagreements": _pointing(obj.get("disagreements"), "disagreements", labels, ("on", "why")),
+        "position": position.strip() + "\n",
+        "confidence": _fraction(obj.get("confidence"), "confidence"),
+    }
+
+
+AXES = ("recommendation", "keyFacts", "caveats")
+
+
+def parse_judge(text: str) -> dict:
+    """The judge's three convergence axes, each 0..1, and their mean as the score."""
+    obj = extract_object(text)
+    scores = {axis: _fraction(obj.get(axis), axis) for axis in AXES}
+    reasoning = obj.get("reasoning", "")
+    return {**scores, "score": round(sum(scores.values()) / len(AXES), 4),
+            "reasoning": reasoning.strip() if isinstance(reasoning, str) else ""}

@@ -35,6 +35,10 @@ class Panel:
     # Writes syntheses; a member or a model of its own. None: the first member.
     chairman: Panelist | None = None
     protocol: str | None = None
+    # Scores convergence (critique protocol); a small model is enough. None: the chair.
+    judge: Panelist | None = None
+    # Writes the critique protocol's answer; best one that did not debate. None: see `writer`.
+    synthesizer: Panelist | None = None
 
     def member(self, panelist_id: str) -> Panelist:
         for m in self.everyone:
@@ -56,9 +60,20 @@ class Panel:
 
     @property
     def everyone(self) -> list[Panelist]:
-        """Members, then the chairman when it is not one of them."""
-        extra = [self.chairman] if self.chairman and self.chairman.id not in self.ids else []
-        return [*self.members, *extra]
+        """Members, then the chairman, judge and synthesizer that are not members."""
+        out = list(self.members)
+        for p in (self.chairman, self.judge, self.synthesizer):
+            if p is not None and p.id not in {o.id for o in out}:
+                out.append(p)
+        return out
+
+    @property
+    def writer(self) -> Panelist:
+        """Who writes an answer above the debate: a synthesizer, chairman or judge that is no member."""
+        for p in (self.synthesizer, self.chairman, self.judge):
+            if p is not None and p.id not in self.ids:
+                return p
+        return self.synthesizer or self.chair
 
 
 @dataclass
@@ -121,6 +136,10 @@ class Settings:
     contested_at: float = 0.30
     debate_chairman: bool = True
     drafter: str = ""
+    # Critique protocol: rounds of critique, the early-exit test and its bar.
+    critique_rounds: int = 4
+    convergence_test: str = "judge"
+    convergence_threshold: float = 0.85
     # Budget of a discussion; 0 means no limit.
     max_calls: int = 0
     max_tokens: int = 0
@@ -238,6 +257,7 @@ class MinorityPosition:
     position: str
     held_by: str = ""
     reasoning: str = ""
+    round: int | None = None
 
 
 @dataclass
@@ -247,6 +267,9 @@ class Conclusion:
     unresolved_questions: list[str] = field(default_factory=list)
     recommended_actions: list[str] = field(default_factory=list)
     minority_positions: list[MinorityPosition] = field(default_factory=list)
+    # What would make the panel look again, and how sure it is (the critique protocol's synthesis).
+    triggers: list[str] = field(default_factory=list)
+    confidence: str = ""
     generated_by: str = ""
     generated: str = ""
     usage: Usage = field(default_factory=Usage)

@@ -110,7 +110,12 @@ def vote(name: str, persona: dict, ctx: dict) -> str:
 
 def conclude(name: str, persona: dict, ctx: dict) -> str:
     title = ctx.get("title", "the question")
-    return json.dumps({
+    attributed = {
+        "triggers": ["A pilot result that misses its success criteria.",
+                     "An independent estimate more than 30% above ours."],
+        "confidence": "medium: 2 of 3 simulated panelists converged",
+    } if ctx.get("attributed") else {}
+    return json.dumps({**attributed,
         "summary": (
             f"The simulated panel recommends a staged approach to \"{title}\": a small, "
             "testable first step, explicit criteria for going further, and open interfaces "
@@ -169,7 +174,24 @@ def review(name: str, persona: dict, ctx: dict) -> str:
     )
 
 
-TASKS = {"respond": respond, "vote": vote, "conclude": conclude, "critique": critique, "rebut": rebut,
+def stance(name: str, persona: dict, ctx: dict) -> str:
+    labels = sorted(ctx.get("labels", {}))
+    rnd = ctx.get("round", 2)
+    agreements = [{"with": lab, "on": "proceeding in stages"} for lab in labels[:1]]
+    disagreements = [{"with": lab, "on": "how fast to scale", "why": f"seen from {persona['lens']}, "
+                      "the evidence does not yet support it"} for lab in labels[1:2]]
+    position = respond(name, persona, {**ctx, "round": rnd})
+    return json.dumps({"agreements": agreements, "disagreements": disagreements, "position": position,
+                       "confidence": round(min(0.5 + 0.15 * rnd, 0.95), 2)}, indent=2)
+
+
+def judge(name: str, persona: dict, ctx: dict) -> str:
+    level = round(min(0.45 + 0.2 * ctx.get("round", 2), 1.0), 2)  # positions converge as rounds go on
+    return json.dumps({"recommendation": level, "keyFacts": level, "caveats": round(level - 0.05, 2),
+                       "reasoning": "The simulated positions share their recommendation and most caveats."})
+
+
+TASKS = {"respond": respond, "stance": stance, "judge": judge, "vote": vote, "conclude": conclude, "critique": critique, "rebut": rebut,
          "review": review}
 
 

@@ -87,6 +87,13 @@ def show(d: Discussion) -> str:
         if r.stage:
             out += [f"- {names.get(pid, pid)} ({reply.role}): {reply.word_count} words" for pid, reply in r.replies.items()]
             out += [f"  {c['critic']} critiqued {c['target']}" for c in r.notes.get("critiques", [])]
+            if judge := r.notes.get("judge"):
+                out.append(f"  judge {judge.get('judgeId')}: convergence {judge.get('score')}"
+                           + ("" if judge.get("score") is None else
+                              f" (recommendation {judge['recommendation']}, key facts {judge['keyFacts']}, "
+                              f"caveats {judge['caveats']})"))
+            if check := r.notes.get("convergence"):
+                out.append(f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}")
             if escalation := r.notes.get("escalation"):
                 out.append(f"  escalation: {escalation.get('reason')}")
             out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}: {f.error}" for f in r.failures]

@@ -19,6 +19,7 @@ REASONS = {
     "max-rounds": "the maximum number of rounds was reached",
     "forced": "the conclusion was requested by hand",
     "completed": "every stage of the protocol ran",
+    "converged": "the panel's positions converged",
     "budget": "the budget would have been exceeded",
 }
 

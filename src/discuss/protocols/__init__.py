@@ -7,7 +7,8 @@ from importlib import import_module
 from ..errors import InputError
 
 # name -> module; a module may serve several names (see `staged`).
-MODULES = {"vote": "vote", **{n: "staged" for n in ("council", "debate", "adversarial", "auto")}}
+MODULES = {"vote": "vote", "critique": "critique",
+           **{n: "staged" for n in ("council", "debate", "adversarial", "auto")}}
 PROTOCOLS = tuple(MODULES)
 
 

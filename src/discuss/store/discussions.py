@@ -63,8 +63,9 @@ def _member_dict(m: Panelist) -> dict:
 
 def _panel_dict(panel: Panel) -> dict:
     data = {"name": panel.name, "members": [_member_dict(m) for m in panel.members]}
-    if panel.chairman:
-        data["chairman"] = _member_dict(panel.chairman)
+    for role in ("chairman", "judge", "synthesizer"):
+        if (p := getattr(panel, role)) is not None:
+            data[role] = _member_dict(p)
     return data
 
 
@@ -191,9 +192,12 @@ def _conclusion_doc(d: Discussion, c: Conclusion) -> str:
         "unresolvedQuestions": c.unresolved_questions,
         "recommendedActions": c.recommended_actions,
         "minorityPositions": [
-            {"position": m.position, "heldBy": m.held_by, "reasoning": m.reasoning}
+            {"position": m.position, "heldBy": m.held_by, "reasoning": m.reasoning,
+             **({"round": m.round} if m.round else {})}
             for m in c.minority_positions
         ],
+        **({"triggers": c.triggers} if c.triggers else {}),
+        **({"confidence": c.confidence} if c.confidence else {}),
         "usage": usage_dict(c.usage),
     }
     if c.simulated:
@@ -246,9 +250,9 @@ def _panelist_from(m: dict) -> Panelist:
 def _panel_from(raw) -> Panel:
     raw = raw if isinstance(raw, dict) else {}
     members = tuple(_panelist_from(m) for m in raw.get("members") or [] if isinstance(m, dict) and "id" in m)
-    chair = raw.get("chairman")
-    chairman = _panelist_from(chair) if isinstance(chair, dict) and "id" in chair else None
-    return Panel(name=str(raw.get("name") or ""), members=members, chairman=chairman)
+    special = {role: _panelist_from(raw[role]) if isinstance(raw.get(role), dict) and "id" in raw[role] else None
+               for role in ("chairman", "judge", "synthesizer")}
+    return Panel(name=str(raw.get("name") or ""), members=members, **special)
 
 
 def read_reply(path: Path, number: int) -> Reply:
@@ -326,17 +330,19 @@ def read_conclusion(path: Path) -> Conclusion:
         parsed = parse_markdown_conclusion(body)
     except ValueError:
         parsed = Conclusion(summary=body.strip())
-    lists = {k: meta.get(camel(k)) for k in ("key_points", "unresolved_questions", "recommended_actions")}
+    lists = {k: meta.get(camel(k)) for k in ("key_points", "unresolved_questions", "recommended_actions", "triggers")}
     for key, value in lists.items():
         if isinstance(value, list):
             setattr(parsed, key, [str(v) for v in value])
     minority = meta.get("minorityPositions")
     if isinstance(minority, list):
         parsed.minority_positions = [
-            MinorityPosition(str(m.get("position", "")), str(m.get("heldBy") or ""), str(m.get("reasoning") or ""))
+            MinorityPosition(str(m.get("position", "")), str(m.get("heldBy") or ""), str(m.get("reasoning") or ""),
+                             m.get("round") if isinstance(m.get("round"), int) else None)
             if isinstance(m, dict) else MinorityPosition(str(m))
             for m in minority
         ]
+    parsed.confidence = str(meta.get("confidence") or "")
     parsed.generated_by = str(meta.get("generatedBy") or "")
     parsed.generated = str(meta.get("generated") or "")
     parsed.usage = usage_from(meta.get("usage"))

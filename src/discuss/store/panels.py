@@ -42,19 +42,19 @@ def _member(raw, where: str) -> Panelist:
     )
 
 
-def _chairman(raw, members: tuple[Panelist, ...], where: str) -> Panelist | None:
-    """`chairman:` names a member by id, or describes a model of its own like a member."""
+def _special(raw, members: tuple[Panelist, ...], where: str, role: str) -> Panelist | None:
+    """`chairman:`, `judge:` or `synthesizer:`: a member's id, or a model of its own given like a member."""
     if raw is None:
         return None
     if isinstance(raw, str):
         for m in members:
             if m.id == raw:
                 return m
-        raise InputError(f"{where}: chairman {raw!r} is not a member id; give a mapping with a model instead")
-    chair = _member(raw, f"{where}, chairman")
-    if chair.id in {m.id for m in members}:
-        raise InputError(f"{where}: chairman id {chair.id!r} is already a member's")
-    return chair
+        raise InputError(f"{where}: {role} {raw!r} is not a member id; give a mapping with a model instead")
+    other = _member(raw, f"{where}, {role}")
+    if other.id in {m.id for m in members}:
+        raise InputError(f"{where}: {role} id {other.id!r} is already a member's")
+    return other
 
 
 def _settings(raw, where: str) -> Settings:
@@ -100,7 +100,12 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
         protocol = spec.get("protocol")
         if protocol is not None and not isinstance(protocol, str):
             raise InputError(f"{where}: 'protocol' must be a protocol's name")
-        panel = Panel(str(name), members, _chairman(spec.get("chairman"), members, where), protocol)
+        special = {role: _special(spec.get(role), members, where, role)
+                   for role in ("chairman", "judge", "synthesizer")}
+        ids = [p.id for p in special.values() if p is not None and p not in members]
+        if len(ids) != len(set(ids)):
+            raise InputError(f"{where}: chairman, judge and synthesizer that are not members need distinct ids")
+        panel = Panel(str(name), members, protocol=protocol, **special)
         panels[str(name)] = (panel, _settings(spec.get("settings"), where))
     return panels
 

@@ -1,0 +1,176 @@
+"""The critique protocol: answers, then rounds of structured critique scored by a judge.
+
+Round 1: every panelist answers alone. Each later round: every panelist
+reads its peers' positions from the round before (never a same-round reply)
+and answers JSON: whom it agrees with on what, whom it disagrees with on
+what and why, its updated position and its confidence. After each critique
+round the judge scores convergence on three axes; the discussion stops when
+the chosen convergence test passes, or after `critiqueRounds` rounds. A
+synthesizer that did not debate writes the attributed answer.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..agreement import agreement, measure
+from ..ballots import make_labels
+from ..conclusions import parse_conclusion
+from ..convergence import agreement_test, judge_test, title_overlap, titles
+from ..critiques import parse_judge, parse_stance
+from ..domain import Discussion, Failure, Panelist, Reply, Round
+from ..gateway import CallResult, CallSpec
+from .base import Context, Step, messages, require_replies
+
+NAME = "critique"
+JUDGE = "judge"  # role of the judge's record in a round
+
+
+def judge_of(d: Discussion) -> Panelist:
+    return d.panel.judge or d.panel.chair
+
+
+def positions(rnd: Round) -> dict[str, Reply]:
+    return {pid: r for pid, r in rnd.replies.items() if r.role != JUDGE}
+
+
+def finished_rounds(d: Discussion) -> bool:
+    return False  # the convergence test and the round limit decide, at each close
+
+
+def new_round(d: Discussion) -> Round:
+    number = len(d.rounds) + 1
+    rnd = Round(number=number, seed=0, stage="answers" if number == 1 else "critique")
+    d.rounds.append(rnd)
+    return rnd
+
+
+def peer_labels(d: Discussion, rnd: Round, me: str) -> dict[str, str]:
+    peers = sorted(pid for pid in positions(d.rounds[rnd.number - 2]) if pid != me)
+    random.Random(f"{d.question_slug}:{rnd.number}:{me}").shuffle(peers)
+    return dict(zip(make_labels(len(peers)), peers))
+
+
+def answer_spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
+    words = d.settings.max_response_words
+    context = {"title": ctx.q.title, "round": rnd.number}
+    if rnd.number == 1:
+        user = ctx.prompts.render("respond", question=ctx.q, earlier=[], omitted=0, round=1, max_words=words)
+        return CallSpec(p.id, p, messages(p, ctx.prompts, user), "respond", words * 2, context=context)
+    previous = positions(d.rounds[rnd.number - 2])
+    order = peer_labels(d, rnd, p.id)
+    peers = [(label, previous[pid].text) for label, pid in order.items()]
+    own = previous[p.id].text if p.id in previous else "(you gave no position)"
+    user = ctx.prompts.render("stance", question=ctx.q, round=rnd.number - 1, own=own, peers=peers,
+                              max_words=words)
+    labels = list(order)
+    return CallSpec(p.id, p, messages(p, ctx.prompts, user), "stance", words * 3,
+                    validate=lambda text: parse_stance(text, labels),
+                    context={**context, "labels": dict(peers), "order": order})
+
+
+def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
+    p = result.spec.panelist
+    if not result.ok:
+        rnd.failures.append(Failure(rnd.stage, p.id, result.error or "", result.attempts, result.timed_out,
+                                    result.usage))
+        return
+    text = result.text or ""
+    if result.spec.task == "stance":
+        order = result.spec.context["order"]
+        stance = result.value
+        text = stance["position"]
+        rnd.notes.setdefault("stances", {})[p.id] = {
+            "confidence": stance["confidence"],
+            "agreements": [{"with": order[a["with"]], "on": a["on"]} for a in stance["agreements"]],
+            "disagreements": [{"with": order[x["with"]], "on": x["on"], "why": x["why"]}
+                              for x in stance["disagreements"]],
+        }
+        rnd.notes["stances"] = dict(sorted(rnd.notes["stances"].items()))
+    rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
+                              role="respondent" if rnd.number == 1 else "critic", simulated=p.simulated)
+
+
+def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
+    judge = judge_of(d)
+    current = positions(rnd)
+    labelled = list(zip(make_labels(len(current)), [current[pid].text for pid in sorted(current)]))
+    user = ctx.prompts.render("judge", question=ctx.q, round=rnd.number - 1, positions=labelled)
+    return CallSpec(judge.id, judge, messages(judge, ctx.prompts, user), "judge", 800, validate=parse_judge,
+                    context={"round": rnd.number, "texts": [t for _, t in labelled]})
+
+
+def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
+    judge = result.spec.panelist
+    if not result.ok:
+        rnd.failures.append(Failure(JUDGE, judge.id, result.error or "", result.attempts, result.timed_out,
+                                    result.usage))
+        rnd.notes["judge"] = {"judgeId": judge.id, "score": None, "failed": True}
+        return
+    verdict = result.value
+    rnd.notes["judge"] = {"judgeId": judge.id, **{k: verdict[k] for k in ("recommendation", "keyFacts", "caveats",
+                                                                          "score")}}
+    rnd.replies[f"{JUDGE}-{judge.id}"] = Reply(judge.id, judge.name, rnd.number, verdict["reasoning"] + "\n", now,
+                                               result.usage, result.latency_ms, role=JUDGE,
+                                               simulated=judge.simulated)
+
+
+def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
+    members = d.panel.members if rnd.number == 1 else [
+        m for m in d.panel.members if m.id in positions(d.rounds[rnd.number - 2])]
+    failed = rnd.failed(rnd.stage) if positions(rnd) else set()
+    pending = [p for p in members if p.id not in rnd.replies and p.id not in failed]
+    if pending:
+        specs = [answer_spec(d, rnd, p, ctx) for p in pending]
+        return Step(f"round {rnd.number}: {rnd.stage}", specs,
+                    lambda r: apply_answer(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
+    if rnd.number > 1 and "judge" not in rnd.notes:
+        return Step(f"round {rnd.number}: judge", [judge_spec(d, rnd, ctx)],
+                    lambda r: apply_judge(d, rnd, r, ctx.clock()))
+    return Step("", after=lambda: close(d, rnd, ctx.clock()))
+
+
+def close(d: Discussion, rnd: Round, now: str) -> str:
+    texts = [r.text for r in positions(rnd).values()]
+    rnd.agreement = agreement(texts, measure(d.settings.agreement_measure))
+    rnd.completed_at = now
+    if rnd.number == 1:
+        return f"round 1: agreement {rnd.agreement}"
+    test = d.settings.convergence_test
+    if test == "titles":
+        check = title_overlap(titles([r.text for r in positions(d.rounds[rnd.number - 2]).values()]), titles(texts))
+    elif test == "agreement":
+        check = agreement_test(rnd.agreement, d.settings.consensus_at)
+    else:
+        check = judge_test(rnd.notes["judge"].get("score"), d.settings.convergence_threshold)
+    rnd.notes["convergence"] = check
+    if check["converged"]:
+        rnd.should_terminate, rnd.termination_reason = True, "converged"
+    elif rnd.number - 1 >= d.settings.critique_rounds:
+        rnd.should_terminate, rnd.termination_reason = True, "max-rounds"
+    d.termination_reason = rnd.termination_reason
+    return f"round {rnd.number}: {test} test {'passed' if check['converged'] else 'not passed'} ({check})"
+
+
+def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
+    done = [r for r in d.rounds if r.complete]
+    if not done:
+        return None
+    names = {m.id: m.name for m in d.panel.members}
+    rounds = []
+    for r in done:
+        stances = r.notes.get("stances", {})
+        rounds.append({
+            "number": r.number,
+            "score": (r.notes.get("judge") or {}).get("score"),
+            "positions": [(names.get(pid, pid), reply.text, stances.get(pid, {}).get("confidence"))
+                          for pid, reply in positions(r).items()],
+            "disagreements": [f"{names.get(pid, pid)} disagreed with {names.get(x['with'], x['with'])} on "
+                              f"{x['on']}: {x['why']}" for pid, s in stances.items() for x in s["disagreements"]],
+        })
+    writer = d.panel.writer
+    user = ctx.prompts.render("attributed", question=ctx.q, rounds=rounds, panel_size=len(d.panel.members))
+    return CallSpec(writer.id, writer, messages(writer, ctx.prompts, user), "conclude", 3000,
+                    validate=parse_conclusion,
+                    context={"title": ctx.q.title, "attributed": True,
+                             "minority": next(iter(names.values()), writer.name)})
