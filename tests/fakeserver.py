@@ -37,6 +37,8 @@ HEADINGS = {
     "# Cross-examine your peers": "critique",
     "# Answer the critiques of your answer": "rebut",
     "# Review a draft": "review",
+    "# Critique round": "stance",
+    "# Judge the panel's convergence": "judge",
 }
 
 
@@ -45,9 +47,21 @@ def task_of(messages: list[dict]) -> str:
     return next((task for heading, task in HEADINGS.items() if heading in prompt), "respond")
 
 
-def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE") -> str:
+def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE", judge: float = 0.9) -> str:
     prompt = prompt_of(messages)
     task = task_of(messages)
+    if task == "stance":
+        labels = re.findall(r"^### Position ([A-Z])$", prompt, re.MULTILINE)
+        rnd = re.search(r"# Critique round (\d+)", prompt).group(1)
+        return json.dumps({
+            "agreements": [{"with": label, "on": "the first finding"} for label in labels[:1]],
+            "disagreements": [{"with": label, "on": "the second finding", "why": f"{model} doubts it"}
+                              for label in labels[1:]],
+            "position": f"Position of {model} in critique round {rnd}.\n\n## Finding one\n\nKept.\n",
+            "confidence": 0.8})
+    if task == "judge":
+        return json.dumps({"recommendation": judge, "keyFacts": judge, "caveats": judge,
+                           "reasoning": f"{model} judged"})
     if task == "vote":
         labels = re.findall(r"^## Answer ([A-Z])$", prompt, re.MULTILINE)
         votes = [{"label": label, "vote": "APPROVE" if i == 0 else "NEUTRAL",
@@ -75,8 +89,9 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
 
 
 class FakeLLM:
-    def __init__(self, latency: float = 0.0, termination: str = "CONCLUDE"):
+    def __init__(self, latency: float = 0.0, termination: str = "CONCLUDE", judge: float = 0.9):
         self.latency = latency
+        self.judge = judge  # the score every default judge's axis gets
         self.termination = termination  # what default ballots vote
         self.requests: list[dict] = []
         self.scripts: dict[str, list] = {}
@@ -112,7 +127,7 @@ class FakeLLM:
             # "{auth}" echoes the credentials, as a careless provider might in an error.
             message = (action.text or "error").replace("{auth}", auth)
             return action.status, {"error": {"message": message, "type": "fake"}}, action.headers or {}
-        text = action.text if action.text is not None else default_reply(model, messages, self.termination)
+        text = action.text if action.text is not None else default_reply(model, messages, self.termination, self.judge)
         prompt_tokens = sum(len(m.get("content") or "") for m in messages) // 4
         completion_tokens = len(text) // 4
         return 200, {

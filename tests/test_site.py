@@ -174,3 +174,23 @@ def test_council_family_pages_show_their_structure(tmp_path):
     adversarial = page(site, "questions/adversarial")
     assert "Round 1: draft" in adversarial and "Round 2: review" in adversarial
     assert "Final answer by the converger" in adversarial and '<span class="discuss-role">reviewer</span>' in adversarial
+
+
+def test_critique_pages_show_judge_scores_and_stances(tmp_path):
+    from conftest import OFFLINE_PANEL, QUESTION
+    from typer.testing import CliRunner
+
+    from discuss.cli import app
+
+    root = sample_site(tmp_path)
+    (root / "discussions").mkdir()
+    (root / "discussions" / "panels.yaml").write_text("panels:\n" + OFFLINE_PANEL)
+    (root / "content" / "questions" / "crit.md").write_text(QUESTION.replace("slug: swarm-power", "slug: crit"))
+    result = CliRunner().invoke(app, ["--root", str(root), "run", "crit", "--panel", "offline",
+                                      "--protocol", "critique", "--auto", "-q"])
+    assert result.exit_code == 0, result.output
+    html = page(build(root), "questions/crit")
+    assert "Round 2: critique" in html and "Judge's convergence score: 0.8333" in html
+    assert "Convergence test <code>judge</code>: passed." in html
+    assert "Disagrees with" in html and "how fast to scale" in html
+    assert "Attributed answer by the synthesizer" in html and "Triggers to revisit" in html

@@ -174,6 +174,9 @@ def run(
     limits = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
     d.settings = replace(d.settings, **{k: v for k, v in limits.items() if v is not None})
     plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
+    if max(d.settings.max_rounds, d.settings.critique_rounds) > 7:
+        typer.echo("warning: more than 7 rounds rarely adds anything but cost; panels converge "
+                   "or entrench well before", err=True)
     prompts = prompts_for(root())
     if estimate:
         _print_estimate(q, d, plan, prompts)

@@ -10,12 +10,14 @@ import re
 from dataclasses import fields, replace
 from pathlib import Path
 
+from ..convergence import TESTS
 from ..domain import Panel, Panelist, Settings
 from ..errors import InputError
 from ..naming import camel, is_safe_id
 from . import yamlio
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+CHOICES = {"convergence_test": TESTS, "agreement_measure": ("lexical", "embedding")}
 
 
 def _member(raw, where: str) -> Panelist:
@@ -75,6 +77,9 @@ def _settings(raw, where: str) -> Settings:
             changes[f.name] = type(default)(value) if not isinstance(value, bool) else value
         except (TypeError, ValueError):
             raise InputError(f"{where}: setting {key!r} must be a {type(default).__name__}") from None
+    for name, allowed in CHOICES.items():
+        if name in changes and changes[name] not in allowed:
+            raise InputError(f"{where}: setting {camel(name)!r} must be one of {', '.join(allowed)}")
     return replace(base, **changes)
 
 
