@@ -39,6 +39,9 @@ HEADINGS = {
     "# Review a draft": "review",
     "# Critique round": "stance",
     "# Judge the panel's convergence": "judge",
+    "# Judge a match between two answers": "match",
+    "# Split the question into parts": "split",
+    "# Answer one part of a research question": "part",
 }
 
 
@@ -59,6 +62,15 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
                               for label in labels[1:]],
             "position": f"Position of {model} in critique round {rnd}.\n\n## Finding one\n\nKept.\n",
             "confidence": 0.8})
+    if task == "match":
+        # the answer of the alphabetically first author wins, wherever it is shown
+        authors = re.findall(r"Answer of (\w+) in round", prompt)
+        return json.dumps({"winner": "A" if authors[0] <= authors[1] else "B", "reasoning": f"{model} decided"})
+    if task == "split":
+        return json.dumps({"parts": [{"title": f"Part {i}", "question": f"Question {i}?"} for i in (1, 2, 3)]})
+    if task == "part":
+        part = re.search(r"## Your part: (.+)", prompt).group(1)
+        return f"{model} answers {part}.\n"
     if task == "judge":
         return json.dumps({"recommendation": judge, "keyFacts": judge, "caveats": judge,
                            "reasoning": f"{model} judged"})

@@ -159,7 +159,7 @@ def test_council_family_pages_show_their_structure(tmp_path):
     root = sample_site(tmp_path)
     (root / "discussions").mkdir()
     (root / "discussions" / "panels.yaml").write_text("panels:\n" + OFFLINE_PANEL)
-    for protocol in ("debate", "adversarial"):
+    for protocol in ("debate", "adversarial", "tournament", "decompose"):
         (root / "content" / "questions" / f"{protocol}.md").write_text(
             QUESTION.replace("slug: swarm-power", f"slug: {protocol}"))
         result = CliRunner().invoke(app, ["--root", str(root), "run", protocol, "--panel", "offline",
@@ -174,6 +174,12 @@ def test_council_family_pages_show_their_structure(tmp_path):
     adversarial = page(site, "questions/adversarial")
     assert "Round 1: draft" in adversarial and "Round 2: review" in adversarial
     assert "Final answer by the converger" in adversarial and '<span class="discuss-role">reviewer</span>' in adversarial
+    tournament = page(site, "questions/tournament")
+    assert 'class="discuss-chart discuss-bracket"' in tournament and "Champion: <strong>" in tournament
+    assert " vs " in tournament and "(bye)" in tournament
+    decompose = page(site, "questions/decompose")
+    assert "Round 1: split" in decompose and "Answered by" in decompose
+    assert "Reassembled answer by the splitter" in decompose
 
 
 def test_critique_pages_show_judge_scores_and_stances(tmp_path):

@@ -191,7 +191,22 @@ def judge(name: str, persona: dict, ctx: dict) -> str:
                        "reasoning": "The simulated positions share their recommendation and most caveats."})
 
 
-TASKS = {"respond": respond, "stance": stance, "judge": judge, "vote": vote, "conclude": conclude, "critique": critique, "rebut": rebut,
+def match(name: str, persona: dict, ctx: dict) -> str:
+    texts = ctx.get("labels", {})
+    pick = "A" if _hash(name, texts.get("A"), "A") >= _hash(name, texts.get("B"), "B") else "B"
+    return json.dumps({"winner": pick, "reasoning": f"Seen from {persona['lens']}, answer {pick} is more "
+                       "concrete about its first step. (Simulated judgement.)"})
+
+
+def split(name: str, persona: dict, ctx: dict) -> str:
+    return json.dumps({"parts": [
+        {"title": "Options", "question": f"Which options exist for \"{ctx.get('title')}\", and what does each cost?"},
+        {"title": "Risks", "question": "What could go wrong with each option, and how likely is it?"},
+        {"title": "First step", "question": "What is the smallest first step that tests the choice?"},
+    ]})
+
+
+TASKS = {"respond": respond, "stance": stance, "judge": judge, "match": match, "split": split, "vote": vote, "conclude": conclude, "critique": critique, "rebut": rebut,
          "review": review}
 
 

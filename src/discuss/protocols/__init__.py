@@ -7,7 +7,7 @@ from importlib import import_module
 from ..errors import InputError
 
 # name -> module; a module may serve several names (see `staged`).
-MODULES = {"vote": "vote", "critique": "critique",
+MODULES = {"vote": "vote", "critique": "critique", "tournament": "tournament", "decompose": "tournament",
            **{n: "staged" for n in ("council", "debate", "adversarial", "auto")}}
 PROTOCOLS = tuple(MODULES)
 

@@ -1,0 +1,68 @@
+"""The tournament and decompose protocols through litellm and the fake server."""
+
+import pytest
+from conftest import fake_panel
+from fakeserver import DEFAULT, Action
+
+from discuss.store import discussions as store
+
+
+def run(project, fake, protocol, ids=("alpha", "beta", "gamma"), settings="{retryBaseDelay: 0.01}"):
+    judge = f"      judge: {{id: referee, model: openai/referee, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
+    project.write_panels(fake_panel(fake.url, ids, settings) + judge)
+    return project.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol)
+
+
+@pytest.mark.parametrize("ids, matches", [(("alpha", "beta", "gamma"), 2), (("alpha", "beta", "gamma", "delta"), 3)])
+def test_tournament_knocks_out_until_one_answer_is_left(project, fake, ids, matches):
+    result = run(project, fake, "tournament", ids)
+    assert result.exit_code == 0, result.output
+    tasks = [r["task"] for r in fake.requests]
+    assert tasks == ["respond"] * len(ids) + ["match"] * matches  # n - 1 matches
+    assert all(r["model"] == "referee" for r in fake.requests if r["task"] == "match")
+    d = store.load(project.folder)
+    assert d.concluded and d.conclusion is None and d.rounds[-1].notes["champion"] == "alpha"
+    played = [m for r in d.rounds[1:] for m in r.notes["matches"]]
+    assert len(played) == matches and all(m["winner"] == min(m["a"], m["b"]) for m in played)
+    losers = {m["a"] if m["winner"] == m["b"] else m["b"] for m in played}
+    assert losers == set(ids) - {"alpha"}  # everyone but the champion lost exactly once
+    for r in d.rounds[1:]:
+        assert len(r.notes["matches"]) * 2 + len(r.notes["byes"]) == len(set(
+            x for m in r.notes["matches"] for x in (m["a"], m["b"])) | set(r.notes["byes"]))
+
+
+def test_a_match_that_cannot_be_judged_fails_the_run_then_resumes(project, fake):
+    fake.fail_always("referee", status=500)
+    result = run(project, fake, "tournament", settings="{retryBaseDelay: 0.01, attempts: 1}")
+    assert result.exit_code == 1 and "could not be judged" in result.stderr
+    d = store.load(project.folder)
+    assert len(d.rounds[0].replies) == 3 and d.rounds[1].failures[0].phase == "match"
+    del fake.always["referee"]
+    assert project.cli("run", "swarm-power").exit_code == 0
+    assert store.load(project.folder).rounds[-1].notes["champion"] == "alpha"
+    assert sum(r["task"] == "respond" for r in fake.requests) == 3  # answers were not asked again
+
+
+def test_decompose_splits_answers_parts_and_reassembles(project, fake):
+    result = run(project, fake, "decompose")
+    assert result.exit_code == 0, result.output
+    seq = [(r["model"], r["task"]) for r in fake.requests]
+    assert seq[0] == ("alpha", "split") and seq[-1] == ("alpha", "conclude")
+    assert sorted(seq[1:4]) == [("beta", "part"), ("beta", "part"), ("gamma", "part")]
+    for req in fake.requests[1:4]:
+        text = req["messages"][-1]["content"]
+        assert len(set(__import__("re").findall(r"## Your part: (Part \d)", text))) == 1
+    reassemble = fake.requests[-1]["messages"][-1]["content"]
+    assert all(f"answers Part {i}" in reassemble for i in (1, 2, 3))
+    d = store.load(project.folder)
+    parts = d.rounds[1].notes["parts"]
+    assert [p["assignee"] for p in parts] == ["beta", "gamma", "beta"]
+    assert sorted(d.rounds[1].replies) == ["part-1", "part-2", "part-3"]
+    assert d.conclusion.generated_by == "alpha" and d.termination_reason == "completed"
+
+
+def test_a_split_with_too_few_parts_is_asked_again(project, fake):
+    fake.script("alpha", Action(text='{"parts": [{"title": "All", "question": "Everything?"}]}'), DEFAULT)
+    assert run(project, fake, "decompose").exit_code == 0
+    second = fake.requests_for("alpha", "split")[1]["messages"][-1]["content"]
+    assert "give 2 to 6 parts, not 1" in second
