@@ -42,6 +42,9 @@ HEADINGS = {
     "# Judge a match between two answers": "match",
     "# Split the question into parts": "split",
     "# Answer one part of a research question": "part",
+    "# Research the question as": "research",
+    "# Propose alternatives": "alternatives",
+    "# Score the alternatives as": "rank",
 }
 
 
@@ -71,6 +74,17 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
     if task == "part":
         part = re.search(r"## Your part: (.+)", prompt).group(1)
         return f"{model} answers {part}.\n"
+    if task == "research":
+        persona = re.search(r"# Research the question as (.+)", prompt).group(1)
+        return json.dumps({"findings": f"Research by {model} as {persona}.", "confidence": 0.5})
+    if task == "alternatives":
+        return json.dumps({"alternatives": [{"title": f"Option {x}", "description": f"Do {x}."} for x in "XY"]})
+    if task == "rank":
+        labels = re.findall(r"^### Alternative ([A-Z]):", prompt, re.MULTILINE)
+        dims = ("impact", "quality", "feasibility", "reusability", "risk")
+        return json.dumps({"scores": [{"alternative": lab, **{d: 0.9 if i == 0 else 0.4 for d in dims}}
+                                      for i, lab in enumerate(labels)],
+                           "concern": f"{model} worries about cost", "confidence": 0.8})
     if task == "judge":
         return json.dumps({"recommendation": judge, "keyFacts": judge, "caveats": judge,
                            "reasoning": f"{model} judged"})

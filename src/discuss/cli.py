@@ -171,6 +171,11 @@ def run(
         return
     d = existing or start(q, panel_obj, settings, utc_now(), name)
     d.panel = panel_obj
+    if name == "deliberate" and not d.personas:
+        from .store.personas import assign, load_personas
+
+        d.personas = assign(load_personas(root() / "discussions" / "personas"), panel_obj.ids,
+                            d.settings.personas)
     limits = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
     d.settings = replace(d.settings, **{k: v for k, v in limits.items() if v is not None})
     plan = Plan(auto=auto, rounds=rounds, conclude=conclude)

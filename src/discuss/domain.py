@@ -86,6 +86,7 @@ class Question:
     tags: list[str] = field(default_factory=list)
     panel: str | None = None
     protocol: str | None = None
+    task_type: str = "default"  # sets the deliberate protocol's consensus threshold
 
     @property
     def folder(self) -> Path:
@@ -140,6 +141,8 @@ class Settings:
     critique_rounds: int = 4
     convergence_test: str = "judge"
     convergence_threshold: float = 0.85
+    # Deliberate protocol: personas to use (comma-separated ids; empty: a diverse default).
+    personas: str = ""
     # Budget of a discussion; 0 means no limit.
     max_calls: int = 0
     max_tokens: int = 0
@@ -294,6 +297,8 @@ class Discussion:
     conclusion: Conclusion | None = None
     # Which limit stopped the discussion, with the figures, when one did.
     budget_stop: dict | None = None
+    # Deliberate protocol: the persona each member takes, fixed when the discussion starts.
+    personas: dict[str, dict] = field(default_factory=dict)
     # Written by Project Dyson's original tool: readable, never rewritten.
     legacy: bool = False
 

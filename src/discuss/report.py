@@ -92,6 +92,13 @@ def show(d: Discussion) -> str:
                            + ("" if judge.get("score") is None else
                               f" (recommendation {judge['recommendation']}, key facts {judge['keyFacts']}, "
                               f"caveats {judge['caveats']})"))
+            if c := r.notes.get("consensus"):
+                out.append(f"  consensus {c['score']} on {c['best']} against {c['threshold']} ({c['taskType']})")
+                for gate in ("gate1", "gate2"):
+                    g = r.notes[gate]
+                    failed = [x["check"] for x in g["checks"] if not x["passed"]]
+                    out.append(f"  {gate}: {'passed' if g['passed'] else 'failed: ' + ', '.join(failed)}")
+                out += [f"  conformity warning: {w}" for w in r.notes.get("conformity", [])]
             if check := r.notes.get("convergence"):
                 out.append(f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}")
             if escalation := r.notes.get("escalation"):

@@ -20,6 +20,7 @@ REASONS = {
     "forced": "the conclusion was requested by hand",
     "completed": "every stage of the protocol ran",
     "converged": "the panel's positions converged",
+    "gate-failed": "the consensus did not pass gate 1, so no decision was written",
     "budget": "the budget would have been exceeded",
 }
 

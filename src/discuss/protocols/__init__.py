@@ -8,6 +8,7 @@ from ..errors import InputError
 
 # name -> module; a module may serve several names (see `staged`).
 MODULES = {"vote": "vote", "critique": "critique", "tournament": "tournament", "decompose": "tournament",
+           "deliberate": "deliberate",
            **{n: "staged" for n in ("council", "debate", "adversarial", "auto")}}
 PROTOCOLS = tuple(MODULES)
 

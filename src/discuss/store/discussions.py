@@ -118,6 +118,8 @@ def index_dict(d: Discussion) -> dict:
     })
     if d.budget_stop:
         data["budgetStop"] = d.budget_stop
+    if d.personas:
+        data["personas"] = d.personas
     if d.conclusion:
         data["conclusion"] = {"generatedBy": d.conclusion.generated_by,
                               "generated": d.conclusion.generated, "file": CONCLUSION_FILE}
@@ -378,6 +380,7 @@ def load(folder: Path) -> Discussion | None:
             termination_reason=data.get("terminationReason"),
             concluded_at=data.get("concludedAt"),
             budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,
+            personas=data.get("personas") if isinstance(data.get("personas"), dict) else {},
         )
         if (folder / CONCLUSION_FILE).is_file():
             d.conclusion = read_conclusion(folder / CONCLUSION_FILE)

@@ -54,6 +54,7 @@ def read_question(path: Path) -> Question:
         tags=[str(t) for t in tags],
         panel=meta.get("panel"),
         protocol=meta.get("protocol"),
+        task_type=str(meta.get("taskType") or "default"),
     )
 
 

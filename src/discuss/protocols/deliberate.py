@@ -1,0 +1,150 @@
+"""The deliberate protocol: isolated research by personas, alternatives, weighted ranking, gates.
+
+Round 1: each member researches as its persona, alone (no prompt holds
+another persona's research). Round 2: the chair reads all research and
+proposes alternatives. Round 3: each persona scores every alternative on
+five weighted dimensions. Closing round 3 computes the consensus against
+the question's task-type threshold, both gates and the conformity warnings.
+Gate 1 failing stops the discussion without a decision (reason
+`gate-failed`); otherwise the chair writes the decision, dissent kept.
+"""
+
+from __future__ import annotations
+
+from ..ballots import make_labels
+from ..conclusions import parse_conclusion
+from ..deliberation import WEIGHTS, conformity, consensus, dissenters, gate_one, gate_two, threshold
+from ..domain import Discussion, Failure, Panelist, Reply, Round
+from ..gateway import CallResult, CallSpec
+from ..verdicts import parse_alternatives, parse_ranking, parse_research
+from .base import Context, Step, messages, require_replies
+
+STAGES = ("research", "alternatives", "ranking")
+ROLES = {"research": "researcher", "alternatives": "proposer", "ranking": "ranker"}
+MIN_ALTERNATIVES, MAX_ALTERNATIVES = 2, 5
+
+runs_to_end = True
+
+
+def finished_rounds(d: Discussion) -> bool:
+    return len(d.rounds) >= len(STAGES)
+
+
+def new_round(d: Discussion) -> Round:
+    rnd = Round(number=len(d.rounds) + 1, seed=0, stage=STAGES[len(d.rounds)])
+    d.rounds.append(rnd)
+    return rnd
+
+
+def participants(d: Discussion, rnd: Round) -> list[Panelist]:
+    if rnd.stage == "alternatives":
+        return [d.panel.chair]
+    if rnd.stage == "ranking":
+        return [m for m in d.panel.members if m.id in d.rounds[0].replies]
+    return list(d.panel.members)
+
+
+def alternatives(d: Discussion) -> dict[str, dict]:
+    alts = d.rounds[1].notes["alternatives"]
+    return dict(zip(make_labels(len(alts)), alts))
+
+
+def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
+    words, persona = d.settings.max_response_words, d.personas.get(p.id, {})
+    if rnd.stage == "research":
+        user = ctx.prompts.render("research", question=ctx.q, persona=persona, max_words=words)
+        return CallSpec(p.id, p, messages(p, ctx.prompts, user), "research", words * 3, validate=parse_research,
+                        context={"title": ctx.q.title, "round": 1, "persona": persona})
+    if rnd.stage == "alternatives":
+        research = [(d.personas.get(pid, {}).get("name", pid), r.text) for pid, r in d.rounds[0].replies.items()]
+        user = ctx.prompts.render("alternatives", question=ctx.q, research=research,
+                                  min_alternatives=MIN_ALTERNATIVES, max_alternatives=MAX_ALTERNATIVES)
+        return CallSpec(p.id, p, messages(p, ctx.prompts, user), "alternatives", 2000,
+                        validate=lambda t: parse_alternatives(t, MIN_ALTERNATIVES, MAX_ALTERNATIVES),
+                        context={"title": ctx.q.title})
+    alts = alternatives(d)
+    user = ctx.prompts.render("rank", question=ctx.q, persona=persona, own=d.rounds[0].replies[p.id].text,
+                              alternatives=list(alts.items()), labels=list(alts))
+    labels = list(alts)
+    return CallSpec(p.id, p, messages(p, ctx.prompts, user), "rank", 1500,
+                    validate=lambda t: parse_ranking(t, labels, list(WEIGHTS)),
+                    context={"labels": labels, "persona": persona})
+
+
+def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
+    p = result.spec.panelist
+    if not result.ok:
+        rnd.failures.append(Failure(rnd.stage, p.id, result.error or "", result.attempts, result.timed_out,
+                                    result.usage))
+        return
+    value = result.value
+    if rnd.stage == "research":
+        text = value["findings"]
+        rnd.notes.setdefault("confidence", {})[p.id] = value["confidence"]
+    elif rnd.stage == "alternatives":
+        rnd.notes["alternatives"] = value
+        text = "\n".join(f"## {a['title']}\n\n{a['description']}\n" for a in value)
+    else:
+        rnd.notes.setdefault("rankings", {})[p.id] = value
+        text = (value["concern"] or "(no concern)") + "\n"
+    for key in ("confidence", "rankings"):
+        if key in rnd.notes:
+            rnd.notes[key] = dict(sorted(rnd.notes[key].items()))
+    rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
+                              role=ROLES[rnd.stage], simulated=p.simulated)
+
+
+def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
+    failed = rnd.failed(rnd.stage) if rnd.replies else set()
+    pending = [p for p in participants(d, rnd) if p.id not in rnd.replies and p.id not in failed]
+    if pending:
+        return Step(f"round {rnd.number}: {rnd.stage}", [spec(d, rnd, p, ctx) for p in pending],
+                    lambda r: apply(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
+    return Step("", after=lambda: close(d, rnd, ctx))
+
+
+def mean(values) -> float | None:
+    values = list(values)
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def close(d: Discussion, rnd: Round, ctx: Context) -> str:
+    rnd.completed_at = ctx.clock()
+    if rnd.stage != "ranking":
+        return f"round {rnd.number}: {rnd.stage} done"
+    rankings = rnd.notes.get("rankings", {})
+    result = consensus(rankings)
+    bar = threshold(ctx.q.task_type)
+    persona_of = {pid: d.personas.get(pid, {}).get("id", pid) for pid in rankings}
+    conflicts = {frozenset((a, b)) for a in rankings for b in rankings
+                 if persona_of[b] in d.personas.get(a, {}).get("conflictsWith", [])}
+    initial = mean(d.rounds[0].notes.get("confidence", {}).values())
+    final = mean(r["confidence"] for r in rankings.values())
+    rnd.notes["consensus"] = {**result, "taskType": ctx.q.task_type, "threshold": bar,
+                              "dissenters": dissenters(result), "initialConfidence": initial,
+                              "finalConfidence": final}
+    rnd.notes["gate1"] = gate_one(True, rankings, result, bar)
+    rnd.notes["gate2"] = gate_two(rankings, persona_of, result, initial, final)
+    rnd.notes["conformity"] = conformity(rankings, result, conflicts)
+    if not rnd.notes["gate1"]["passed"]:
+        d.termination_reason = "gate-failed"
+    return (f"round 3: consensus {result['score']} on {result['best']} (threshold {bar}); gate 1 "
+            f"{'passed' if rnd.notes['gate1']['passed'] else 'failed'}, gate 2 "
+            f"{'passed' if rnd.notes['gate2']['passed'] else 'failed'}")
+
+
+def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
+    if d.termination_reason != "completed" or len(d.rounds) < 3:
+        return None  # gate 1 failed, or stopped early: no decision is written
+    notes, alts = d.rounds[2].notes, alternatives(d)
+    c = notes["consensus"]
+    name = lambda pid: d.personas.get(pid, {}).get("name", pid)  # noqa: E731
+    dissent = [(name(p), alts[c["preferred"][p]]["title"], notes["rankings"][p]["concern"] or "(no reason given)")
+               for p in c["dissenters"]]
+    ranked = [(f"{label}: {alts[label]['title']}", score) for label, score in
+              sorted(c["means"].items(), key=lambda kv: -kv[1])]
+    chair = d.panel.chair
+    user = ctx.prompts.render("decision", question=ctx.q, ranked=ranked, best=alts[c["best"]]["title"],
+                              consensus=c["score"], threshold=c["threshold"], dissent=dissent)
+    return CallSpec(chair.id, chair, messages(chair, ctx.prompts, user), "conclude", 3000,
+                    validate=parse_conclusion, context={"title": ctx.q.title})

@@ -1,0 +1,107 @@
+"""The deliberate protocol: isolated personas, weighted ranking, gates, conformity."""
+
+from pathlib import Path
+
+import pytest
+from conftest import fake_panel
+from fakeserver import DEFAULT, Action
+
+from discuss.deliberation import consensus, gate_one, threshold, weighted
+from discuss.store import discussions as store
+from discuss.store.personas import load_personas
+
+LIBRARY = Path(__file__).resolve().parent.parent / "discussions" / "personas"
+DIMS = ("impact", "quality", "feasibility", "reusability", "risk")
+
+
+def run(project, fake, task_type="default"):
+    text = project.question.read_text().replace("tags: [power]", f"tags: [power]\ntaskType: {task_type}")
+    project.question.write_text(text)
+    (project.root / "discussions" / "personas").mkdir()
+    for path in LIBRARY.glob("*.yaml"):
+        (project.root / "discussions" / "personas" / path.name).write_text(path.read_text())
+    project.write_panels(fake_panel(fake.url))
+    return project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "deliberate")
+
+
+def rank(scores: dict[str, float], concern: str = "", confidence: float = 0.8) -> Action:
+    import json
+
+    return Action(text=json.dumps({"scores": [{"alternative": a, **{d: v for d in DIMS}} for a, v in scores.items()],
+                                   "concern": concern, "confidence": confidence}))
+
+
+def test_the_library_has_at_least_ten_personas_with_priorities():
+    library = load_personas(LIBRARY)
+    assert len(library) >= 10
+    assert all(p["priorities"] for p in library.values())
+    assert all(c in library for p in library.values() for c in p["conflictsWith"])
+
+
+def test_personas_research_alone_then_rank_every_alternative(project, fake):
+    result = run(project, fake)
+    assert result.exit_code == 0, result.output
+    assert [r["task"] for r in fake.requests] == ["research"] * 3 + ["alternatives"] + ["rank"] * 3 + ["conclude"]
+    for req in fake.requests:
+        text = req["messages"][-1]["content"]
+        if req["task"] == "research":
+            assert "Research by" not in text  # no persona sees another's research
+        if req["task"] == "rank":
+            assert text.count("Research by") == 1 and f"Research by {req['model']}" in text
+    assert all(f"Research by {m}" in fake.requests[3]["messages"][-1]["content"] for m in ("alpha", "beta", "gamma"))
+    d = store.load(project.folder)
+    assert [d.personas[m]["id"] for m in ("alpha", "beta", "gamma")] == [
+        "technical-architect", "security-analyst", "performance-engineer"]
+    notes = d.rounds[2].notes
+    assert notes["consensus"]["best"] == "A" and notes["consensus"]["score"] == 0.9
+    assert notes["gate1"]["passed"] and notes["gate2"]["passed"]
+    assert any("cluster" in w for w in notes["conformity"])  # every persona gave A exactly 0.9
+    assert d.conclusion is not None and d.termination_reason == "completed"
+
+
+def test_gate_one_fails_for_an_unexplained_dissent(project, fake):
+    fake.script("gamma", DEFAULT, rank({"A": 0.1, "B": 0.9}, concern=""))
+    result = run(project, fake)
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    gate = d.rounds[2].notes["gate1"]
+    failed = [c for c in gate["checks"] if not c["passed"]]
+    assert [c["check"] for c in failed] == ["threshold met", "dissent has reasons"]
+    assert "without a reason: gamma" in failed[1]["detail"]
+    assert d.termination_reason == "gate-failed" and d.conclusion is None
+    assert [r["task"] for r in fake.requests][-1] == "rank"  # no decision was asked for
+
+
+def test_gate_two_fails_when_confidence_did_not_improve(project, fake):
+    for model in ("alpha", "beta", "gamma"):
+        fake.script(model, Action(text='{"findings": "Sure of it.", "confidence": 0.95}'))
+    assert run(project, fake).exit_code == 0
+    gate = store.load(project.folder).rounds[2].notes["gate2"]
+    assert not gate["passed"]
+    assert [c["check"] for c in gate["checks"] if not c["passed"]] == ["confidence improved"]
+
+
+def test_copied_concerns_raise_a_conformity_warning(project, fake):
+    same = "The rollout plan ignores the maintenance burden on the operations team."
+    for model in ("alpha", "beta", "gamma"):
+        before = [DEFAULT, DEFAULT] if model == "alpha" else [DEFAULT]  # alpha, the chair, also proposes
+        fake.script(model, *before, rank({"A": 0.9, "B": 0.3}, concern=same))
+    assert run(project, fake).exit_code == 0
+    warnings = store.load(project.folder).rounds[2].notes["conformity"]
+    assert "alpha and beta word their concerns alike" in warnings
+
+
+@pytest.mark.parametrize("task_type, bar", [("security", 0.85), ("architecture", 0.80), ("default", 0.70),
+                                            ("refactoring", 0.65), ("documentation", 0.50), ("unknown", 0.70)])
+def test_task_adaptive_thresholds(task_type, bar):
+    assert threshold(task_type) == bar
+
+
+def test_weighted_consensus_by_hand():
+    scores = {"impact": 1.0, "quality": 0.5, "feasibility": 0.0, "reusability": 1.0, "risk": 0.0}
+    assert weighted(scores) == 0.25 + 0.125 + 0.15  # .25*1 + .25*.5 + .15*1
+    half = {d: 0.5 for d in DIMS}
+    result = consensus({"x": {"scores": {"A": scores, "B": half}}, "y": {"scores": {"A": half, "B": half}}})
+    assert result["means"] == {"A": 0.5125, "B": 0.5} and result["best"] == "A"
+    assert result["preferred"] == {"x": "A", "y": "A"}  # y's tie goes to the first alternative
+    assert gate_one(True, {"x": {}, "y": {}}, result, 0.7)["passed"] is False
