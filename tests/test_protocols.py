@@ -3,6 +3,8 @@
 import asyncio
 import contextlib
 import re
+import shutil
+from pathlib import Path
 from collections import Counter
 
 import pytest
@@ -146,7 +148,14 @@ INTERRUPTIONS = [
     ("debate", "gamma", 2, ["round-3/alpha.md", "round-3/beta.md"]),
     ("adversarial", "gamma", 0, ["round-2/beta.md"]),
     ("auto", "beta", 0, ["round-1/alpha.md", "round-1/gamma.md"]),
+    ("decompose", "beta", 0, ["round-2/part-2.md"]),
+    ("deliberate", "gamma", 1, ["round-3/alpha.md", "round-3/beta.md"]),
 ]
+LIBRARY = Path(__file__).resolve().parent.parent / "discussions" / "personas"
+
+
+def with_personas(project: Project) -> None:
+    shutil.copytree(LIBRARY, project.root / "discussions" / "personas", dirs_exist_ok=True)
 
 
 @pytest.mark.parametrize("protocol, model, before, files", INTERRUPTIONS)
@@ -154,16 +163,20 @@ def test_resume_after_an_interruption_mid_protocol(project, tmp_path, protocol, 
     from discuss.gateway import Gateway
     from discuss.runner import Plan, Runner, prompts_for, start
     from discuss.store.panels import pick_panel
+    from discuss.store.personas import assign, load_personas
     from discuss.store.questions import read_question
 
     with FakeLLM() as fake:
         fake.script(model, *[DEFAULT] * before, Action(delay=60))
         project.write_panels(panel_with_chair(fake.url))
+        with_personas(project)
         q = read_question(project.question)
         panel, settings = pick_panel(project.root / "discussions" / "panels.yaml", "fake")
 
         async def interrupted():
             d = start(q, panel, settings, "2026-01-01T00:00:00Z", protocol)
+            if protocol == "deliberate":
+                d.personas = assign(load_personas(LIBRARY), panel.ids, "")
             task = asyncio.create_task(Runner(Gateway(attempts=1), prompts_for(project.root)).run(q, d, Plan()))
             for _ in range(1000):
                 hung = len(fake.requests_for(model)) > before
@@ -185,6 +198,7 @@ def test_resume_after_an_interruption_mid_protocol(project, tmp_path, protocol, 
 
     with FakeLLM() as clean:
         other = Project(tmp_path / "clean")
+        with_personas(other)
         other.write_panels(panel_with_chair(clean.url))
         assert other.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol).exit_code == 0
         needed = Counter((r["model"], r["task"]) for r in clean.requests)

@@ -187,3 +187,17 @@ def test_provider_key_variable_is_named_when_missing(project, monkeypatch):
     result = project.cli("run", "swarm-power", "--panel", "real")
     assert result.exit_code == 2 and "ANTHROPIC_API_KEY (for claude)" in result.stderr
     assert not project.folder.exists()
+
+
+def test_vote_can_stop_early_on_a_text_convergence_test(project):
+    with FakeLLM(termination="CONTINUE") as server:
+        project.write_panels(fake_panel(server.url, settings="{retryBaseDelay: 0.01, convergenceTest: agreement, "
+                                                             "consensusAt: 0.5}"))
+        result = project.cli("run", "swarm-power", "--panel", "fake", "--auto")
+        assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    # the fake's answers differ only in their author's name: agreement is high from round 1
+    assert d.termination_reason == "converged" and len(d.rounds) == 1
+    check = d.rounds[0].notes["convergence"]
+    assert check["test"] == "agreement" and check["converged"] and check["value"] >= 0.5
+    assert "convergence:" in (project.folder / "discussion.yaml").read_text()

@@ -159,7 +159,9 @@ def test_council_family_pages_show_their_structure(tmp_path):
     root = sample_site(tmp_path)
     (root / "discussions").mkdir()
     (root / "discussions" / "panels.yaml").write_text("panels:\n" + OFFLINE_PANEL)
-    for protocol in ("debate", "adversarial", "tournament", "decompose"):
+    shutil.copytree(Path(__file__).resolve().parent.parent / "discussions" / "personas",
+                    root / "discussions" / "personas")
+    for protocol in ("debate", "adversarial", "tournament", "decompose", "deliberate"):
         (root / "content" / "questions" / f"{protocol}.md").write_text(
             QUESTION.replace("slug: swarm-power", f"slug: {protocol}"))
         result = CliRunner().invoke(app, ["--root", str(root), "run", protocol, "--panel", "offline",
@@ -180,6 +182,10 @@ def test_council_family_pages_show_their_structure(tmp_path):
     decompose = page(site, "questions/decompose")
     assert "Round 1: split" in decompose and "Answered by" in decompose
     assert "Reassembled answer by the splitter" in decompose
+    deliberate = page(site, "questions/deliberate")
+    assert "Gate 1 (consensus): passed" in deliberate and "Gate 2 (rigour)" in deliberate
+    assert "Conformity warning: unanimous although priorities conflict" in deliberate
+    assert "Security Analyst: Attack surface" in deliberate and "Staged pilot (chosen)" in deliberate
 
 
 def test_critique_pages_show_judge_scores_and_stances(tmp_path):

@@ -19,6 +19,8 @@ from ..domain import (
 from ..gateway import CallResult, CallSpec
 from ..prompting import Prompts, estimate_tokens
 from ..scoring import pick_winner, tally, vote_agreement
+from ..agreement import agreement, measure
+from ..convergence import agreement_test, title_overlap, titles
 from ..termination import Decision, decide, describe
 from .base import Context, Step, messages, require_replies
 
@@ -168,9 +170,23 @@ def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
     rnd.winner_score = next(x.weighted_score for x in rnd.results if x.target_id == rnd.winner_id)
     rnd.agreement = vote_agreement(rnd.votes)
     decision = decide(d.rounds, d.settings)
+    if not decision.terminate and (check := text_convergence(d, rnd)) is not None:
+        rnd.notes["convergence"] = check
+        if check["converged"]:
+            decision = Decision(True, "converged", str(check))
     rnd.should_terminate, rnd.termination_reason = decision.terminate, decision.reason
     rnd.completed_at = now
     return decision
+
+
+def text_convergence(d: Discussion, rnd: Round) -> dict | None:
+    """The `titles` or `agreement` test on the answers, when chosen; the vote has no judge."""
+    test, texts = d.settings.convergence_test, [r.text for r in rnd.replies.values()]
+    if test == "agreement":
+        return agreement_test(agreement(texts, measure(d.settings.agreement_measure)), d.settings.consensus_at)
+    if test == "titles" and rnd.number > 1:
+        return title_overlap(titles([r.text for r in d.rounds[rnd.number - 2].replies.values()]), titles(texts))
+    return None
 
 
 # ---- conclude --------------------------------------------------------------

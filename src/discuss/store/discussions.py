@@ -82,6 +82,7 @@ def _round_index(r: Round) -> dict:
         "shouldTerminate": r.should_terminate,
         "terminationReason": r.termination_reason,
         "agreement": r.agreement,
+        **({"convergence": r.notes["convergence"]} if "convergence" in r.notes else {}),
         "failures": _failures(r),
         "completedAt": r.completed_at,
     }
@@ -310,6 +311,7 @@ def _round_from(raw: dict, folder: Path) -> Round:
                   for f in raw.get("failures") or []],
         completed_at=raw.get("completedAt"),
         stage=raw.get("stage"),
+        notes={"convergence": raw["convergence"]} if isinstance(raw.get("convergence"), dict) else {},
     )
     directory = round_dir(folder, number)
     if directory.is_dir():
