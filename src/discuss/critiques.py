@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .jsonreply import ReplyError, extract_object
+from .jsonreply import ReplyError, extract_object, fraction
 
 
 def parse_critiques(text: str, labels: list[str]) -> dict[str, str]:
@@ -25,12 +25,6 @@ def parse_critiques(text: str, labels: list[str]) -> dict[str, str]:
     if missing:
         raise ReplyError(f"no critique of {', '.join(missing)}; critique every answer exactly once")
     return {label: found[label] for label in labels}
-
-
-def _fraction(value, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ReplyError(f"'{what}' must be a number from 0 to 1")
-    return float(value)
 
 
 def _pointing(raw, key: str, labels: list[str], fields: tuple[str, ...]) -> list[dict]:
@@ -63,7 +57,7 @@ def parse_stance(text: str, labels: list[str]) -> dict:
         "agreements": _pointing(obj.get("agreements"), "agreements", labels, ("on",)),
         "disagreements": _pointing(obj.get("disagreements"), "disagreements", labels, ("on", "why")),
         "position": position.strip() + "\n",
-        "confidence": _fraction(obj.get("confidence"), "confidence"),
+        "confidence": fraction(obj, "confidence"),
     }
 
 
@@ -73,7 +67,7 @@ AXES = ("recommendation", "keyFacts", "caveats")
 def parse_judge(text: str) -> dict:
     """The judge's three convergence axes, each 0..1, and their mean as the score."""
     obj = extract_object(text)
-    scores = {axis: _fraction(obj.get(axis), axis) for axis in AXES}
+    scores = {axis: fraction(obj, axis) for axis in AXES}
     reasoning = obj.get("reasoning", "")
     return {**scores, "score": round(sum(scores.values()) / len(AXES), 4),
             "reasoning": reasoning.strip() if isinstance(reasoning, str) else ""}

@@ -45,6 +45,27 @@ def text_field(obj: dict, key: str, *, required: bool = True) -> str:
     return value.strip()
 
 
+def fraction(obj: dict, key: str) -> float:
+    """A number from 0 to 1."""
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ReplyError(f"'{key}' must be a number from 0 to 1")
+    return float(value)
+
+
+def titled_list(obj: dict, key: str, least: int, most: int, body: str) -> list[dict]:
+    """A list of 'least' to 'most' objects, each with a distinct title and a `body` text."""
+    items = obj.get(key)
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ReplyError(f"'{key}' must be a list of objects with title and {body}")
+    if not least <= len(items) <= most:
+        raise ReplyError(f"give {least} to {most} {key}, not {len(items)}")
+    out = [{"title": text_field(i, "title"), body: text_field(i, body)} for i in items]
+    if len({i["title"].lower() for i in out}) != len(out):
+        raise ReplyError(f"two {key} have the same title")
+    return out
+
+
 def text_list(obj: dict, key: str) -> list[str]:
     value = obj.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -1,0 +1,102 @@
+"""Charts as inline SVG strings: no script, no CDN, readable offline.
+
+Every label passes through html.escape; numbers are formatted by us.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+PALETTE = ["#3f51b5", "#e91e63", "#009688", "#ff9800", "#9c27b0", "#607d8b", "#795548", "#4caf50"]
+
+
+def color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def bar_chart(items: list[tuple[str, float]], title: str, unit: str = "%", top: float = 100.0) -> str:
+    """Horizontal bars, one per (label, value)."""
+    row, label_w, bar_w = 26, 180, 320
+    height = row * len(items) + 36
+    parts = [f'<svg class="discuss-chart" role="img" viewBox="0 0 {label_w + bar_w + 70} {height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
+             f'<text x="0" y="16" class="discuss-chart-title">{escape(title)}</text>']
+    for i, (label, value) in enumerate(items):
+        y = 30 + i * row
+        width = 0 if top <= 0 else max(0.0, min(value / top, 1.0)) * bar_w
+        parts.append(f'<text x="0" y="{y + 14}">{escape(label)}</text>'
+                     f'<rect x="{label_w}" y="{y}" width="{width:.1f}" height="18" fill="{color(i)}"/>'
+                     f'<text x="{label_w + width + 6:.1f}" y="{y + 14}">{value:g}{escape(unit)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def line_chart(series: dict[str, list[tuple[int, float]]], title: str, top: float) -> str:
+    """One polyline per series over rounds 1..n, with a legend."""
+    xs = sorted({x for points in series.values() for x, _ in points})
+    if not xs or top <= 0:
+        return ""
+    left, width, plot_h, legend_h = 40, 420, 160, 20 * len(series)
+    span = max(xs[-1] - xs[0], 1)
+    px = lambda x: left + (x - xs[0]) / span * width  # noqa: E731
+    py = lambda y: 30 + plot_h - max(0.0, min(y / top, 1.0)) * plot_h  # noqa: E731
+    height = 30 + plot_h + 30 + legend_h
+    parts = [f'<svg class="discuss-chart" role="img" viewBox="0 0 {left + width + 20} {height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
+             f'<text x="0" y="16" class="discuss-chart-title">{escape(title)}</text>',
+             f'<line x1="{left}" y1="{30 + plot_h}" x2="{left + width}" y2="{30 + plot_h}" stroke="#999"/>',
+             f'<text x="0" y="{py(top) + 4:.1f}">{top:g}</text><text x="0" y="{py(0) + 4:.1f}">0</text>']
+    for x in xs:
+        parts.append(f'<text x="{px(x) - 4:.1f}" y="{30 + plot_h + 16}">{x}</text>')
+    for i, (name, points) in enumerate(series.items()):
+        coords = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in sorted(points))
+        parts.append(f'<polyline fill="none" stroke="{color(i)}" stroke-width="2" points="{coords}"/>')
+        parts += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color(i)}"/>' for x, y in points]
+        ly = 30 + plot_h + 30 + i * 20
+        parts.append(f'<rect x="{left}" y="{ly - 10}" width="12" height="12" fill="{color(i)}"/>'
+                     f'<text x="{left + 18}" y="{ly}">{escape(name)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def bracket(rounds: list[dict], names: dict[str, str], title: str = "Bracket") -> str:
+    """A knockout bracket: one column per match round, the champion last.
+
+    `rounds` holds each match round's notes: {"matches": [{a, b, winner}], "byes": [...]}.
+    """
+    columns = [[*(x for m in r["matches"] for x in (m["a"], m["b"])), *r.get("byes", [])] for r in rounds]
+    if not columns:
+        return ""
+    last = rounds[-1]
+    champion = [m["winner"] for m in last["matches"] if m["winner"]] + last.get("byes", [])
+    columns.append(champion[:1] if len(champion) == 1 else champion)
+    box_w, box_h, gap_x, gap_y = 150, 24, 50, 12
+    rows = max(len(c) for c in columns)
+    height = 30 + rows * (box_h + gap_y)
+    width = len(columns) * (box_w + gap_x)
+    ys = [{} for _ in columns]
+    parts = [f'<svg class="discuss-chart discuss-bracket" role="img" viewBox="0 0 {width} {height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
+    for c, column in enumerate(columns):
+        offset = (rows - len(column)) * (box_h + gap_y) / 2
+        for i, pid in enumerate(column):
+            x, y = c * (box_w + gap_x), 30 + offset + i * (box_h + gap_y)
+            ys[c][pid] = y + box_h / 2
+            won = c == len(columns) - 1
+            parts.append(f'<rect x="{x}" y="{y:.1f}" width="{box_w}" height="{box_h}" rx="4" '
+                         f'fill="{"#ffe082" if won else "none"}" stroke="#999"/>'
+                         f'<text x="{x + 6}" y="{y + 16:.1f}">{escape(names.get(pid, pid))}</text>')
+    for c, r in enumerate(rounds):
+        x1, x2 = c * (box_w + gap_x) + box_w, (c + 1) * (box_w + gap_x)
+        for m in r["matches"]:
+            if m["winner"] in ys[c + 1]:
+                for side in (m["a"], m["b"]):
+                    dash = "" if side == m["winner"] else ' stroke-dasharray="4 3"'
+                    parts.append(f'<line x1="{x1}" y1="{ys[c][side]:.1f}" x2="{x2}" '
+                                 f'y2="{ys[c + 1][m["winner"]]:.1f}" stroke="#999"{dash}/>')
+        for pid in r.get("byes", []):
+            if pid in ys[c + 1]:
+                parts.append(f'<line x1="{x1}" y1="{ys[c][pid]:.1f}" x2="{x2}" y2="{ys[c + 1][pid]:.1f}" '
+                             f'stroke="#999"/>')
+    parts.append("</svg>")
+    return "".join(parts)

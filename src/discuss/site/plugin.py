@@ -1,0 +1,90 @@
+"""The MkDocs plugin `discuss`: a thin adapter over `collect` and `render`.
+
+It appends the discussion to every question page, adds an index of all
+discussions and a leaderboard, keeps the raw discussion files out of the
+page build (they hold untrusted model text), and ships its stylesheet.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from importlib.resources import files as package_files
+from pathlib import Path
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import File, Files
+
+from ..leaderboard import standings
+from . import render
+from .collect import Entry, collect
+
+log = get_plugin_logger(__name__)
+CSS = "assets/discuss.css"
+
+
+class DiscussConfig(base.Config):
+    enabled = c.Type(bool, default=True)
+    questions_dir = c.Type(str, default="")  # under docs_dir; empty: all of it
+    index_page = c.Type(str, default="discussions.md")
+    index_title = c.Type(str, default="Discussions")
+    leaderboard = c.Type(bool, default=True)
+    leaderboard_page = c.Type(str, default="leaderboard.md")
+    leaderboard_title = c.Type(str, default="Leaderboard")
+
+
+class DiscussPlugin(BasePlugin[DiscussConfig]):
+    def on_config(self, config):
+        if self.config.enabled and CSS not in config.extra_css:
+            config.extra_css.append(CSS)
+        return config
+
+    def on_files(self, files: Files, config) -> Files:
+        if not self.config.enabled:
+            return files
+        entries, warnings = collect(Path(config.docs_dir), self.config.questions_dir)
+        for warning in warnings:
+            log.warning(warning)
+        self.entries: dict[str, Entry] = {e.src_uri: e for e in entries}
+        folders = tuple(e.folder_uri for e in entries)
+        for f in list(files):
+            if f.src_uri.startswith(folders):
+                files.remove(f)  # model text is published only through the sanitised renderer
+        pages = {self.config.index_page: f"# {self.config.index_title}\n"}
+        if self.config.leaderboard:
+            pages[self.config.leaderboard_page] = f"# {self.config.leaderboard_title}\n"
+        for uri, content in pages.items():
+            if files.get_file_from_path(uri) is None:
+                files.append(File.generated(config, uri, content=content))
+        css = package_files("discuss.site") / "assets" / "discuss.css"
+        files.append(File.generated(config, CSS, content=css.read_text(encoding="utf-8")))
+        return files
+
+    def on_page_content(self, html: str, page, config, files: Files) -> str:
+        if not self.config.enabled:
+            return html
+        uri = page.file.src_uri
+        if uri in self.entries:
+            return html + render.question_section(self.entries[uri])
+        if uri == self.config.index_page:
+            return html + render.index_page(list(self.entries.values()), self._linker(page, files))
+        if self.config.leaderboard and uri == self.config.leaderboard_page:
+            found = [e.discussion for e in self.entries.values() if e.discussion]
+            return html + render.leaderboard_page(standings(found))
+        return html
+
+    @staticmethod
+    def _linker(page, files: Files):
+        def href(src_uri: str) -> str:
+            target = files.get_file_from_path(src_uri)
+            url = target.url if target else src_uri
+            link = posixpath.relpath("/" + url, "/" + posixpath.dirname("/" + page.url))
+            return link + "/" if url.endswith("/") and not link.endswith("/") else link
+
+        return href
+
+    def on_serve(self, server, config, builder):
+        # Discussion files are removed from the page list, so watch them explicitly.
+        server.watch(config.docs_dir)
+        return server

@@ -1,0 +1,144 @@
+"""HTML for the site: question sections, the index and the leaderboard.
+
+Model text is untrusted. It is rendered from Markdown and then cleaned by
+nh3 (a maintained sanitiser): scripts, event handlers, `javascript:` links,
+iframes, forms, images and inline styles are removed and the text stays.
+Every other string goes through jinja2's autoescaping.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import re
+
+import markdown as md
+import nh3
+from jinja2 import Environment, PackageLoader
+from markupsafe import Markup
+
+from ..domain import Discussion
+from ..leaderboard import Standing
+from ..naming import slugify
+from ..stats import agreement_label, discussion_stats, leader
+from ..report import budget_line
+from ..termination import conclude_counts, describe
+from . import charts
+from .collect import Entry
+
+CONCLUSION_TITLES = {"council": "Synthesis by the chairman", "debate": "Synthesis by the chairman",
+                     "auto": "Synthesis by the chairman", "adversarial": "Final answer by the converger",
+                     "critique": "Attributed answer by the synthesizer",
+                     "decompose": "Reassembled answer by the splitter",
+                     "deliberate": "Decision by the chair"}
+ALLOWED_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
+    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "ins", "kbd", "li", "ol", "p", "pre", "q", "s",
+    "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th",
+    "thead", "tr", "u", "ul",
+}
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "abbr": {"title"}}
+
+
+HEADING = re.compile(r"<(/?)h([1-6])>")
+# One converter, reset between texts: building one per text cost most of a build.
+_MARKDOWN = md.Markdown(extensions=["fenced_code", "tables", "sane_lists"])
+
+
+def safe_markdown(text: str) -> Markup:
+    """Model-written Markdown as HTML that cannot run anything.
+
+    Its headings are demoted three levels so a reply's '## Position' never
+    competes with the page's own sections.
+    """
+    html = _MARKDOWN.reset().convert(text or "")
+    clean = nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
+                      url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer nofollow")
+    clean = HEADING.sub(lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 3, 6)}>", clean)
+    return Markup(clean)
+
+
+def safe_inline(text: str) -> Markup:
+    """Like safe_markdown, for one list item: without the wrapping paragraph."""
+    html = str(safe_markdown(text))
+    if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    return Markup(html)
+
+
+def _env() -> Environment:
+    env = Environment(loader=PackageLoader("discuss", "site/templates"), autoescape=True,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["markdown"] = safe_markdown
+    env.filters["inline"] = safe_inline
+    env.filters["score"] = lambda v: "-" if v is None else f"{v:g}"
+    env.filters["pct"] = lambda v: "-" if v is None else f"{v:g}%"
+    env.filters["money"] = lambda v: "-" if v is None else f"${v:.4f}"
+    env.filters["anchor"] = slugify
+    env.globals["describe"] = describe
+    env.globals["budget_line"] = budget_line
+    return env
+
+
+ENV = _env()
+
+
+def _round_view(d: Discussion, r) -> dict:
+    scores = {x.target_id: x for x in r.results}
+    order = sorted(r.replies, key=lambda pid: (pid != r.winner_id, -(scores[pid].weighted_score if pid in scores else 0)))
+    return {
+        "round": r,
+        "replies": [(r.replies[pid], scores.get(pid)) for pid in order],
+        "conclude": conclude_counts(r),
+    }
+
+
+def discussion_view(d: Discussion) -> dict:
+    stats = discussion_stats(d)
+    top = leader(d)
+    names = {m.id: m.name for m in d.panel.members}
+    done = [r for r in d.rounds if r.complete]
+    score_chart = charts.line_chart(
+        {names.get(pid, pid): [(r.number, x.weighted_score) for r in done for x in r.results if x.target_id == pid]
+         for pid in d.panel.ids},
+        "Weighted score per round", top=max([x.weighted_score for r in done for x in r.results] or [0]),
+    ) if done else ""
+    agreement = [(r.number, r.agreement) for r in done if r.agreement is not None]
+    is_vote = d.protocol == "vote"
+    title = "Vote agreement per round" if is_vote else "Agreement of the answers per round"
+    agreement_chart = charts.line_chart({"agreement": agreement}, title, top=1.0) if agreement else ""
+    matches = [r.notes for r in d.rounds if r.notes.get("matches") is not None and r.complete]
+    bracket = charts.bracket(matches, names) if matches else ""
+    return {
+        "bracket": Markup(bracket),
+        "champion": next((r.notes["champion"] for r in d.rounds if r.notes.get("champion")), None),
+        "is_vote": is_vote,
+        "last_agreement": agreement[-1][1] if agreement else None,
+        "agreement_label": agreement_label(d),
+        "conclusion_title": CONCLUSION_TITLES.get(d.protocol, "Conclusion"),
+        "d": d, "stats": stats, "names": names, "leader": top,
+        "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
+        "rounds": [_round_view(d, r) for r in d.rounds],
+        "score_chart": Markup(score_chart), "agreement_chart": Markup(agreement_chart),
+    }
+
+
+def question_section(entry: Entry) -> str:
+    view = discussion_view(entry.discussion) if entry.discussion else None
+    return ENV.get_template("question.html.j2").render(entry=entry, view=view)
+
+
+def index_page(entries: list[Entry], href: Callable[[str], str]) -> str:
+    """All questions; `href` turns a question's source path into a link from the index."""
+    rows = []
+    for e in entries:
+        d = e.discussion
+        rows.append({"entry": e, "d": d, "leader": leader(d) if d else None,
+                     "rounds": sum(r.complete for r in d.rounds) if d else 0,
+                     "href": href(e.src_uri)})
+    return ENV.get_template("index.html.j2").render(rows=rows)
+
+
+def leaderboard_page(table: list[Standing]) -> str:
+    chart = charts.bar_chart([(s.name, s.win_rate or 0) for s in table], "Win rate") if table else ""
+    return ENV.get_template("leaderboard.html.j2").render(table=table, chart=Markup(chart))
