@@ -124,6 +124,7 @@ class FakeLLM:
         self.always: dict[str, Action] = {}
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        self.in_flight = self.peak = 0  # requests being answered now, and the most at once
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *actions) -> None:
@@ -148,7 +149,12 @@ class FakeLLM:
         with self._lock:
             self.requests.append({"model": model, "task": task_of(messages), "messages": messages})
         action = self._next(model) or Action()
+        with self._lock:
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
         time.sleep(self.latency + action.delay)
+        with self._lock:
+            self.in_flight -= 1
         if action.status != 200:
             # "{auth}" echoes the credentials, as a careless provider might in an error.
             message = (action.text or "error").replace("{auth}", auth)

@@ -86,18 +86,76 @@ def new(
     typer.echo(f"next: write the background in it, then `discuss run {path.stem} --auto`")
 
 
-def _load_panel(q, existing, panel_name: Optional[str]):
-    from .store.panels import pick_panel
+@app.command()
+@handled
+def run(
+    question: Optional[str] = typer.Argument(None, help="Slug of the question, or path to its file."),
+    auto: bool = typer.Option(False, "--auto", help="Run rounds until a stopping rule fires."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Run this many more rounds."),
+    conclude: bool = typer.Option(False, "--conclude", help="Write the conclusion now (reason: forced)."),
+    panel: Optional[str] = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+    protocol: Optional[str] = typer.Option(
+        None, "--protocol", help="vote, critique, council, debate, adversarial, auto, tournament, decompose "
+        "or deliberate (default: the question's, the panel's, else vote)."),
+    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=0, help="Budget: tokens (0: none)."),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
+    estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the run "
+                                  "would take at most, without making a call or writing a file."),
+    all_open: bool = typer.Option(False, "--all", help="Run every open discussion to its end."),
+    tag: List[str] = typer.Option([], "--tag", help="With --all: only questions with this tag."),
+    glob: Optional[str] = typer.Option(None, "--glob", help="With --all: only question paths matching this."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="With --all: discussions at once."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="With --all: i/n, this machine's share."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+):
+    """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
+    from .launch import Options
 
-    name = panel_name or (existing.panel.name if existing else None) or q.panel or "default"
-    if existing and existing.panel.name and name != existing.panel.name:
-        raise InputError(f"{q.folder}: this discussion was started with panel "
-                         f"{existing.panel.name!r}; it cannot go on with {name!r}")
-    panel, settings = pick_panel(root() / "discussions" / "panels.yaml", name)
-    if existing and existing.panel.ids and existing.panel.ids != panel.ids:
-        raise InputError(f"panel {name!r} has changed members since this discussion started "
-                         f"({', '.join(existing.panel.ids)})")
-    return panel, settings
+    overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
+    options = Options(panel=panel, protocol=protocol, overrides=overrides)
+    if all_open:
+        if question or rounds or conclude or estimate:
+            raise InputError("--all runs every open discussion to its end: give no QUESTION, --rounds, "
+                             "--conclude or --estimate with it")
+        return _run_all(options, tag, glob, concurrency, shard)
+    if question is None:
+        raise InputError("give a QUESTION (a slug or a path), or --all")
+    if auto and rounds is not None:
+        raise InputError("--auto and --rounds cannot be used together")
+    _run_one(question, options, auto, rounds, conclude, estimate, quiet)
+
+
+def _run_one(question, options, auto, rounds, conclude, estimate, quiet) -> None:
+    import asyncio
+
+    from .launch import check_ready, gateway_for, prepare
+    from .report import Progress, money
+    from .runner import Plan, Runner, prompts_for
+    from .store.questions import find_question
+
+    q = find_question(content(), question)
+    d = prepare(root(), q, options)
+    if d.concluded:
+        typer.echo(f"{q.slug}: already concluded ({d.termination_reason}); nothing to do")
+        return
+    plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
+    if max(d.settings.max_rounds, d.settings.critique_rounds) > 7:
+        typer.echo("warning: more than 7 rounds rarely adds anything but cost; panels converge "
+                   "or entrench well before", err=True)
+    prompts = prompts_for(root())
+    if estimate:
+        return _print_estimate(q, d, plan, prompts)
+    check_ready(d)
+    progress = Progress()
+    runner = Runner(gateway_for(d, None if quiet else progress.event), prompts,
+                    on_round=None if quiet else progress.line)
+    d = asyncio.run(runner.run(q, d, plan))
+    typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
+               + (f", stopped: {d.termination_reason}" if d.termination_reason else "")
+               + f", {d.usage.total_tokens} tokens, {money(d.usage.cost)}")
+    typer.echo(f"files: {q.folder}")
 
 
 def _print_estimate(q, d, plan, prompts) -> None:
@@ -118,95 +176,25 @@ def _print_estimate(q, d, plan, prompts) -> None:
     typer.echo(f"  cost:              at most {money(usage.cost)}{unknown}")
 
 
-def _protocol(q, existing, panel, wanted: Optional[str]) -> str:
-    from .protocols import get_protocol
-
-    name = wanted or (existing.protocol if existing else None) or q.protocol or panel.protocol or "vote"
-    get_protocol(name)  # an unknown name is bad input
-    if existing and name != existing.protocol:
-        raise InputError(f"{q.folder}: this discussion runs the {existing.protocol!r} protocol, not {name!r}")
-    return name
-
-
-@app.command()
-@handled
-def run(
-    question: str = typer.Argument(..., help="Slug of the question, or path to its file."),
-    auto: bool = typer.Option(False, "--auto", help="Run rounds until a stopping rule fires."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Run this many more rounds."),
-    conclude: bool = typer.Option(False, "--conclude", help="Write the conclusion now (reason: forced)."),
-    panel: Optional[str] = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
-    protocol: Optional[str] = typer.Option(
-        None, "--protocol", help="vote, council, debate, adversarial or auto (default: the question's, "
-        "the panel's, else vote)."),
-    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
-    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=0, help="Budget: tokens (0: none)."),
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
-    estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the run "
-                                  "would take at most, without making a call or writing a file."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
-):
-    """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
+def _run_all(options, tags, glob, concurrency, shard) -> None:
     import asyncio
-    from dataclasses import replace
 
-    from .gateway import Gateway, check_keys
-    from .report import Progress
-    from .runner import Plan, Runner, prompts_for, start, utc_now  # noqa: F401
-    from .store import discussions as store
-    from .store.questions import find_question
+    from .errors import RunError
+    from .launch import check_ready, parse_shard, prepare, run_many, select
 
-    if auto and rounds is not None:
-        raise InputError("--auto and --rounds cannot be used together")
-    q = find_question(content(), question)
-    existing = store.load(q.folder)
-    if existing and existing.legacy:
-        raise InputError(f"{q.folder}: written by Project Dyson's tool; `discuss show` reads it, "
-                         "but runs go on only in discussions started by discuss")
-    panel_obj, settings = _load_panel(q, existing, panel)
-    name = _protocol(q, existing, panel_obj, protocol)
-    if existing and existing.concluded:
-        typer.echo(f"{q.slug}: already concluded ({existing.termination_reason}); nothing to do")
+    questions = select(content(), tags, glob, parse_shard(shard))
+    prepared = [(q, prepare(root(), q, options)) for q in questions]
+    for _, d in prepared:
+        check_ready(d)  # every key is checked before the first call
+    if not prepared:
+        typer.echo("no open discussion to run")
         return
-    d = existing or start(q, panel_obj, settings, utc_now(), name)
-    d.panel = panel_obj
-    if name == "deliberate" and not d.personas:
-        from .store.personas import assign, load_personas
-
-        d.personas = assign(load_personas(root() / "discussions" / "personas"), panel_obj.ids,
-                            d.settings.personas)
-    limits = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
-    d.settings = replace(d.settings, **{k: v for k, v in limits.items() if v is not None})
-    plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
-    if max(d.settings.max_rounds, d.settings.critique_rounds) > 7:
-        typer.echo("warning: more than 7 rounds rarely adds anything but cost; panels converge "
-                   "or entrench well before", err=True)
-    prompts = prompts_for(root())
-    if estimate:
-        _print_estimate(q, d, plan, prompts)
-        return
-    check_keys(panel_obj.everyone)
-    if name != "vote":
-        from .agreement import measure
-
-        try:
-            measure(d.settings.agreement_measure)
-        except ValueError as exc:
-            raise InputError(f"agreementMeasure: {exc}") from None
-
-    progress = Progress()
-    s = d.settings
-    gateway = Gateway(timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
-                      asks=s.vote_attempts, on_event=None if quiet else progress.event)
-    runner = Runner(gateway, prompts, on_round=None if quiet else progress.line)
-    d = asyncio.run(runner.run(q, d, plan))
-    from .report import money
-
-    typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
-               + (f", stopped: {d.termination_reason}" if d.termination_reason else "")
-               + f", {d.usage.total_tokens} tokens, {money(d.usage.cost)}")
-    typer.echo(f"files: {q.folder}")
+    typer.echo(f"running {len(prepared)} discussion(s), {concurrency} at a time", err=True)
+    outcomes = asyncio.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
+    failed = [slug for slug, outcome in outcomes.items() if outcome.startswith("failed")]
+    typer.echo(f"{len(outcomes) - len(failed)} of {len(outcomes)} discussion(s) ran to their end")
+    if failed:
+        raise RunError(f"{len(failed)} failed ({', '.join(failed)}); run again to resume them")
 
 
 @app.command()

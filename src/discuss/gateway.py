@@ -12,6 +12,7 @@ Keys come from the environment only and are scrubbed from error text.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import time
@@ -141,6 +142,26 @@ def _classify(exc: Exception) -> Exception:
     return exc
 
 
+class ProviderLimits:
+    """At most N requests at once per provider (the model string's prefix), shared by gateways."""
+
+    def __init__(self, limits: dict[str, int] | None = None):
+        self.limits = dict(limits or {})
+        self._gates: dict[str, asyncio.Semaphore] = {}
+
+    @staticmethod
+    def provider(p: Panelist) -> str:
+        return p.model.split("/", 1)[0]
+
+    def gate(self, p: Panelist):
+        name = self.provider(p)
+        if name not in self.limits:
+            return contextlib.nullcontext()
+        if name not in self._gates:
+            self._gates[name] = asyncio.Semaphore(self.limits[name])
+        return self._gates[name]
+
+
 class Gateway:
     def __init__(
         self,
@@ -149,7 +170,9 @@ class Gateway:
         base_delay: float = 1.0,
         asks: int = 3,
         on_event: Callable[[str, CallSpec, CallResult | None], None] | None = None,
+        limits: ProviderLimits | None = None,
     ):
+        self.limits = limits or ProviderLimits()
         self.timeout = timeout
         self.attempts = max(1, attempts)
         self.base_delay = base_delay
@@ -220,7 +243,8 @@ class Gateway:
         for attempt in range(1, self.attempts + 1):
             result.attempts += 1
             try:
-                return await asyncio.wait_for(self._complete(spec, messages), self.timeout)
+                async with self.limits.gate(spec.panelist):  # held for the request, not the backoff
+                    return await asyncio.wait_for(self._complete(spec, messages), self.timeout)
             except Exception as exc:
                 err = _classify(exc)
                 if not isinstance(err, _Retriable) or attempt == self.attempts:

@@ -115,6 +115,16 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
     return panels
 
 
+def load_limits(path: Path) -> dict[str, int]:
+    """`limits:` in the panel file: most requests at once per provider, e.g. {anthropic: 4}."""
+    data = yamlio.load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    raw = (data or {}).get("limits") or {} if isinstance(data, dict) else {}
+    if not isinstance(raw, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                            for v in raw.values()):
+        raise InputError(f"{path}: 'limits' must map providers to positive whole numbers")
+    return {str(k): int(v) for k, v in raw.items()}
+
+
 def pick_panel(path: Path, name: str) -> tuple[Panel, Settings]:
     panels = load_panels(path)
     if name not in panels:

@@ -1,0 +1,82 @@
+"""`discuss run --all`: every open discussion, filtered, sharded, within provider limits."""
+
+import pytest
+from conftest import QUESTION, fake_panel
+from fakeserver import FakeLLM
+
+from discuss.store import discussions as store
+
+
+def questions(project, count: int, tags=lambda n: "power") -> list[str]:
+    slugs = []
+    for n in range(count):
+        slug = f"q{n:02d}"
+        text = QUESTION.replace("slug: swarm-power", f"slug: {slug}").replace("tags: [power]", f"tags: [{tags(n)}]")
+        (project.content / "questions" / f"{slug}.md").write_text(text)
+        slugs.append(slug)
+    return slugs
+
+
+def concluded(project) -> set[str]:
+    out = set()
+    for path in (project.content / "questions").glob("*.md"):
+        d = store.load(path.with_suffix(""))
+        if d and d.concluded:
+            out.add(path.stem)
+    return out
+
+
+def test_all_runs_every_open_discussion_and_skips_concluded_ones(project, fake):
+    project.write_panels(fake_panel(fake.url))
+    questions(project, 3)
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--auto").exit_code == 0
+    before = len(fake.requests)
+    result = project.cli("run", "--all", "--panel", "fake", "--concurrency", "2")
+    assert result.exit_code == 0, result.output
+    assert "3 of 3 discussion(s) ran to their end" in result.stdout
+    assert concluded(project) == {"swarm-power", "q00", "q01", "q02"}
+    assert len(fake.requests) - before == 3 * 7  # the concluded one made no call
+
+
+def test_tags_and_globs_choose_questions(project, fake):
+    project.write_panels(fake_panel(fake.url))
+    questions(project, 4, tags=lambda n: "odd" if n % 2 else "even")
+    assert project.cli("run", "--all", "--panel", "fake", "--tag", "odd").exit_code == 0
+    assert concluded(project) == {"q01", "q03"}
+    assert project.cli("run", "--all", "--panel", "fake", "--glob", "questions/q0[02].md").exit_code == 0
+    assert concluded(project) == {"q00", "q01", "q02", "q03"}
+
+
+def test_shards_split_the_work_without_overlap(project, fake):
+    project.write_panels(fake_panel(fake.url))
+    slugs = set(questions(project, 5)) | {"swarm-power"}
+    assert project.cli("run", "--all", "--panel", "fake", "--shard", "1/2").exit_code == 0
+    first = concluded(project)
+    assert project.cli("run", "--all", "--panel", "fake", "--shard", "2/2").exit_code == 0
+    second = concluded(project) - first
+    assert first and second and not first & second and first | second == slugs
+    assert len(first) == 3
+
+
+def test_provider_limit_caps_requests_in_flight(project):
+    with FakeLLM(latency=0.05) as server:
+        project.write_panels(fake_panel(server.url))
+        path = project.root / "discussions" / "panels.yaml"
+        path.write_text(path.read_text() + "limits:\n  openai: 2\n")
+        questions(project, 3)
+        result = project.cli("run", "--all", "--panel", "fake", "--concurrency", "4")
+        assert result.exit_code == 0, result.output
+        assert server.peak == 2  # 4 discussions of 3 panelists would have made up to 12
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "--all", "--shard", "3/2"], "i must be from 1 to n"),
+    (["run", "--all", "--shard", "half"], "write it as i/n"),
+    (["run", "--all", "swarm-power"], "give no QUESTION"),
+    (["run"], "give a QUESTION"),
+])
+def test_bad_all_options(project, args, message):
+    before = project.snapshot()
+    result = project.cli(*args)
+    assert result.exit_code == 2 and message in result.output
+    assert project.snapshot() == before
