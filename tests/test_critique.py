@@ -5,8 +5,7 @@ import contextlib
 import re
 from collections import Counter
 
-import pytest
-from conftest import Project, fake_panel
+from conftest import fake_panel
 from fakeserver import DEFAULT, Action, FakeLLM
 
 from discuss.store import discussions as store

@@ -214,7 +214,7 @@ def status(question: Optional[str] = typer.Argument(None, help="One question; de
                 questions.append(read_question(path))
             except InputError as exc:
                 typer.echo(f"warning: {exc}", err=True)
-    rows = [status_row(q.slug, store.load(q.folder)) for q in questions]
+    rows = [status_row(q.slug, store.summary(q.folder)) for q in questions]
     typer.echo(table(STATUS_HEADER, rows) if rows else f"no questions under {content()}")
 
 

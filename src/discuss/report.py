@@ -9,7 +9,7 @@ import sys
 from typing import TextIO
 
 from .domain import Discussion
-from .stats import agreement_label, discussion_stats, leader
+from .stats import agreement_label, discussion_stats
 from .termination import conclude_counts, describe
 
 
@@ -46,18 +46,12 @@ def budget_line(stop: dict) -> str:
             f"{stop['nextPhase']} planned, {stop['max']} allowed.")
 
 
-def status_row(slug: str, d: Discussion | None) -> list[str]:
-    if d is None:
+def status_row(slug: str, s) -> list[str]:
+    """A row of `discuss status` from a store Summary (None: not started)."""
+    if s is None:
         return [slug, "not started", "0", "-", "-", "0", "-"]
-    return [
-        slug,
-        d.status + (" (Dyson)" if d.legacy else ""),
-        str(sum(r.complete for r in d.rounds)),
-        leader(d) or "-",
-        d.termination_reason or "-",
-        str(d.usage.total_tokens),
-        money(d.usage.cost),
-    ]
+    return [slug, s.status + (" (Dyson)" if s.legacy else ""), str(s.rounds), s.leader or "-",
+            s.termination_reason or "-", str(s.usage.total_tokens), money(s.usage.cost)]
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

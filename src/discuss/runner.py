@@ -56,8 +56,10 @@ class Runner:
         ctx = Context(q, self.prompts, self.clock, plan, rounds_started=int(open_round(d) is not None))
         lock = contextlib.nullcontext() if dry else DiscussionLock(folder)
         with lock:
-            save = (lambda: None) if dry else (lambda: store.save(d, folder))
-            save()
+            if not dry:
+                store.save(d, folder)
+            # After that, only the round being worked on (and the index) can change.
+            save = (lambda: None) if dry else (lambda: store.save(d, folder, from_round=len(d.rounds)))
             while (step := next_step(protocol, d, ctx)) is not None:
                 if step.specs and (stop := self._over_budget(d, step)):
                     self.say(f"budget: the next phase would pass the {stop['limit']} limit; stopping")

@@ -35,12 +35,16 @@ def agreement_label(d: Discussion) -> str | None:
 
 
 def leader(d: Discussion) -> str | None:
-    """The panelist with most round wins; the latest winner among equals."""
-    wins = discussion_stats(d)["roundWinners"]
-    if not any(wins.values()):
+    return leader_of([r.winner_id for r in d.rounds])
+
+
+def leader_of(winners: list[str | None]) -> str | None:
+    """The panelist with most round wins, from the rounds' winners in order; the latest among equals."""
+    wins: dict[str, int] = {}
+    for w in winners:
+        if w:
+            wins[w] = wins.get(w, 0) + 1
+    if not wins:
         return None
     top = max(wins.values())
-    for r in reversed(d.rounds):
-        if r.winner_id and wins.get(r.winner_id) == top:
-            return r.winner_id
-    return None
+    return next(w for w in reversed(winners) if w and wins[w] == top)

@@ -8,7 +8,7 @@ and, through `dyson`, the one of Project Dyson's original tool.
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from ..conclusions import parse_markdown_conclusion, render_markdown
@@ -18,7 +18,7 @@ from ..domain import (
 )
 from ..errors import InputError
 from ..naming import camel, is_safe_id
-from ..stats import discussion_stats
+from ..stats import discussion_stats, leader_of
 from . import documents, dyson, yamlio
 from .files import write_atomic
 from .questions import DISCUSSION_FILE
@@ -208,13 +208,20 @@ def _conclusion_doc(d: Discussion, c: Conclusion) -> str:
     return documents.render(meta, render_markdown(c))
 
 
-def save(d: Discussion, folder: Path) -> None:
-    """Write the whole discussion; files that would not change are left alone."""
+def save(d: Discussion, folder: Path, from_round: int = 1) -> None:
+    """Write the discussion; files that would not change are left alone.
+
+    Rounds before `from_round` are taken as saved already (a run saves the
+    round it works on after every call), and a reply's file, once written,
+    is never rendered again: a reply does not change.
+    """
     if d.legacy:
         raise InputError(f"{folder}: written by Project Dyson's tool; it is read, never rewritten")
-    for r in d.rounds:
+    for r in d.rounds[max(from_round, 1) - 1:]:
         for pid in _order(list(r.replies), d.panel):
-            write_atomic(reply_path(folder, r.number, pid), _reply_doc(d, r.replies[pid]))
+            path = reply_path(folder, r.number, pid)
+            if not path.is_file():
+                write_atomic(path, _reply_doc(d, r.replies[pid]))
         if r.ballots or r.abstentions or r.results:
             write_atomic(round_dir(folder, r.number) / VOTES_FILE, yamlio.dump(votes_dict(r, d.panel)))
         if r.stage is not None and (r.notes or r.complete):
@@ -353,6 +360,40 @@ def read_conclusion(path: Path) -> Conclusion:
     parsed.simulated = bool(meta.get("simulated"))
     parsed.body = body
     return parsed
+
+
+@dataclass
+class Summary:
+    """What `discuss status` shows, read from discussion.yaml alone."""
+
+    status: str
+    legacy: bool
+    rounds: int
+    leader: str | None
+    termination_reason: str | None
+    usage: Usage
+
+
+def summary(folder: Path) -> Summary | None:
+    """The index of a discussion without its rounds' files: fast over hundreds of discussions."""
+    index = folder / DISCUSSION_FILE
+    if not index.is_file():
+        return None
+    try:
+        data = yamlio.load(index.read_text(encoding="utf-8"))
+    except (ValueError, OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{index}: cannot be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{index}: cannot be read: expected a mapping of fields")
+    rounds = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
+    return Summary(
+        status=str(data.get("status") or "active"),
+        legacy=dyson.is_legacy(data),
+        rounds=sum(1 for r in rounds if r.get("completedAt")),
+        leader=leader_of([r.get("winnerId") for r in rounds]),
+        termination_reason=data.get("terminationReason"),
+        usage=usage_from(data.get("usage")),
+    )
 
 
 def load(folder: Path) -> Discussion | None:

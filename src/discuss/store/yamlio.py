@@ -2,7 +2,8 @@
 
 Output is deterministic (insertion order, no reflowing at 80 columns), so
 saving unchanged data changes no byte. Multi-line text is written as a
-literal block where that reads back identically, else quoted.
+literal block where that reads back identically, else quoted. Reading and
+writing both use ruamel's C parser and emitter, with YAML 1.2 semantics.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import threading
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.scalarstring import LiteralScalarString
+from ruamel.yaml.representer import SafeRepresenter
 
 _local = threading.local()
 
@@ -27,19 +28,6 @@ def _reader() -> YAML:
     return y
 
 
-def _yaml() -> YAML:
-    # A YAML object is not safe to share between threads.
-    y = getattr(_local, "yaml", None)
-    if y is None:
-        y = YAML()
-        y.width = 4096
-        y.indent(mapping=2, sequence=4, offset=2)
-        y.representer.ignore_aliases = lambda *a: True
-        y.allow_unicode = True
-        _local.yaml = y
-    return y
-
-
 def _block_safe(text: str) -> bool:
     if "\n" not in text.rstrip("\n") or text != text.strip(" \t"):
         return False
@@ -48,13 +36,39 @@ def _block_safe(text: str) -> bool:
     return all(ch == "\n" or (ch.isprintable() and ch not in "\u2028\u2029\ufeff") for ch in text)
 
 
+class _Representer(SafeRepresenter):
+    """Keys in insertion order, no aliases, multi-line text as a literal block where safe."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+    def represent_str(self, value: str):
+        return self.represent_scalar("tag:yaml.org,2002:str", value, style="|" if _block_safe(value) else None)
+
+
+_Representer.add_representer(str, _Representer.represent_str)
+
+
+def _writer() -> YAML:
+    # The safe dumper on ruamel's C emitter writes about four times faster than the
+    # round-trip one; a run rewrites the current round's files after every call.
+    y = getattr(_local, "writer", None)
+    if y is None:
+        y = YAML(typ="safe", pure=False)
+        y.Representer = _Representer
+        y.sort_base_mapping_type_on_output = False
+        y.default_flow_style = False
+        y.width = 4096
+        y.allow_unicode = True
+        _local.writer = y
+    return y
+
+
 def _prepare(value):
     if isinstance(value, dict):
         return {str(k): _prepare(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_prepare(v) for v in value]
-    if isinstance(value, str) and _block_safe(value):
-        return LiteralScalarString(value)
     return value
 
 
@@ -73,7 +87,7 @@ def plain(value):
 
 def dump(data) -> str:
     buf = io.StringIO()
-    _yaml().dump(_prepare(data), buf)
+    _writer().dump(_prepare(data), buf)
     return buf.getvalue()
 
 

@@ -1,0 +1,29 @@
+"""Shared set-up for the benchmarks: a project in a temporary folder, and a fake server."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from fakeserver import FakeLLM  # noqa: E402,F401
+
+QUESTION = "---\ntitle: Question {n}?\nslug: q{n:03d}\ntags: [bench]\n---\n\nBackground of question {n}.\n"
+
+
+def make_project(root: Path, url: str, panelists: int, questions: int = 1, settings: str = "",
+                 limits: str = "") -> Path:
+    """A project with one panel `bench` of `panelists` members on the fake server."""
+    (root / "content" / "questions").mkdir(parents=True, exist_ok=True)
+    (root / "discussions").mkdir(exist_ok=True)
+    members = "\n".join(
+        f"        - {{id: p{i}, model: openai/p{i}, api_base: '{url}', api_key_env: BENCH_KEY}}"
+        for i in range(panelists))
+    extra = settings or "{retryBaseDelay: 0.01}"
+    text = f"panels:\n  bench:\n    members:\n{members}\n    settings: {extra}\n" + (limits and f"limits: {limits}\n")
+    (root / "discussions" / "panels.yaml").write_text(text)
+    for n in range(questions):
+        (root / "content" / "questions" / f"q{n:03d}.md").write_text(QUESTION.format(n=n))
+    return root
