@@ -18,7 +18,7 @@ from ..domain import (
 )
 from ..errors import InputError
 from ..naming import camel, is_safe_id
-from ..stats import discussion_stats, leader_of
+from ..stats import discussion_stats, leader, leader_of
 from . import documents, dyson, yamlio
 from .files import write_atomic
 from .questions import DISCUSSION_FILE
@@ -105,22 +105,26 @@ def index_dict(d: Discussion) -> dict:
     }
     if d.panel.simulated:
         data["simulated"] = SIMULATED_NOTE
+    # What `discuss status` shows comes first, before `panel:`, so it can be read alone.
     data.update({
-        "panel": _panel_dict(d.panel),
-        "config": {camel(f.name): getattr(d.settings, f.name) for f in fields(Settings)},
         "status": d.status,
         "startedAt": d.started_at,
-        "currentRound": d.current_round,
-        "rounds": [_round_index(r) for r in d.rounds],
-        "stats": discussion_stats(d),
-        "terminationReason": d.termination_reason,
         "concludedAt": d.concluded_at,
+        "currentRound": d.current_round,
+        "completedRounds": sum(r.complete for r in d.rounds),
+        "leader": leader(d),
+        "terminationReason": d.termination_reason,
         "usage": usage_dict(d.usage),
     })
     if d.budget_stop:
         data["budgetStop"] = d.budget_stop
+    data.update({
+        "panel": _panel_dict(d.panel),
+        "config": {camel(f.name): getattr(d.settings, f.name) for f in fields(Settings)},
+    })
     if d.personas:
         data["personas"] = d.personas
+    data.update({"rounds": [_round_index(r) for r in d.rounds], "stats": discussion_stats(d)})
     if d.conclusion:
         data["conclusion"] = {"generatedBy": d.conclusion.generated_by,
                               "generated": d.conclusion.generated, "file": CONCLUSION_FILE}
@@ -380,8 +384,13 @@ def summary(folder: Path) -> Summary | None:
     if not index.is_file():
         return None
     try:
-        data = yamlio.load(index.read_text(encoding="utf-8"))
-    except (ValueError, OSError, UnicodeDecodeError) as exc:
+        text = index.read_text(encoding="utf-8")
+        head = text.split("\npanel:\n", 1)[0]
+        if head != text and (quick := yamlio.quick_head(head)) is not None:
+            return Summary(quick["status"], False, quick["completedRounds"], quick.get("leader"),
+                           quick.get("terminationReason"), usage_from(quick.get("usage")))
+        data = yamlio.load(text)  # an older or foreign layout: read it all
+    except (ValueError, OSError, UnicodeDecodeError, TypeError) as exc:
         raise InputError(f"{index}: cannot be read: {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{index}: cannot be read: expected a mapping of fields")

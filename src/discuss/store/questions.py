@@ -6,6 +6,7 @@ discussion lives in the folder of the same name beside it.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import frontmatter
@@ -58,21 +59,16 @@ def read_question(path: Path) -> Question:
     )
 
 
-def _in_discussion_folder(path: Path, content: Path) -> bool:
-    for parent in path.parents:
-        if parent == content or content not in parent.parents:
-            return False
-        if parent.with_suffix(".md").is_file() or (parent / DISCUSSION_FILE).is_file():
-            return True
-    return False
-
-
 def question_files(content: Path) -> list[Path]:
-    """Every question file under `content`, sorted, skipping discussion folders."""
-    return sorted(
-        p for p in content.rglob("*.md")
-        if p.name != "index.md" and not _in_discussion_folder(p, content)
-    )
+    """Every question file under `content`, sorted, never descending into discussion folders."""
+    found = []
+    for folder, dirs, files in os.walk(content):
+        names = set(files)
+        # A folder named like a Markdown file beside it, or holding a discussion, is a discussion.
+        dirs[:] = sorted(d for d in dirs if f"{d}.md" not in names
+                         and not os.path.isfile(os.path.join(folder, d, DISCUSSION_FILE)))
+        found += [Path(folder, f) for f in files if f.endswith(".md") and f != "index.md"]
+    return sorted(found)
 
 
 def find_question(content: Path, ref: str) -> Question:
