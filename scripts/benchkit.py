@@ -8,7 +8,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from fakeserver import FakeLLM  # noqa: E402,F401
+from fakeserver import DEFAULT, Action, FakeLLM  # noqa: E402,F401
 
 QUESTION = "---\ntitle: Question {n}?\nslug: q{n:03d}\ntags: [bench]\n---\n\nBackground of question {n}.\n"
 

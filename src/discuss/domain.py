@@ -125,6 +125,7 @@ class Settings:
     convergence_score: float = 0.8
     vote_attempts: int = 3
     context_tokens: int = 6000
+    context_rounds: int = 3  # earlier rounds an answer prompt shows at most, newest first
     max_response_words: int = 800
     timeout_seconds: float = 120.0
     attempts: int = 3

@@ -66,7 +66,7 @@ def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict], in
     done = [r for r in d.rounds if r.complete and r.winner_id in r.replies]
     chosen: list[dict] = []
     left = budget
-    for r in reversed(done):
+    for r in list(reversed(done))[: d.settings.context_rounds]:
         entry = {
             "number": r.number,
             "winner_is_you": r.winner_id == me,
