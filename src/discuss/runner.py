@@ -59,7 +59,10 @@ class Runner:
             if not dry:
                 store.save(d, folder)
             # After that, only the round being worked on (and the index) can change.
-            save = (lambda: None) if dry else (lambda: store.save(d, folder, from_round=len(d.rounds)))
+            def save(index: bool = True) -> None:
+                if not dry:
+                    store.save(d, folder, from_round=len(d.rounds), index=index)
+
             while (step := next_step(protocol, d, ctx)) is not None:
                 if step.specs and (stop := self._over_budget(d, step)):
                     self.say(f"budget: the next phase would pass the {stop['limit']} limit; stopping")
@@ -73,7 +76,8 @@ class Runner:
                 if step.label:
                     self.say(step.label)
                 if step.specs:
-                    await self.gateway.run_phase(step.specs, lambda r: (step.apply(r), save()))
+                    # A failure is recorded in the index, so that one is written at once too.
+                    await self.gateway.run_phase(step.specs, lambda r: (step.apply(r), save(index=not r.ok)))
                 if step.after and (line := step.after()):
                     self.say(line)
                 save()

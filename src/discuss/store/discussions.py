@@ -212,12 +212,14 @@ def _conclusion_doc(d: Discussion, c: Conclusion) -> str:
     return documents.render(meta, render_markdown(c))
 
 
-def save(d: Discussion, folder: Path, from_round: int = 1) -> None:
+def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -> None:
     """Write the discussion; files that would not change are left alone.
 
     Rounds before `from_round` are taken as saved already (a run saves the
     round it works on after every call), and a reply's file, once written,
-    is never rendered again: a reply does not change.
+    is never rendered again: a reply does not change. `index=False` leaves
+    discussion.yaml for later: what a finished call adds lives in its
+    round's files, and the totals in the index are derived from them.
     """
     if d.legacy:
         raise InputError(f"{folder}: written by Project Dyson's tool; it is read, never rewritten")
@@ -233,7 +235,8 @@ def save(d: Discussion, folder: Path, from_round: int = 1) -> None:
             write_atomic(round_dir(folder, r.number) / ROUND_FILE, yamlio.dump(data))
     if d.conclusion:
         write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
-    write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index_dict(d)))
+    if index:
+        write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index_dict(d)))
 
 
 # ---- reading ---------------------------------------------------------------
