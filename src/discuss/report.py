@@ -64,63 +64,16 @@ STATUS_HEADER = ["question", "status", "rounds", "leader", "termination", "token
 
 
 def show(d: Discussion) -> str:
-    names = {m.id: m.name for m in d.panel.members}
-    stats = discussion_stats(d)
-    out = [f"# {d.question_title or d.question_slug}", ""]
-    out.append(f"status: {d.status}   protocol: {d.protocol}   panel: {d.panel.name or '-'}")
-    out.append(f"panelists: {', '.join(f'{n} ({i})' for i, n in names.items())}")
-    figure = (f"approval from others: {stats['approvalRate']}%" if d.protocol == "vote"
-              else f"agreement: {agreement_label(d) or '-'}")
-    out.append(f"{figure}   average words: {stats['averageResponseWords']}   "
-               f"tokens: {d.usage.total_tokens}   cost: {money(d.usage.cost)}")
-    if d.panel.simulated:
-        out.append("simulated: written by the offline panel, not by language models")
+    names = {m.id: m.name for m in d.panel.everyone}
+    out = _header(d, names)
     for r in d.rounds:
         stage = f": {r.stage}" if r.stage else ""
         out += ["", f"## Round {r.number}{stage}" + ("" if r.complete else " (in progress)")]
-        if r.stage:
-            out += [f"- {names.get(pid, pid)} ({reply.role}): {reply.word_count} words" for pid, reply in r.replies.items()]
-            out += [f"  {c['critic']} critiqued {c['target']}" for c in r.notes.get("critiques", [])]
-            if judge := r.notes.get("judge"):
-                out.append(f"  judge {judge.get('judgeId')}: convergence {judge.get('score')}"
-                           + ("" if judge.get("score") is None else
-                              f" (recommendation {judge['recommendation']}, key facts {judge['keyFacts']}, "
-                              f"caveats {judge['caveats']})"))
-            if c := r.notes.get("consensus"):
-                out.append(f"  consensus {c['score']} on {c['best']} against {c['threshold']} ({c['taskType']})")
-                for gate in ("gate1", "gate2"):
-                    g = r.notes[gate]
-                    failed = [x["check"] for x in g["checks"] if not x["passed"]]
-                    out.append(f"  {gate}: {'passed' if g['passed'] else 'failed: ' + ', '.join(failed)}")
-                out += [f"  conformity warning: {w}" for w in r.notes.get("conformity", [])]
-            if check := r.notes.get("convergence"):
-                out.append(f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}")
-            if escalation := r.notes.get("escalation"):
-                out.append(f"  escalation: {escalation.get('reason')}")
-            out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}: {f.error}" for f in r.failures]
-            if r.agreement is not None:
-                out.append(f"  agreement: {r.agreement:.2f}")
-            continue
-        scores = {x.target_id: x for x in r.results}
-        for pid, reply in r.replies.items():
-            x = scores.get(pid)
-            mark = " <- winner" if pid == r.winner_id else ""
-            score = f"{x.weighted_score:g} ({x.approve_count} approve, {x.reject_count} reject)" if x else "-"
-            out.append(f"- {names.get(pid, pid)}: {reply.word_count} words, score {score}{mark}")
-        if r.tie_break:
-            out.append(f"  tie broken by: {r.tie_break}")
-        conclude, cast = conclude_counts(r)
-        if cast:
-            out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
-        for t in r.termination_votes:
-            out.append(f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}")
-        for a in r.abstentions:
-            out.append(f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})")
-        for f in r.failures:
-            out.append(f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}"
-                       f"{' (timed out)' if f.timed_out else ''}: {f.error}")
+        out += _stage_lines(r, names) if r.stage else _vote_lines(r, names)
+        out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}"
+                f"{' (timed out)' if f.timed_out else ''}: {f.error}" for f in r.failures]
         if r.agreement is not None:
-            out.append(f"  vote agreement: {r.agreement:.2f}")
+            out.append(f"  {'agreement' if r.stage else 'vote agreement'}: {r.agreement:.2f}")
     if d.termination_reason:
         out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
     if stop := d.budget_stop:
@@ -128,14 +81,78 @@ def show(d: Discussion) -> str:
     if verdict := agreement_label(d):
         out.append(f"Agreement after the last round: {verdict}.")
     if d.conclusion:
-        c = d.conclusion
-        out += ["", f"## Conclusion (by {names.get(c.generated_by, c.generated_by)})", "", c.summary]
-        for title, items in (("Key points", c.key_points), ("Unresolved questions", c.unresolved_questions),
-                             ("Recommended actions", c.recommended_actions)):
-            if items:
-                out += ["", f"{title}:"] + [f"- {i}" for i in items]
-        if c.minority_positions:
-            out += ["", "Minority positions:"] + [
-                f"- {m.position}" + (f" ({m.held_by})" if m.held_by else "") for m in c.minority_positions
-            ]
+        out += _conclusion_lines(d.conclusion, names)
     return "\n".join(out) + "\n"
+
+
+def _header(d: Discussion, names: dict[str, str]) -> list[str]:
+    stats = discussion_stats(d)
+    figure = (f"approval from others: {stats['approvalRate']}%" if d.protocol == "vote"
+              else f"agreement: {agreement_label(d) or '-'}")
+    out = [f"# {d.question_title or d.question_slug}", "",
+           f"status: {d.status}   protocol: {d.protocol}   panel: {d.panel.name or '-'}",
+           f"panelists: {', '.join(f'{m.name} ({m.id})' for m in d.panel.members)}",
+           f"{figure}   average words: {stats['averageResponseWords']}   "
+           f"tokens: {d.usage.total_tokens}   cost: {money(d.usage.cost)}"]
+    if d.panel.simulated:
+        out.append("simulated: written by the offline panel, not by language models")
+    return out
+
+
+def _vote_lines(r, names: dict[str, str]) -> list[str]:
+    scores = {x.target_id: x for x in r.results}
+    out = []
+    for pid, reply in r.replies.items():
+        x = scores.get(pid)
+        score = f"{x.weighted_score:g} ({x.approve_count} approve, {x.reject_count} reject)" if x else "-"
+        out.append(f"- {names.get(pid, pid)}: {reply.word_count} words, score {score}"
+                   + (" <- winner" if pid == r.winner_id else ""))
+    if r.tie_break:
+        out.append(f"  tie broken by: {r.tie_break}")
+    conclude, cast = conclude_counts(r)
+    if cast:
+        out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
+    out += [f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}" for t in r.termination_votes]
+    out += [f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})" for a in r.abstentions]
+    if check := r.notes.get("convergence"):
+        out.append(f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}")
+    return out
+
+
+def _stage_lines(r, names: dict[str, str]) -> list[str]:
+    notes = r.notes
+    out = [f"- {names.get(reply.model_id, pid)} ({reply.role}): {reply.word_count} words"
+           for pid, reply in r.replies.items()]
+    out += [f"  {c['critic']} critiqued {c['target']}" for c in notes.get("critiques", [])]
+    if judge := notes.get("judge"):
+        out.append(f"  judge {judge.get('judgeId')}: convergence {judge.get('score')}"
+                   + ("" if judge.get("score") is None else f" (recommendation {judge['recommendation']}, "
+                      f"key facts {judge['keyFacts']}, caveats {judge['caveats']})"))
+    if c := notes.get("consensus"):
+        out.append(f"  consensus {c['score']} on {c['best']} against {c['threshold']} ({c['taskType']})")
+        for gate in ("gate1", "gate2"):
+            failed = [x["check"] for x in notes[gate]["checks"] if not x["passed"]]
+            out.append(f"  {gate}: {'failed: ' + ', '.join(failed) if failed else 'passed'}")
+        out += [f"  conformity warning: {w}" for w in notes.get("conformity", [])]
+    out += [f"  {m['a']} vs {m['b']}: {m['winner'] or 'undecided'}" for m in notes.get("matches", [])]
+    if champion := notes.get("champion"):
+        out.append(f"  champion: {names.get(champion, champion)}")
+    if check := notes.get("convergence"):
+        out.append(f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}")
+    if escalation := notes.get("escalation"):
+        out.append(f"  escalation: {escalation.get('reason')}")
+    return out
+
+
+def _conclusion_lines(c, names: dict[str, str]) -> list[str]:
+    out = ["", f"## Conclusion (by {names.get(c.generated_by, c.generated_by)})", "", c.summary]
+    if c.confidence:
+        out += ["", f"Confidence: {c.confidence}"]
+    for title, items in (("Key points", c.key_points), ("Unresolved questions", c.unresolved_questions),
+                         ("Recommended actions", c.recommended_actions), ("Triggers to revisit", c.triggers)):
+        if items:
+            out += ["", f"{title}:"] + [f"- {i}" for i in items]
+    if c.minority_positions:
+        out += ["", "Minority positions:"] + [
+            f"- {m.position}" + (f" ({m.held_by})" if m.held_by else "") for m in c.minority_positions]
+    return out
