@@ -234,6 +234,28 @@ def show(question: str = typer.Argument(..., help="Slug of the question, or path
     typer.echo(render(d), nl=False)
 
 
+@app.command()
+@handled
+def doctor(panel: Optional[str] = typer.Option(None, "--panel", help="Check one panel; default all.")):
+    """Check every panelist before spending: key, model known to litellm, endpoint answering."""
+    from .doctor import check
+    from .report import table
+    from .store.panels import load_panels
+
+    panels = {name: p for name, (p, _) in load_panels(root() / "discussions" / "panels.yaml").items()}
+    if panel is not None:
+        if panel not in panels:
+            raise InputError(f"no panel {panel!r} (panels: {', '.join(sorted(panels))})")
+        panels = {panel: panels[panel]}
+    rows = check(panels)
+    header = ["panel", "member", "model", "key", "price", "endpoint"]
+    typer.echo(table(header, [[r.panel, r.member, r.model, r.key, r.price, r.endpoint] for r in rows]))
+    failed = [f"{r.panel}/{r.member}" for r in rows if r.failed]
+    if failed:
+        typer.echo(f"error: {len(failed)} panelist(s) would fail: {', '.join(failed)}", err=True)
+        raise typer.Exit(1)
+
+
 def main() -> None:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     app()

@@ -1,0 +1,45 @@
+"""`discuss doctor`: what would fail, found before any call is paid for."""
+
+import socket
+
+from conftest import OFFLINE_PANEL, fake_panel
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_doctor_passes_a_healthy_panel(project, fake):
+    project.write_panels(fake_panel(fake.url), OFFLINE_PANEL)
+    result = project.cli("doctor")
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.stdout.splitlines()[2:]]
+    assert {(r[0], r[1]) for r in rows} == {("fake", "alpha"), ("fake", "beta"), ("fake", "gamma"),
+                                            ("offline", "pragmatist"), ("offline", "skeptic"), ("offline", "visionary")}
+    assert all("ok" in line for line in result.stdout.splitlines()[2:])
+    assert fake.requests == []  # a GET of /models at most, never a paid completion
+
+
+def test_doctor_finds_a_missing_key_and_a_server_that_is_down(project, fake, monkeypatch):
+    down = f"http://127.0.0.1:{closed_port()}/v1"
+    monkeypatch.delenv("OTHER_KEY", raising=False)
+    project.write_panels(
+        "    mixed:\n      members:\n"
+        f"        - {{id: up, model: openai/up, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
+        f"        - {{id: down, model: openai/down, api_base: '{down}', api_key_env: FAKE_KEY}}\n"
+        f"        - {{id: keyless, model: openai/k, api_base: '{fake.url}', api_key_env: OTHER_KEY}}\n")
+    result = project.cli("doctor", "--panel", "mixed")
+    assert result.exit_code == 1
+    lines = {line.split()[1]: line for line in result.stdout.splitlines()[2:]}
+    assert "fail" not in lines["up"]
+    assert f"fail: {down} does not answer" in lines["down"]
+    assert "fail: missing OTHER_KEY" in lines["keyless"]
+    assert "mixed/down, mixed/keyless" in result.stderr
+    assert "warn: unknown to litellm" in lines["up"]
+
+
+def test_doctor_unknown_panel(project):
+    result = project.cli("doctor", "--panel", "nope")
+    assert result.exit_code == 2 and "no panel 'nope'" in result.stderr
