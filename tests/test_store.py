@@ -154,3 +154,10 @@ def test_summary_reads_the_head_and_falls_back_on_odd_values(tmp_path):
     store.save(d, on)
     assert "leader: on\n" in (on / "discussion.yaml").read_text()
     assert store.summary(on).leader == "on"
+
+
+def test_a_restarted_discussion_overwrites_leftover_reply_files(tmp_path):
+    store.save(sample(("old answer", "old")), tmp_path)
+    (tmp_path / "discussion.yaml").unlink()  # someone starts the discussion over
+    store.save(sample(("new answer", "new")), tmp_path)
+    assert store.load(tmp_path).rounds[0].replies["a"].text == "new answer"

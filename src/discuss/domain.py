@@ -165,6 +165,8 @@ class Reply:
     latency_ms: int = 0
     role: str = "respondent"
     simulated: bool = False
+    # True once this reply is on disk as it is here; a reply never changes after that.
+    saved: bool = field(default=False, compare=False, repr=False)
 
     @property
     def word_count(self) -> int:

@@ -216,7 +216,7 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
     """Write the discussion; files that would not change are left alone.
 
     Rounds before `from_round` are taken as saved already (a run saves the
-    round it works on after every call), and a reply's file, once written,
+    round it works on after every call), and a reply, once written or read,
     is never rendered again: a reply does not change. `index=False` leaves
     discussion.yaml for later: what a finished call adds lives in its
     round's files, and the totals in the index are derived from them.
@@ -225,9 +225,10 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
         raise InputError(f"{folder}: written by Project Dyson's tool; it is read, never rewritten")
     for r in d.rounds[max(from_round, 1) - 1:]:
         for pid in _order(list(r.replies), d.panel):
-            path = reply_path(folder, r.number, pid)
-            if not path.is_file():
-                write_atomic(path, _reply_doc(d, r.replies[pid]))
+            reply = r.replies[pid]
+            if not reply.saved:
+                write_atomic(reply_path(folder, r.number, pid), _reply_doc(d, reply))
+                reply.saved = True
         if r.ballots or r.abstentions or r.results:
             write_atomic(round_dir(folder, r.number) / VOTES_FILE, yamlio.dump(votes_dict(r, d.panel)))
         if r.stage is not None and (r.notes or r.complete):
@@ -285,6 +286,7 @@ def read_reply(path: Path, number: int) -> Reply:
         latency_ms=int(usage.get("latencyMs") or 0),
         role=str(meta.get("role") or "respondent"),
         simulated=bool(meta.get("simulated")),
+        saved=True,
     )
 
 

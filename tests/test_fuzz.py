@@ -1,0 +1,95 @@
+"""Fuzzing every parser of model output and the store's loaders with hypothesis.
+
+Properties: a parser either returns a value or raises ReplyError (the
+message goes back to the model), never anything else; whatever text a
+model writes is stored and read back unchanged; a loader of a damaged file
+raises InputError naming it, never a crash.
+"""
+
+import json
+import string
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from discuss.ballots import parse_ballot
+from discuss.conclusions import parse_conclusion
+from discuss.critiques import parse_critiques, parse_judge, parse_stance
+from discuss.errors import InputError
+from discuss.jsonreply import ReplyError
+from discuss.store import discussions as store
+from discuss.verdicts import parse_alternatives, parse_match, parse_ranking, parse_research, parse_split
+
+FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+LABELS = ["A", "B", "C"]
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["votes", "label", "vote", "reasoning", "termination", "summary", "keyPoints",
+                         "critiques", "critique", "position", "confidence", "with", "on", "why", "winner",
+                         "parts", "title", "question", "findings", "alternatives", "description", "scores",
+                         "alternative", "impact", "quality", "feasibility", "reusability", "risk",
+                         "recommendation", "keyFacts", "caveats", "minorityPositions", "round", "heldBy"]),
+        inner, max_size=6),
+    max_leaves=25)
+replies = st.one_of(st.text(max_size=300), json_values.map(json.dumps),
+                    json_values.map(lambda v: f"Sure!\n```json\n{json.dumps(v)}\n```\nThanks."))
+PARSERS = {
+    "ballot": lambda t: parse_ballot(t, LABELS),
+    "conclusion": parse_conclusion,
+    "critiques": lambda t: parse_critiques(t, LABELS),
+    "stance": lambda t: parse_stance(t, LABELS),
+    "judge": parse_judge,
+    "match": parse_match,
+    "split": lambda t: parse_split(t, 2, 6),
+    "research": parse_research,
+    "alternatives": lambda t: parse_alternatives(t, 2, 5),
+    "ranking": lambda t: parse_ranking(t, LABELS, ["impact", "quality", "feasibility", "reusability", "risk"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PARSERS))
+@FUZZ
+@given(text=replies)
+def test_parsers_return_or_refuse_with_a_reason(name, text):
+    try:
+        PARSERS[name](text)
+    except ReplyError as exc:
+        assert str(exc)  # the reason is sent back to the model
+
+
+@FUZZ
+@given(text=st.text(max_size=400), reasoning=st.text(max_size=80))
+def test_any_model_text_is_stored_and_read_back_unchanged(tmp_path, text, reasoning):
+    from test_store import sample
+
+    d = sample((text, "x"))
+    d.rounds[0].votes[0].reasoning = reasoning
+    d.conclusion.summary = text.strip() or "s"
+    folder = tmp_path / f"d{abs(hash((text, reasoning)))}"
+    store.save(d, folder)
+    back = store.load(folder)
+    assert back.rounds[0].replies["a"].text == text
+    assert back.rounds[0].votes[0].reasoning == reasoning
+    store.save(back, folder)  # and saving what was read changes nothing
+    assert store.load(folder).rounds[0].replies["a"].text == text
+
+
+yamlish = st.text(alphabet=string.printable + "é\u202e", max_size=200)
+
+
+@FUZZ
+@given(index=st.one_of(yamlish, json_values.map(json.dumps)), votes=yamlish)
+def test_damaged_files_are_refused_by_name_never_crash(tmp_path, index, votes):
+    folder = tmp_path / "d"
+    (folder / "round-1").mkdir(parents=True, exist_ok=True)
+    (folder / "discussion.yaml").write_text(index)
+    (folder / "round-1" / "votes.yaml").write_text(votes)
+    (folder / "round-1" / "a.md").write_text("---\n" + votes + "\n---\n\nbody")
+    try:
+        store.load(folder)
+        store.summary(folder)
+    except InputError as exc:
+        assert "discussion.yaml" in str(exc) or "round-1" in str(exc)
