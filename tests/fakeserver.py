@@ -10,6 +10,7 @@ conclusion for a conclusion prompt. Per model, a queue of scripted actions
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 import time
@@ -115,8 +116,10 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
 
 
 class FakeLLM:
-    def __init__(self, latency: float = 0.0, termination: str = "CONCLUDE", judge: float = 0.9):
+    def __init__(self, latency: float = 0.0, termination: str = "CONCLUDE", judge: float = 0.9,
+                 jitter: float = 0.0, seed: int = 0):
         self.latency = latency
+        self.jitter, self._rng = jitter, random.Random(seed)  # extra delay, uniform in [0, jitter)
         self.judge = judge  # the score every default judge's axis gets
         self.termination = termination  # what default ballots vote
         self.requests: list[dict] = []
@@ -152,7 +155,8 @@ class FakeLLM:
         with self._lock:
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
-        time.sleep(self.latency + action.delay)
+            extra = self._rng.random() * self.jitter if self.jitter else 0.0
+        time.sleep(self.latency + action.delay + extra)
         with self._lock:
             self.in_flight -= 1
         if action.status != 200:
@@ -198,6 +202,7 @@ class FakeLLM:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        self._server.handle_error = lambda request, address: None  # a killed client is no server error
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 

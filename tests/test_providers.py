@@ -107,14 +107,18 @@ def test_a_panelist_that_always_fails_is_recorded_and_the_rest_go_on(project, fa
     assert len(fake.requests_for("gamma", "respond")) == 3
 
 
-def test_no_secret_reaches_a_file_or_the_output(project, fake):
-    fake.script("alpha", *[Action(status=401, text="bad key: {auth}")])
+def test_no_secret_reaches_a_file_or_the_output(project, fake, monkeypatch):
+    secrets = {"OPENAI_API_KEY": "sk-proj-SECRETOPENAI0001", "ANTHROPIC_API_KEY": "sk-ant-SECRETANTHROPIC02",
+               "GEMINI_API_KEY": "AIzaSECRETGEMINI0003"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    fake.script("alpha", *[Action(status=401, text="bad key: {auth}")])  # a provider echoing the key
+    fake.script("beta", DEFAULT, Action(text="not json, but the key {auth}"))
     result = run(project, fake, "--auto")
     assert result.exit_code == 0, result.output
-    secret = os.environ["FAKE_KEY"]
-    assert secret not in result.output
-    for name, text in files_of(project.folder).items():
-        assert secret not in text, name
+    everything = [result.stdout, result.stderr, *files_of(project.folder).values()]
+    for secret in [*secrets.values(), os.environ["FAKE_KEY"]]:
+        assert not any(secret in text for text in everything), secret
     failure = store.load(project.folder).rounds[0].failures[0]
     assert "[redacted]" in failure.error
 

@@ -1,0 +1,37 @@
+"""Two runs on one discussion, and `status` while a run is writing."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import fake_panel
+from fakeserver import DEFAULT, Action
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def test_a_second_run_fails_fast_and_status_never_sees_half_a_file(project, fake):
+    fake.script("gamma", DEFAULT, Action(delay=30))  # the first run stays in round 1's votes
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, timeoutSeconds: 60}"))
+    first = subprocess.Popen(
+        [sys.executable, "-m", "discuss.cli", "--root", str(project.root), "run", "swarm-power", "--panel", "fake",
+         "--auto", "-q"], env={**os.environ, "PYTHONPATH": SRC}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        statuses = 0
+        deadline = time.monotonic() + 60
+        while not fake.requests_for("gamma", "vote") and time.monotonic() < deadline:
+            result = project.cli("status")  # while the first run writes its files
+            assert result.exit_code == 0, result.output
+            statuses += 1
+        assert fake.requests_for("gamma", "vote"), "the first run never reached its votes"
+        began = time.monotonic()
+        second = project.cli("run", "swarm-power", "--auto")
+        assert second.exit_code == 2 and "another `discuss run` is working on this discussion" in second.stderr
+        assert time.monotonic() - began < 5  # it fails fast, it does not wait
+        assert statuses > 0 and project.cli("status").exit_code == 0
+    finally:
+        first.kill()
+        first.wait()
+    assert project.cli("run", "swarm-power", "--auto").exit_code == 0  # the lock died with its holder
