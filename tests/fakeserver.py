@@ -26,6 +26,7 @@ class Action:
     text: str | None = None
     delay: float = 0.0
     headers: dict | None = None
+    raw: bytes | None = None  # a body sent as it is, e.g. a reply cut off mid-way
 
 
 def prompt_of(messages: list[dict]) -> str:
@@ -159,6 +160,8 @@ class FakeLLM:
         time.sleep(self.latency + action.delay + extra)
         with self._lock:
             self.in_flight -= 1
+        if action.raw is not None:
+            return 200, action.raw, {}
         if action.status != 200:
             # "{auth}" echoes the credentials, as a careless provider might in an error.
             message = (action.text or "error").replace("{auth}", auth)
@@ -185,7 +188,7 @@ class FakeLLM:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 status, payload, headers = fake.handle(body, self.headers.get("authorization") or "")
-                data = json.dumps(payload).encode()
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     self.send_header("content-type", "application/json")

@@ -1,0 +1,76 @@
+"""The fault matrix: what each provider fault does to a vote discussion, and that nothing saved is lost."""
+
+import socket
+
+import pytest
+from conftest import fake_panel
+from fakeserver import DEFAULT, Action
+
+from discuss.store import discussions as store
+
+FIVE_MB = "A long answer. " * (5 * 1024 * 1024 // 15)
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+
+
+# (what beta's first call meets, expected outcome for beta's answer, requests beta's answer took)
+MATRIX = [
+    # the client gives up on a slow reply; whether the retry reaches the server in time is the network's affair
+    ("timeout", [Action(delay=3)] * 2, "failed", None),
+    ("429 without Retry-After", [Action(status=429)], "answered", 2),
+    ("429 with Retry-After", [Action(status=429, headers={"Retry-After": "0"})], "answered", 2),
+    ("500 then fine", [Action(status=500)], "answered", 2),
+    ("500 always", [Action(status=500)] * 2, "failed", 2),
+    ("401", [Action(status=401)], "failed", 1),
+    ("empty reply", [Action(text="")], "failed", 1),
+    ("reply cut off", [Action(raw=b'{"id": "x", "choices": [{"message": {"content": "Half an ans')] * 2, "failed", 2),
+    ("reply of 5 MB", [Action(text=FIVE_MB)], "answered", 1),
+]
+
+
+@pytest.mark.parametrize("case, actions, outcome, requests", MATRIX, ids=[m[0] for m in MATRIX])
+def test_fault_matrix(project, fake, case, actions, outcome, requests):
+    fake.script("beta", *actions)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, attempts: 2, timeoutSeconds: 1}"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    r = store.load(project.folder).rounds[0]
+    if requests is not None:
+        assert len(fake.requests_for("beta", "respond")) == requests
+    if outcome == "answered":
+        assert "beta" in r.replies and not r.failed("respond")
+    else:
+        assert "beta" not in r.replies and r.failed("respond") == {"beta"}
+    assert {"alpha", "gamma"} <= set(r.replies) and r.complete  # the others' answers are all kept
+    if case == "timeout":
+        (failure,) = r.failures
+        assert failure.timed_out and failure.attempts == 2
+    if case == "reply of 5 MB":
+        assert r.replies["beta"].text == FIVE_MB  # stored and read back whole
+
+
+def test_connection_refused_is_a_failure_not_a_crash(project, fake):
+    down = closed_port_url()
+    project.write_panels(
+        "    fake:\n      members:\n"
+        f"        - {{id: alpha, model: openai/alpha, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
+        f"        - {{id: beta, model: openai/beta, api_base: '{down}', api_key_env: FAKE_KEY}}\n"
+        "      settings: {retryBaseDelay: 0.01, attempts: 2}\n")
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    r = store.load(project.folder).rounds[0]
+    assert set(r.replies) == {"alpha"} and {f.model_id for f in r.failures} == {"beta"}
+    assert all(f.attempts == 2 for f in r.failures)  # refused connections are retried, then recorded
+
+
+def test_a_ballot_of_the_wrong_shape_is_an_abstention(project, fake):
+    fake.script("gamma", DEFAULT, *[Action(text='{"votes": {"A": {"vote": 7}}, "termination": []}')] * 3)
+    project.write_panels(fake_panel(fake.url))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1").exit_code == 0
+    r = store.load(project.folder).rounds[0]
+    assert [a.voter_id for a in r.abstentions] == ["gamma"] and "APPROVE, NEUTRAL or REJECT" in r.abstentions[0].reason
+    assert r.abstentions[0].usage.calls == 3  # what the three asks cost is kept
