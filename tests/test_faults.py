@@ -74,3 +74,32 @@ def test_a_ballot_of_the_wrong_shape_is_an_abstention(project, fake):
     r = store.load(project.folder).rounds[0]
     assert [a.voter_id for a in r.abstentions] == ["gamma"] and "APPROVE, NEUTRAL or REJECT" in r.abstentions[0].reason
     assert r.abstentions[0].usage.calls == 3  # what the three asks cost is kept
+
+
+PROTOCOLS = ["council", "debate", "adversarial", "auto", "critique", "tournament", "decompose", "deliberate"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_every_protocol_goes_on_without_a_panelist_that_always_fails(project, fake, protocol):
+    import shutil
+    from pathlib import Path
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "discussions" / "personas",
+                    project.root / "discussions" / "personas")
+    fake.fail_always("beta", status=500)
+    fake.script("gamma", Action(text=""), DEFAULT)  # and gamma's first reply comes back empty, once
+    judge = f"      judge: {{id: referee, model: openai/referee, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, attempts: 2}") + judge)
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol, "--auto")
+    if protocol in ("adversarial", "decompose"):
+        # beta and gamma are the only reviewers (or part-answerers): with both down the stage fails,
+        # exit 1, and the next run, gamma being back, finishes what is left
+        assert result.exit_code == 1 and "every participant failed" in result.stderr
+        result = project.cli("run", "swarm-power", "--auto")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert d.concluded, protocol
+    failed = {f.model_id for r in d.rounds for f in r.failures}
+    assert "beta" in failed or any(k.startswith("part-") for k in failed)  # decompose records parts
+    assert not any(reply.model_id == "beta" for r in d.rounds for reply in r.replies.values())
+    assert any(reply.model_id == "alpha" for r in d.rounds for reply in r.replies.values())
