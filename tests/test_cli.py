@@ -206,3 +206,26 @@ def test_help_does_not_import_litellm():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "run" in done.stdout and "status" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["new", "!!!"], "at least one letter or digit"),
+    (["new", "A title", "--section", "../outside"], "not a safe folder name"),
+    (["show", "../etc/passwd"], "not a valid slug"),
+    (["status", "no-such"], "no question 'no-such'"),
+    (["run", "swarm-power", "--protocol", "nope", "--panel", "offline"], "unknown protocol 'nope'"),
+    (["run", "swarm-power", "--no-such-option"], "No such option"),
+])
+def test_bad_input_to_every_command(project, args, message):
+    before = project.snapshot()
+    result = project.cli(*args)
+    assert result.exit_code == 2 and message in result.output
+    assert project.snapshot() == before
+
+
+def test_status_and_show_name_a_broken_discussion_file(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "-q").exit_code == 0
+    (project.folder / "discussion.yaml").write_text("status: [broken\n")
+    for command in ("status", "show"):
+        result = project.cli(command, "swarm-power")
+        assert result.exit_code == 2 and "discussion.yaml" in result.stderr
