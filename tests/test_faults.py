@@ -103,3 +103,33 @@ def test_every_protocol_goes_on_without_a_panelist_that_always_fails(project, fa
     assert "beta" in failed or any(k.startswith("part-") for k in failed)  # decompose records parts
     assert not any(reply.model_id == "beta" for r in d.rounds for reply in r.replies.values())
     assert any(reply.model_id == "alpha" for r in d.rounds for reply in r.replies.values())
+
+
+TRANSPORT = [m for m in MATRIX if m[0] not in ("empty reply", "reply of 5 MB")]  # these two depend on the task
+
+
+@pytest.mark.parametrize("protocol", [p for p in PROTOCOLS if p != "auto"])
+@pytest.mark.parametrize("case, actions, outcome, requests", TRANSPORT, ids=[m[0] for m in TRANSPORT])
+def test_fault_matrix_in_every_protocol(project, fake, protocol, case, actions, outcome, requests):
+    import shutil
+    from pathlib import Path
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "discussions" / "personas",
+                    project.root / "discussions" / "personas")
+    fake.script("beta", *actions)  # beta's first call meets the fault, whatever that call is
+    judge = f"      judge: {{id: referee, model: openai/referee, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, attempts: 2, timeoutSeconds: 1}")
+                         + judge)
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol, "--auto")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert d.concluded
+    if protocol == "decompose":
+        # beta answers two parts at once, and which of them meets the fault is a race: the
+        # discussion must conclude with every part that was answered, whichever it was
+        parts = d.rounds[1]
+        assert len(parts.replies) + len(parts.failures) == len(parts.notes["parts"])
+        return
+    assert any(f.model_id == "beta" for r in d.rounds for f in r.failures) is (outcome == "failed"), case
+    answered = any(reply.model_id == "beta" for r in d.rounds for reply in r.replies.values())
+    assert answered is (outcome == "answered"), case

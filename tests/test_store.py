@@ -19,7 +19,7 @@ TRICKY = [
     "key: value\n- list item\n? question\n",
     "trailing spaces   \n\n\n",
     "\ttabs\x00nul\x1bescape\u202eright-to-left\u2028line-sep\r\nwindows\n",
-    "```\n" + "x = 1\n" * 2000 + "```\n",
+    "```\n" + "x = 1\n" * 10000 + "```\n",
     "",
 ]
 
