@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..domain import Discussion, Panelist, Question, Round
+from ..domain import Discussion, Failure, Panelist, Question, Round
 from ..errors import RunError
 from ..gateway import CallResult, CallSpec
 from ..prompting import Prompts
@@ -61,6 +61,12 @@ def messages(p: Panelist, prompts: Prompts, user: str) -> list[dict]:
 
 def open_round(d: Discussion) -> Round | None:
     return d.rounds[-1] if d.rounds and not d.rounds[-1].complete else None
+
+
+def record_failure(rnd: Round, phase: str, result: CallResult, who: str | None = None) -> None:
+    """A call that failed, as the round keeps it: by phase and by who (default: the panelist)."""
+    rnd.failures.append(Failure(phase, who or result.spec.panelist.id, result.error or "", result.attempts,
+                                result.timed_out, result.usage))
 
 
 def require_replies(rnd: Round) -> None:

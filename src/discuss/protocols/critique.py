@@ -18,9 +18,9 @@ from ..ballots import make_labels
 from ..conclusions import parse_conclusion
 from ..convergence import agreement_test, judge_test, title_overlap, titles
 from ..critiques import parse_judge, parse_stance
-from ..domain import Discussion, Failure, Panelist, Reply, Round
+from ..domain import Discussion, Panelist, Reply, Round
 from ..gateway import CallResult, CallSpec
-from .base import Context, Step, messages, require_replies
+from .base import Context, Step, messages, record_failure, require_replies
 
 NAME = "critique"
 JUDGE = "judge"  # role of the judge's record in a round
@@ -72,8 +72,7 @@ def answer_spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpe
 def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     p = result.spec.panelist
     if not result.ok:
-        rnd.failures.append(Failure(rnd.stage, p.id, result.error or "", result.attempts, result.timed_out,
-                                    result.usage))
+        record_failure(rnd, rnd.stage, result)
         return
     text = result.text or ""
     if result.spec.task == "stance":
@@ -103,8 +102,7 @@ def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
 def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     judge = result.spec.panelist
     if not result.ok:
-        rnd.failures.append(Failure(JUDGE, judge.id, result.error or "", result.attempts, result.timed_out,
-                                    result.usage))
+        record_failure(rnd, JUDGE, result)
         rnd.notes["judge"] = {"judgeId": judge.id, "score": None, "failed": True}
         return
     verdict = result.value

@@ -14,10 +14,10 @@ from __future__ import annotations
 from ..ballots import make_labels
 from ..conclusions import parse_conclusion
 from ..deliberation import WEIGHTS, conformity, consensus, dissenters, gate_one, gate_two, threshold
-from ..domain import Discussion, Failure, Panelist, Reply, Round
+from ..domain import Discussion, Panelist, Reply, Round
 from ..gateway import CallResult, CallSpec
 from ..verdicts import parse_alternatives, parse_ranking, parse_research
-from .base import Context, Step, messages, require_replies
+from .base import Context, Step, messages, record_failure, require_replies
 
 STAGES = ("research", "alternatives", "ranking")
 ROLES = {"research": "researcher", "alternatives": "proposer", "ranking": "ranker"}
@@ -74,8 +74,7 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
 def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     p = result.spec.panelist
     if not result.ok:
-        rnd.failures.append(Failure(rnd.stage, p.id, result.error or "", result.attempts, result.timed_out,
-                                    result.usage))
+        record_failure(rnd, rnd.stage, result)
         return
     value = result.value
     if rnd.stage == "research":

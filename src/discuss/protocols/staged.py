@@ -23,9 +23,9 @@ from ..agreement import agreement, measure, pairwise
 from ..ballots import make_labels
 from ..conclusions import parse_conclusion
 from ..critiques import parse_critiques
-from ..domain import Discussion, Failure, Panelist, Reply, Round
+from ..domain import Discussion, Panelist, Reply, Round
 from ..gateway import CallResult, CallSpec
-from .base import Context, Step, messages, require_replies
+from .base import Context, Step, messages, record_failure, require_replies
 
 NAMES = ("council", "debate", "adversarial", "auto")
 
@@ -125,8 +125,7 @@ class Staged:
     def apply(self, d: Discussion, rnd: Round, stage: Stage, result: CallResult, now: str) -> None:
         p = result.spec.panelist
         if not result.ok:
-            rnd.failures.append(Failure(stage.name, p.id, result.error or "", result.attempts,
-                                        result.timed_out, result.usage))
+            record_failure(rnd, stage.name, result)
             return
         text = result.text or ""
         if stage.name == "cross-examination":

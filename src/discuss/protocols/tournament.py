@@ -16,11 +16,11 @@ import random
 
 from ..agreement import agreement
 from ..conclusions import parse_conclusion
-from ..domain import Discussion, Failure, Panelist, Reply, Round
+from ..domain import Discussion, Panelist, Reply, Round
 from ..errors import RunError
 from ..gateway import CallResult, CallSpec
 from ..verdicts import parse_match, parse_split
-from .base import Context, Step, messages, require_replies
+from .base import Context, Step, messages, record_failure, require_replies
 
 JUDGE = "judge"
 MIN_PARTS, MAX_PARTS = 2, 6
@@ -36,11 +36,6 @@ def _answers_spec(d: Discussion, p: Panelist, ctx: Context) -> CallSpec:
 def _record(rnd: Round, p: Panelist, result: CallResult, key: str, role: str, text: str, now: str) -> None:
     rnd.replies[key] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
                              role=role, simulated=p.simulated)
-
-
-def _fail(rnd: Round, phase: str, result: CallResult) -> None:
-    rnd.failures.append(Failure(phase, result.spec.panelist.id, result.error or "", result.attempts,
-                                result.timed_out, result.usage))
 
 
 class Tournament:
@@ -93,7 +88,7 @@ class Tournament:
     @staticmethod
     def apply_answer(rnd: Round, result: CallResult, now: str) -> None:
         if not result.ok:
-            return _fail(rnd, "answers", result)
+            return record_failure(rnd, "answers", result)
         _record(rnd, result.spec.panelist, result, result.spec.panelist.id, "respondent", result.text or "", now)
 
     @staticmethod
@@ -113,7 +108,7 @@ class Tournament:
         i = result.spec.context["match"]
         if not result.ok:
             self.failed_now.add(result.spec.key)
-            return _fail(rnd, "match", result)
+            return record_failure(rnd, "match", result)
         match = rnd.notes["matches"][i]
         match["winner"] = result.spec.context["sides"][result.value["winner"]]
         match["shownFirst"] = result.spec.context["sides"]["A"]
@@ -185,7 +180,7 @@ class Decompose:
     @staticmethod
     def apply_split(rnd: Round, result: CallResult, now: str) -> None:
         if not result.ok:
-            return _fail(rnd, "split", result)
+            return record_failure(rnd, "split", result)
         rnd.notes["parts"] = result.value
         text = "\n".join(f"## {p['title']}\n\n{p['question']}\n" for p in result.value)
         _record(rnd, result.spec.panelist, result, result.spec.panelist.id, "splitter", text, now)
@@ -194,8 +189,7 @@ class Decompose:
     def apply_part(rnd: Round, result: CallResult, now: str) -> None:
         if not result.ok:
             # Recorded under the part's key, so the part is not asked again in this run.
-            return rnd.failures.append(Failure("parts", result.spec.key, result.error or "", result.attempts,
-                                               result.timed_out, result.usage))
+            return record_failure(rnd, "parts", result, who=result.spec.key)
         _record(rnd, result.spec.panelist, result, result.spec.key, "part", result.text or "", now)
 
     def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:

@@ -14,7 +14,7 @@ import random
 from ..ballots import make_labels, parse_ballot
 from ..conclusions import parse_conclusion
 from ..domain import (
-    Abstention, Ballot, Discussion, Failure, Panelist, Question, Reply, Round, TerminationVote, Vote,
+    Abstention, Ballot, Discussion, Panelist, Question, Reply, Round, TerminationVote, Vote,
 )
 from ..gateway import CallResult, CallSpec
 from ..prompting import Prompts, estimate_tokens
@@ -22,7 +22,7 @@ from ..scoring import pick_winner, tally, vote_agreement
 from ..agreement import agreement, measure
 from ..convergence import agreement_test, title_overlap, titles
 from ..termination import Decision, decide, describe
-from .base import Context, Step, messages, require_replies
+from .base import Context, Step, messages, record_failure, require_replies
 
 NAME = "vote"
 # Tokens the respond template spends on one earlier round besides its texts.
@@ -108,8 +108,7 @@ def respond_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> l
 def apply_reply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     p = result.spec.panelist
     if not result.ok:
-        rnd.failures.append(Failure("respond", p.id, result.error or "", result.attempts, result.timed_out,
-                                    result.usage))
+        record_failure(rnd, "respond", result)
         return
     rnd.replies[p.id] = Reply(
         model_id=p.id, model_name=p.name, round_number=rnd.number, text=result.text or "",
@@ -152,8 +151,7 @@ def apply_ballot(d: Discussion, rnd: Round, result: CallResult) -> None:
             rnd.abstentions.append(Abstention(p.id, f"invalid ballot: {result.error}", result.usage))
         else:
             rnd.abstentions.append(Abstention(p.id, f"call failed: {result.error}"))
-            rnd.failures.append(Failure("vote", p.id, result.error or "", result.attempts, result.timed_out,
-                                        result.usage))
+            record_failure(rnd, "vote", result)
         return
     order = result.spec.context["order"]
     parsed = result.value
