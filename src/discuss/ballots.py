@@ -11,7 +11,7 @@ import string
 from dataclasses import dataclass
 
 from .domain import TERMINATION_CHOICES, VOTE_SCORES
-from .jsonreply import ReplyError, extract_object, text_field
+from .jsonreply import ReplyError, extract_object, per_label, text_field
 
 
 @dataclass(frozen=True)
@@ -38,26 +38,21 @@ def _entries(raw) -> list[dict]:
     raise ReplyError("'votes' must be a list of objects with label, vote and reasoning")
 
 
+def _vote(entry: dict, label: str) -> tuple[str, str, str]:
+    vote = str(entry.get("vote", "")).strip().upper()
+    if vote not in VOTE_SCORES:
+        raise ReplyError(f"vote on {label} must be APPROVE, NEUTRAL or REJECT, not {vote or '(none)'!r}")
+    reasoning = entry.get("reasoning", "")
+    return label, vote, reasoning.strip() if isinstance(reasoning, str) else str(reasoning)
+
+
 def parse_ballot(text: str, labels: list[str]) -> ParsedBallot:
     obj = extract_object(text)
     if "votes" not in obj:
         raise ReplyError("'votes' is missing")
-    seen: dict[str, tuple[str, str, str]] = {}
-    for entry in _entries(obj["votes"]):
-        label = str(entry.get("label", "")).strip().upper()
-        if label not in labels:
-            raise ReplyError(f"unknown label {label or '(none)'!r}; the labels are {', '.join(labels)}")
-        if label in seen:
-            raise ReplyError(f"label {label} was voted on more than once")
-        vote = str(entry.get("vote", "")).strip().upper()
-        if vote not in VOTE_SCORES:
-            raise ReplyError(f"vote on {label} must be APPROVE, NEUTRAL or REJECT, not {vote or '(none)'!r}")
-        reasoning = entry.get("reasoning", "")
-        seen[label] = (label, vote, reasoning.strip() if isinstance(reasoning, str) else str(reasoning))
-    missing = [label for label in labels if label not in seen]
-    if missing:
-        raise ReplyError(f"no vote for {', '.join(missing)}; vote on every label exactly once")
-
+    votes = per_label(_entries(obj["votes"]), labels, "label", _vote,
+                      "label {label} was voted on more than once",
+                      "no vote for {labels}; vote on every label exactly once")
     term = obj.get("termination")
     if not isinstance(term, dict):
         raise ReplyError("'termination' must be an object with vote and reasoning")
@@ -65,7 +60,7 @@ def parse_ballot(text: str, labels: list[str]) -> ParsedBallot:
     if choice not in TERMINATION_CHOICES:
         raise ReplyError(f"termination vote must be CONCLUDE or CONTINUE, not {choice or '(none)'!r}")
     return ParsedBallot(
-        votes=[seen[label] for label in labels],
+        votes=list(votes.values()),
         termination=choice,
         termination_reasoning=text_field(term, "reasoning", required=False),
     )

@@ -6,7 +6,7 @@ Markdown and YAML, the protocols decide what to ask next from them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
@@ -148,10 +148,6 @@ class Settings:
     max_calls: int = 0
     max_tokens: int = 0
     max_cost: float = 0.0
-
-    @classmethod
-    def names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
 
 
 @dataclass

@@ -66,6 +66,28 @@ def titled_list(obj: dict, key: str, least: int, most: int, body: str) -> list[d
     return out
 
 
+def per_label(entries, labels: list[str], label_key: str, read, repeated: str, missing: str) -> dict:
+    """Entries keyed by their label: known labels only, each exactly once, none missing.
+
+    `read(entry, label)` turns an entry into its value; `repeated` and `missing`
+    word the refusals ("{label}" and "{labels}" are filled in).
+    """
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ReplyError(f"expected a list of objects, each with a '{label_key}'")
+    found: dict = {}
+    for entry in entries:
+        label = str(entry.get(label_key, "")).strip().upper()
+        if label not in labels:
+            raise ReplyError(f"unknown {label_key} {label or '(none)'!r}; the labels are {', '.join(labels)}")
+        if label in found:
+            raise ReplyError(repeated.format(label=label))
+        found[label] = read(entry, label)
+    absent = [label for label in labels if label not in found]
+    if absent:
+        raise ReplyError(missing.format(labels=", ".join(absent)))
+    return {label: found[label] for label in labels}
+
+
 def text_list(obj: dict, key: str) -> list[str]:
     value = obj.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -13,9 +13,6 @@ from itertools import combinations
 
 from .domain import VOTE_SCORES, Vote, VoteResult
 
-TIE_BREAK_RULES = ("approvals-from-others", "fewest-rejects", "seeded-draw")
-
-
 def vote_weight(vote: Vote, self_weight: float) -> float:
     base = VOTE_SCORES[vote.vote]
     return base * self_weight if vote.voter_id == vote.target_id else float(base)

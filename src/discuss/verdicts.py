@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .jsonreply import ReplyError, extract_object, fraction, text_field, titled_list
+from .jsonreply import ReplyError, extract_object, fraction, per_label, text_field, titled_list
 
 
 def parse_match(text: str) -> dict:
@@ -28,21 +28,10 @@ def parse_alternatives(text: str, least: int, most: int) -> list[dict]:
 
 def parse_ranking(text: str, labels: list[str], dimensions: list[str]) -> dict:
     obj = extract_object(text)
-    raw = obj.get("scores")
-    if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
-        raise ReplyError("'scores' must be a list of objects, one per alternative")
-    scores: dict[str, dict] = {}
-    for entry in raw:
-        label = str(entry.get("alternative", "")).strip().upper()
-        if label not in labels:
-            raise ReplyError(f"unknown alternative {label or '(none)'!r}; the alternatives are {', '.join(labels)}")
-        if label in scores:
-            raise ReplyError(f"alternative {label} was scored more than once")
-        scores[label] = {d: fraction(entry, d) for d in dimensions}
-    missing = [label for label in labels if label not in scores]
-    if missing:
-        raise ReplyError(f"no scores for {', '.join(missing)}; score every alternative")
+    scores = per_label(obj.get("scores"), labels, "alternative", lambda e, _: {d: fraction(e, d) for d in dimensions},
+                       "alternative {label} was scored more than once",
+                       "no scores for {labels}; score every alternative")
     concern = obj.get("concern", "")
-    return {"scores": {label: scores[label] for label in labels},
+    return {"scores": scores,
             "concern": concern.strip() if isinstance(concern, str) else "",
             "confidence": fraction(obj, "confidence")}

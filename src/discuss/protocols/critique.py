@@ -22,7 +22,6 @@ from ..domain import Discussion, Panelist, Reply, Round
 from ..gateway import CallResult, CallSpec
 from .base import Context, Step, messages, record_failure, require_replies
 
-NAME = "critique"
 JUDGE = "judge"  # role of the judge's record in a round
 
 

@@ -24,7 +24,6 @@ from ..convergence import agreement_test, title_overlap, titles
 from ..termination import Decision, decide, describe
 from .base import Context, Step, messages, record_failure, require_replies
 
-NAME = "vote"
 # Tokens the respond template spends on one earlier round besides its texts.
 ROUND_OVERHEAD = 70
 
@@ -204,7 +203,10 @@ def _dissent(rnd: Round, names: dict[str, str]) -> list[str]:
     ]
 
 
-def conclude_spec(d: Discussion, q: Question, prompts: Prompts) -> CallSpec:
+def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
+    if not any(r.complete for r in d.rounds):
+        return None  # stopped before a round was through: nothing to conclude from
+    q, prompts = ctx.q, ctx.prompts
     author = conclusion_author(d)
     names = {m.id: m.name for m in d.panel.members}
     done = [r for r in d.rounds if r.complete and r.winner_id in r.replies]
@@ -245,9 +247,3 @@ def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
         return f"round {rnd.number}: winner {rnd.winner_id} ({rnd.winner_score:g}){tie}"
 
     return Step("", after=close)
-
-
-def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
-    if not any(r.complete for r in d.rounds):
-        return None  # stopped before a round was through: nothing to conclude from
-    return conclude_spec(d, ctx.q, ctx.prompts)
