@@ -15,7 +15,8 @@ from typing import Callable
 
 from .domain import Discussion, Question
 from .errors import DiscussError, InputError
-from .gateway import Gateway, ProviderLimits, check_keys
+from .gateway import Gateway, ProviderLimits
+from .providers import check_keys
 from .protocols import get_protocol
 from .runner import Plan, Runner, prompts_for, start, utc_now
 from .store import discussions as store

@@ -14,7 +14,7 @@ from typing import Callable
 
 from ..domain import Discussion, Failure, Panelist, Question, Round
 from ..errors import RunError
-from ..gateway import CallResult, CallSpec
+from ..calls import CallResult, CallSpec
 from ..prompting import Prompts
 
 

@@ -19,7 +19,7 @@ from ..conclusions import parse_conclusion
 from ..convergence import agreement_test, judge_test, title_overlap, titles
 from ..critiques import parse_judge, parse_stance
 from ..domain import Discussion, Panelist, Reply, Round
-from ..gateway import CallResult, CallSpec
+from ..calls import CallResult, CallSpec
 from .base import Context, Step, messages, record_failure, require_replies
 
 JUDGE = "judge"  # role of the judge's record in a round

@@ -15,7 +15,7 @@ from ..ballots import make_labels
 from ..conclusions import parse_conclusion
 from ..deliberation import WEIGHTS, conformity, consensus, dissenters, gate_one, gate_two, threshold
 from ..domain import Discussion, Panelist, Reply, Round
-from ..gateway import CallResult, CallSpec
+from ..calls import CallResult, CallSpec
 from ..verdicts import parse_alternatives, parse_ranking, parse_research
 from .base import Context, Step, messages, record_failure, require_replies
 

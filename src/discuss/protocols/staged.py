@@ -24,7 +24,7 @@ from ..ballots import make_labels
 from ..conclusions import parse_conclusion
 from ..critiques import parse_critiques
 from ..domain import Discussion, Panelist, Reply, Round
-from ..gateway import CallResult, CallSpec
+from ..calls import CallResult, CallSpec
 from .base import Context, Step, messages, record_failure, require_replies
 
 NAMES = ("council", "debate", "adversarial", "auto")

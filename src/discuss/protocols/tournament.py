@@ -18,7 +18,7 @@ from ..agreement import agreement
 from ..conclusions import parse_conclusion
 from ..domain import Discussion, Panelist, Reply, Round
 from ..errors import RunError
-from ..gateway import CallResult, CallSpec
+from ..calls import CallResult, CallSpec
 from ..verdicts import parse_match, parse_split
 from .base import Context, Step, messages, record_failure, require_replies
 

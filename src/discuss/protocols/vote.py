@@ -16,7 +16,7 @@ from ..conclusions import parse_conclusion
 from ..domain import (
     Abstention, Ballot, Discussion, Panelist, Question, Reply, Round, TerminationVote, Vote,
 )
-from ..gateway import CallResult, CallSpec
+from ..calls import CallResult, CallSpec
 from ..prompting import Prompts, estimate_tokens
 from ..scoring import pick_winner, tally, vote_agreement
 from ..agreement import agreement, measure

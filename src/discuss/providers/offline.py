@@ -10,6 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 
+from ..calls import CallSpec
+from ..domain import Panelist, Usage
+from . import Diagnosis
+
 PERSONAS = {
     "pragmatist": {
         "lens": "what can be built and verified first",
@@ -240,8 +244,31 @@ TASKS = {"respond": respond, "stance": stance, "judge": judge, "match": match, "
          "review": review}
 
 
-def reply(panelist, task: str, ctx: dict) -> str:
+def reply(panelist: Panelist, task: str, ctx: dict) -> str:
     name, persona = persona_of(panelist.model)
     if task not in TASKS:
         raise ValueError(f"the offline panel cannot do {task!r}")
     return TASKS[task](name, persona, ctx)
+
+
+class OfflineProvider:
+    """The simulated panel as a provider: no network, no keys, no cost, the same reply every time."""
+
+    simulated = True
+
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
+        text = reply(spec.panelist, spec.task, spec.context)
+        return text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
+                           completion_tokens=len(text) // 4, cost=0.0, calls=1)
+
+    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+        return 0.0
+
+    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
+        return []
+
+    def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
+        return Diagnosis("ok (offline)", "ok (offline)", "ok (offline)")
+
+
+OFFLINE = OfflineProvider()

@@ -1,0 +1,44 @@
+"""What a protocol asks of a model and what comes back, as plain values.
+
+A `CallSpec` is one call a protocol wants made; a `CallResult` is how it
+went. Both are data: this module imports nothing heavy, so protocols,
+budgets and tests can build and read calls without a provider in sight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .domain import Panelist, Usage
+
+
+@dataclass
+class CallSpec:
+    key: str
+    panelist: Panelist
+    messages: list[dict[str, str]]
+    task: str
+    max_tokens: int = 2000
+    # Raises ReplyError for a reply to re-ask about; returns the parsed value.
+    validate: Callable[[str], Any] | None = None
+    # What a stand-in provider (offline panel, estimator) needs to play its part without reading prompts.
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CallResult:
+    spec: CallSpec
+    text: str | None = None
+    value: Any = None
+    error: str | None = None
+    invalid: bool = False
+    timed_out: bool = False
+    attempts: int = 0
+    asks: int = 0
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

@@ -1,0 +1,83 @@
+"""Who answers a call: one seam, several providers.
+
+A provider turns a `CallSpec` into text and usage. `litellm` reaches real
+models (and is the only module that imports litellm); `offline` plays the
+simulated panel; `estimator` answers with worst-case stand-ins to price a
+run. The gateway asks `route(panelist)` for the provider of each call and
+knows none of them by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..calls import CallSpec
+from ..domain import Panelist, Usage
+from ..errors import InputError
+
+
+class TransientError(Exception):
+    """A failure worth retrying (rate limit, server error, lost connection); `wait` from Retry-After."""
+
+    def __init__(self, message: str, wait: float | None = None):
+        super().__init__(message)
+        self.wait = wait
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What `discuss doctor` shows for one panelist: each entry `ok...`, `warn: ...` or `fail: ...`."""
+
+    key: str
+    price: str
+    endpoint: str
+
+
+class Provider(Protocol):
+    # Stand-ins record no latency: their files must not change from run to run.
+    simulated: bool
+
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
+        """The reply's text and usage; raises TransientError for what may pass, anything else to fail."""
+        ...
+
+    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """What a call would cost; None where no price is known."""
+        ...
+
+    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
+        """'VAR (for id)' for every key these panelists need and the environment lacks."""
+        ...
+
+    def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
+        ...
+
+
+def route(p: Panelist) -> Provider:
+    """The provider that answers for `p`."""
+    if p.simulated:
+        from .offline import OFFLINE
+
+        return OFFLINE
+    from .litellm import LITELLM
+
+    return LITELLM
+
+
+def price(p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+    return route(p).price(p, prompt_tokens, completion_tokens)
+
+
+def missing_keys(panelists: list[Panelist]) -> list[str]:
+    by_provider: dict[int, tuple[Provider, list[Panelist]]] = {}
+    for p in panelists:
+        provider = route(p)
+        by_provider.setdefault(id(provider), (provider, []))[1].append(p)
+    return [m for provider, members in by_provider.values() for m in provider.missing_keys(members)]
+
+
+def check_keys(panelists: list[Panelist]) -> None:
+    missing = missing_keys(panelists)
+    if missing:
+        raise InputError("missing API key: set " + ", ".join(missing) + " in the environment")

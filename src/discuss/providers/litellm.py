@@ -1,0 +1,139 @@
+"""Real models through litellm: the only module that imports it, and only when a call needs it.
+
+litellm's own retries are off (the gateway retries in one place); its
+exceptions are sorted here into transient ones (rate limits, server errors,
+lost connections, with the provider's Retry-After) and final ones.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.error
+import urllib.request
+from typing import Any
+
+from ..calls import CallSpec
+from ..domain import Panelist, Usage
+from . import Diagnosis, TransientError
+
+TRANSIENT_NAMES = ("RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError")
+MAX_WAIT = 60.0
+
+
+def load() -> Any:
+    # Without these, importing litellm fetches a price table from the network
+    # and prints provider banners on stdout.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def retry_after(exc: Exception) -> float | None:
+    """Seconds the provider asked us to wait: litellm keeps its headers beside the response."""
+    for headers in (getattr(exc, "litellm_response_headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        try:
+            value = headers.get("retry-after") if headers else None
+            if value is not None:
+                return min(max(float(value), 0.0), MAX_WAIT)
+        except (AttributeError, TypeError, ValueError):
+            continue
+    return None
+
+
+def classify(exc: Exception) -> Exception:
+    """A timeout, a TransientError, or the exception itself (final)."""
+    status = getattr(exc, "status_code", None)
+    name = type(exc).__name__
+    if name in ("Timeout", "APITimeoutError"):
+        return TimeoutError("timed out")
+    if status in (408, 409, 429) or (isinstance(status, int) and status >= 500) or name in TRANSIENT_NAMES:
+        return TransientError(f"{name} ({status})" if status else name, wait=retry_after(exc))
+    return exc
+
+
+class LitellmProvider:
+    simulated = False
+
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
+        litellm = load()
+        p = spec.panelist
+        kwargs: dict[str, Any] = {"model": p.model, "messages": messages, "timeout": timeout,
+                                  "max_retries": 0, "max_tokens": spec.max_tokens}
+        if p.api_base:
+            kwargs["api_base"] = p.api_base
+        key = os.environ.get(p.api_key_env) if p.api_key_env else None
+        if key:
+            kwargs["api_key"] = key
+        elif p.api_base:
+            kwargs["api_key"] = "not-needed"  # local servers often take no key
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as exc:
+            raise classify(exc) from None
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise ValueError("the provider sent a reply with no choices")
+        text = choices[0].message.content or ""
+        u = getattr(response, "usage", None)
+        try:
+            cost: float | None = float(litellm.completion_cost(completion_response=response))
+        except Exception:  # litellm knows no price for this model
+            cost = None
+        return text, Usage(prompt_tokens=int(getattr(u, "prompt_tokens", 0) or 0),
+                           completion_tokens=int(getattr(u, "completion_tokens", 0) or 0), cost=cost, calls=1)
+
+    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+        try:
+            return float(sum(load().cost_per_token(model=p.model, prompt_tokens=prompt_tokens,
+                                                   completion_tokens=completion_tokens)))
+        except Exception:  # no price for this model
+            return None
+
+    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
+        missing = []
+        for p in panelists:
+            if p.api_key_env:
+                if not os.environ.get(p.api_key_env):
+                    missing.append(f"{p.api_key_env} (for {p.id})")
+            elif not p.api_base:
+                try:
+                    report = load().validate_environment(model=p.model)
+                except Exception:  # unknown provider: let the call report it
+                    continue
+                missing += [f"{var} (for {p.id})" for var in report.get("missing_keys") or []]
+        return missing
+
+    def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
+        missing = self.missing_keys([p])
+        key = "ok" if not missing else "fail: missing " + ", ".join(m.split(" ")[0] for m in missing)
+        try:
+            load().get_model_info(p.model)
+            price = "ok"
+        except Exception:
+            price = "warn: unknown to litellm, cost not tracked"
+        return Diagnosis(key, price, endpoint(p, timeout))
+
+
+def endpoint(p: Panelist, timeout: float) -> str:
+    """Whether a panelist's own server answers; hosted providers are not probed."""
+    if not p.api_base:
+        return "not checked (hosted)"
+    request = urllib.request.Request(p.api_base.rstrip("/") + "/models", method="GET")
+    key = os.environ.get(p.api_key_env or "")
+    if key:
+        request.add_header("Authorization", f"Bearer {key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            return "ok"
+    except urllib.error.HTTPError as exc:
+        return f"ok (answers, HTTP {exc.code})"  # it is up; the route or key is the provider's business
+    except (urllib.error.URLError, OSError) as exc:
+        return f"fail: {p.api_base} does not answer ({getattr(exc, 'reason', exc)})"
+
+
+LITELLM = LitellmProvider()
