@@ -19,7 +19,8 @@ from pathlib import Path
 
 from benchkit import FakeLLM, make_project
 
-from discuss.launch import Options, prepare, run_many, select
+from discuss.batch import run_many, select
+from discuss.prepare import Options, prepare
 
 
 def main() -> None:

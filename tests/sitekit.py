@@ -8,7 +8,7 @@ from discuss.domain import (
     Abstention, Ballot, Conclusion, Discussion, Failure, MinorityPosition, Panel, Panelist,
     Reply, Round, Settings, TerminationVote, Usage, Vote,
 )
-from discuss.scoring import pick_winner, tally
+from discuss.protocols.vote.scoring import pick_winner, tally
 from discuss.store import discussions as store
 from discuss.store.files import write_atomic
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from discuss.agreement import agreement, embedding_measure, label, lexical_similarity, measure
+from discuss.rules.agreement import agreement, embedding_measure, label, lexical_similarity, measure
 
 POWER = "Solar power from the swarm should be beamed to Earth by microwave transmission to rectenna farms."
 PARAPHRASE = "Power collected by the solar swarm ought to be transmitted to Earth with microwaves received at rectennas."

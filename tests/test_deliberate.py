@@ -6,7 +6,7 @@ import pytest
 from conftest import fake_panel
 from fakeserver import DEFAULT, Action
 
-from discuss.deliberation import consensus, gate_one, threshold, weighted
+from discuss.protocols.deliberate.rules import consensus, gate_one, threshold, weighted
 from discuss.store import discussions as store
 from discuss.store.personas import load_personas
 

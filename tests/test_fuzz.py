@@ -13,13 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discuss.ballots import parse_ballot
+from discuss.protocols.vote.ballots import parse_ballot
 from discuss.conclusions import parse_conclusion
-from discuss.critiques import parse_critiques, parse_judge, parse_stance
+from discuss.protocols.council.critiques import parse_critiques
+from discuss.protocols.critique.replies import parse_judge, parse_stance
 from discuss.errors import InputError
 from discuss.jsonreply import ReplyError
 from discuss.store import discussions as store
-from discuss.verdicts import parse_alternatives, parse_match, parse_ranking, parse_research, parse_split
+from discuss.protocols.decompose.replies import parse_split
+from discuss.protocols.deliberate.replies import parse_alternatives, parse_ranking, parse_research
+from discuss.protocols.tournament.replies import parse_match
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

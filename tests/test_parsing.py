@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from discuss.ballots import parse_ballot
+from discuss.protocols.vote.ballots import parse_ballot
 from discuss.conclusions import parse_conclusion, render_markdown
 from discuss.jsonreply import ReplyError
 

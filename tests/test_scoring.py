@@ -3,7 +3,7 @@
 import pytest
 
 from discuss.domain import Vote
-from discuss.scoring import max_possible, pick_winner, tally, vote_agreement
+from discuss.protocols.vote.scoring import max_possible, pick_winner, tally, vote_agreement
 
 
 def votes(*triples):

@@ -3,7 +3,7 @@
 import pytest
 
 from discuss.domain import Round, Settings, TerminationVote, Vote
-from discuss.termination import decide
+from discuss.protocols.vote.termination import decide
 
 
 def rnd(number, conclude=0, cont=0, winner="a", score=5.0, approvals=3):

@@ -12,6 +12,8 @@ from typing import Any, Callable
 
 from .domain import Panelist, Usage
 
+Move = Callable[[str, dict[str, Any], dict[str, Any]], str]
+
 
 @dataclass
 class CallSpec:
@@ -24,6 +26,10 @@ class CallSpec:
     validate: Callable[[str], Any] | None = None
     # What a stand-in provider (offline panel, estimator) needs to play its part without reading prompts.
     context: dict[str, Any] = field(default_factory=dict)
+    # How the offline panel plays this task, (persona name, persona, context) -> reply; None: a plain answer.
+    offline: Move | None = None
+    # The estimator's stand-in where the offline move is not the costliest reply; None: the offline move.
+    worst_case: Move | None = None
 
 
 @dataclass

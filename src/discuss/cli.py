@@ -16,6 +16,8 @@ from typing import List, Optional
 import typer
 
 from .errors import DiscussError, InputError
+from .protocols import DEFAULT, names as protocol_names
+from .store.layout import Layout
 
 app = typer.Typer(
     help="A panel of language models deliberates on a research question, in files.",
@@ -25,20 +27,16 @@ app = typer.Typer(
 STATE: dict[str, Path] = {}
 
 
-def find_root(start: Path) -> Path:
-    """The nearest folder upwards holding discussions/panels.yaml, else `start`."""
-    for folder in [start, *start.parents]:
-        if (folder / "discussions" / "panels.yaml").is_file():
-            return folder
-    return start
+def layout() -> Layout:
+    return Layout(STATE["root"]) if "root" in STATE else Layout.find(Path.cwd())
 
 
 def root() -> Path:
-    return STATE.get("root") or find_root(Path.cwd())
+    return layout().root
 
 
 def content() -> Path:
-    return root() / "content"
+    return layout().content
 
 
 def handled(fn):
@@ -95,8 +93,8 @@ def run(
     conclude: bool = typer.Option(False, "--conclude", help="Write the conclusion now (reason: forced)."),
     panel: Optional[str] = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
     protocol: Optional[str] = typer.Option(
-        None, "--protocol", help="vote, critique, council, debate, adversarial, auto, tournament, decompose "
-        "or deliberate (default: the question's, the panel's, else vote)."),
+        None, "--protocol", help=f"{', '.join(protocol_names())} (default: the question's, the panel's, "
+        f"else {DEFAULT}); `discuss protocols` describes them."),
     max_rounds: Optional[int] = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
     max_calls: Optional[int] = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=0, help="Budget: tokens (0: none)."),
@@ -111,7 +109,7 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
-    from .launch import Options
+    from .prepare import Options
 
     overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
     options = Options(panel=panel, protocol=protocol, overrides=overrides)
@@ -130,7 +128,8 @@ def run(
 def _run_one(question, options, auto, rounds, conclude, estimate, quiet) -> None:
     import asyncio
 
-    from .launch import check_ready, gateway_for, prepare
+    from .prepare import check_ready, gateway_for, prepare
+    from .protocols import get_protocol
     from .report import Progress, money
     from .runner import Plan, Runner, prompts_for
     from .store.questions import find_question
@@ -141,7 +140,7 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet) -> None
         typer.echo(f"{q.slug}: already concluded ({d.termination_reason}); nothing to do")
         return
     plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
-    if max(d.settings.max_rounds, d.settings.critique_rounds) > 7:
+    if get_protocol(d.protocol).most_rounds(d) > 7:
         typer.echo("warning: more than 7 rounds rarely adds anything but cost; panels converge "
                    "or entrench well before", err=True)
     prompts = prompts_for(root())
@@ -162,7 +161,7 @@ def _print_estimate(q, d, plan, prompts) -> None:
     import asyncio
     from collections import Counter
 
-    from .estimate import estimate_run
+    from .dry_run import estimate_run
     from .report import money
     from .runner import Runner
 
@@ -180,7 +179,8 @@ def _run_all(options, tags, glob, concurrency, shard) -> None:
     import asyncio
 
     from .errors import RunError
-    from .launch import check_ready, parse_shard, prepare, run_many, select
+    from .batch import parse_shard, run_many, select
+    from .prepare import check_ready, prepare
 
     questions = select(content(), tags, glob, parse_shard(shard))
     prepared = [(q, prepare(root(), q, options)) for q in questions]
@@ -242,7 +242,7 @@ def doctor(panel: Optional[str] = typer.Option(None, "--panel", help="Check one 
     from .report import table
     from .store.panels import load_panels
 
-    panels = {name: p for name, (p, _) in load_panels(root() / "discussions" / "panels.yaml").items()}
+    panels = {name: p for name, (p, _) in load_panels(layout().panels).items()}
     if panel is not None:
         if panel not in panels:
             raise InputError(f"no panel {panel!r} (panels: {', '.join(sorted(panels))})")
@@ -254,6 +254,15 @@ def doctor(panel: Optional[str] = typer.Option(None, "--panel", help="Check one 
     if failed:
         typer.echo(f"error: {len(failed)} panelist(s) would fail: {', '.join(failed)}", err=True)
         raise typer.Exit(1)
+
+
+@app.command()
+@handled
+def protocols():
+    """The protocols a discussion can follow, each in a line."""
+    from .protocols import get_protocol
+
+    typer.echo("\n".join(f"{name:<12} {get_protocol(name).summary}" for name in protocol_names()))
 
 
 def main() -> None:

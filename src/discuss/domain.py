@@ -287,7 +287,7 @@ class Discussion:
     question_title: str
     panel: Panel
     settings: Settings
-    protocol: str = "vote"
+    protocol: str = ""  # a name in the protocols' registry
     status: str = "active"
     started_at: str = ""
     rounds: list[Round] = field(default_factory=list)

@@ -1,7 +1,9 @@
 """Prompt templates: jinja2 files shipped with the package, overridable per project.
 
-A file of the same name in `discussions/prompts/` replaces the packaged one,
-so a team can tune its prompts in review like any other change.
+Shared templates live in `discuss/prompts/`, a protocol's own in its
+package's `prompts/`. A file of the same name in the project's prompt folder
+replaces the packaged one, so a team can tune its prompts in review like any
+other change.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ class Prompts:
         if override_dir and override_dir.is_dir():
             loaders.append(jinja2.FileSystemLoader(str(override_dir)))
         loaders.append(jinja2.PackageLoader("discuss", "prompts"))
+        from .protocols import package_dirs
+
+        loaders += [jinja2.PackageLoader("discuss", f"protocols/{name}/prompts") for name in package_dirs()]
         self.env = jinja2.Environment(
             loader=jinja2.ChoiceLoader(loaders),
             undefined=jinja2.StrictUndefined,

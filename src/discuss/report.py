@@ -9,8 +9,9 @@ import sys
 from typing import TextIO
 
 from .domain import Discussion
+from .outcomes import describe
+from .protocols import get_protocol
 from .stats import agreement_label, discussion_stats
-from .termination import conclude_counts, describe
 
 
 def money(cost: float | None) -> str:
@@ -65,11 +66,12 @@ STATUS_HEADER = ["question", "status", "rounds", "leader", "termination", "token
 
 def show(d: Discussion) -> str:
     names = {m.id: m.name for m in d.panel.everyone}
+    protocol = get_protocol(d.protocol)
     out = _header(d, names)
     for r in d.rounds:
         stage = f": {r.stage}" if r.stage else ""
         out += ["", f"## Round {r.number}{stage}" + ("" if r.complete else " (in progress)")]
-        out += _stage_lines(r, names) if r.stage else _vote_lines(r, names)
+        out += protocol.show_round(r, names)
         out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}"
                 f"{' (timed out)' if f.timed_out else ''}: {f.error}" for f in r.failures]
         if r.agreement is not None:
@@ -87,8 +89,7 @@ def show(d: Discussion) -> str:
 
 def _header(d: Discussion, names: dict[str, str]) -> list[str]:
     stats = discussion_stats(d)
-    figure = (f"approval from others: {stats['approvalRate']}%" if d.protocol == "vote"
-              else f"agreement: {agreement_label(d) or '-'}")
+    figure = get_protocol(d.protocol).headline(d, stats, agreement_label(d))
     out = [f"# {d.question_title or d.question_slug}", "",
            f"status: {d.status}   protocol: {d.protocol}   panel: {d.panel.name or '-'}",
            f"panelists: {', '.join(f'{m.name} ({m.id})' for m in d.panel.members)}",
@@ -96,51 +97,6 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
            f"tokens: {d.usage.total_tokens}   cost: {money(d.usage.cost)}"]
     if d.panel.simulated:
         out.append("simulated: written by the offline panel, not by language models")
-    return out
-
-
-def _vote_lines(r, names: dict[str, str]) -> list[str]:
-    scores = {x.target_id: x for x in r.results}
-    out = []
-    for pid, reply in r.replies.items():
-        x = scores.get(pid)
-        score = f"{x.weighted_score:g} ({x.approve_count} approve, {x.reject_count} reject)" if x else "-"
-        out.append(f"- {names.get(pid, pid)}: {reply.word_count} words, score {score}"
-                   + (" <- winner" if pid == r.winner_id else ""))
-    if r.tie_break:
-        out.append(f"  tie broken by: {r.tie_break}")
-    conclude, cast = conclude_counts(r)
-    if cast:
-        out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
-    out += [f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}" for t in r.termination_votes]
-    out += [f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})" for a in r.abstentions]
-    if check := r.notes.get("convergence"):
-        out.append(f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}")
-    return out
-
-
-def _stage_lines(r, names: dict[str, str]) -> list[str]:
-    notes = r.notes
-    out = [f"- {names.get(reply.model_id, pid)} ({reply.role}): {reply.word_count} words"
-           for pid, reply in r.replies.items()]
-    out += [f"  {c['critic']} critiqued {c['target']}" for c in notes.get("critiques", [])]
-    if judge := notes.get("judge"):
-        out.append(f"  judge {judge.get('judgeId')}: convergence {judge.get('score')}"
-                   + ("" if judge.get("score") is None else f" (recommendation {judge['recommendation']}, "
-                      f"key facts {judge['keyFacts']}, caveats {judge['caveats']})"))
-    if c := notes.get("consensus"):
-        out.append(f"  consensus {c['score']} on {c['best']} against {c['threshold']} ({c['taskType']})")
-        for gate in ("gate1", "gate2"):
-            failed = [x["check"] for x in notes[gate]["checks"] if not x["passed"]]
-            out.append(f"  {gate}: {'failed: ' + ', '.join(failed) if failed else 'passed'}")
-        out += [f"  conformity warning: {w}" for w in notes.get("conformity", [])]
-    out += [f"  {m['a']} vs {m['b']}: {m['winner'] or 'undecided'}" for m in notes.get("matches", [])]
-    if champion := notes.get("champion"):
-        out.append(f"  champion: {names.get(champion, champion)}")
-    if check := notes.get("convergence"):
-        out.append(f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}")
-    if escalation := notes.get("escalation"):
-        out.append(f"  escalation: {escalation.get('reason')}")
     return out
 
 

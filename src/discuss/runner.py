@@ -17,10 +17,11 @@ from .domain import Discussion, Panel, Question, Settings
 from .errors import InputError
 from .gateway import Gateway
 from .prompting import Prompts
-from .protocols import get_protocol
+from .protocols import DEFAULT, get_protocol
 from .protocols.base import Context, Plan, finish, next_step, open_round
 from .store import discussions as store
 from .store.files import DiscussionLock
+from .store.layout import Layout
 
 __all__ = ["Plan", "Runner", "prompts_for", "start", "utc_now"]
 
@@ -29,7 +30,7 @@ def utc_now() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str = "vote") -> Discussion:
+def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str = DEFAULT) -> Discussion:
     return Discussion(
         question_id=q.question_id, question_slug=q.slug, question_title=q.title,
         panel=panel, settings=settings, protocol=protocol, started_at=now,
@@ -50,7 +51,7 @@ class Runner:
         if plan.conclude and not plan.auto and not plan.rounds and not d.rounds:
             raise InputError(f"{q.path}: nothing to conclude; no round has been run yet")
         protocol = get_protocol(d.protocol)
-        if getattr(protocol, "runs_to_end", False) and plan.rounds is None:
+        if protocol.runs_to_end and plan.rounds is None:
             plan = Plan(auto=True, conclude=plan.conclude)  # a fixed sequence of stages runs whole
         # Finishing a round left open by an interrupted run counts as one of its rounds.
         ctx = Context(q, self.prompts, self.clock, plan, rounds_started=int(open_round(d) is not None))
@@ -93,4 +94,4 @@ class Runner:
 
 
 def prompts_for(root: Path) -> Prompts:
-    return Prompts(root / "discussions" / "prompts")
+    return Prompts(Layout(root).prompts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .agreement import label
+from .rules.agreement import label
 from .domain import Discussion
 
 

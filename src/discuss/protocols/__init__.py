@@ -1,29 +1,59 @@
-"""Deliberation protocols: each decides the next calls from the state on disk.
+"""The protocols, by name: the one place that maps a name to a protocol.
 
-A protocol is what `base.next_step` drives: `new_round`, `round_step`,
-`finished_rounds` and `conclusion_spec`, and optionally `runs_to_end`
-(one `discuss run` runs it whole). A module is a protocol itself, or offers
-`protocol(name)` when it serves several names with one class.
+Each protocol is a package under `protocols/` with a `Protocol` subclass;
+adding one is a package and a line in `REGISTRY`. `register` adds one at
+run time (a plugin, or a test's toy protocol).
 """
 
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Callable
 
 from ..errors import InputError
+from .base import Protocol
 
-# name -> module
-MODULES = {
-    "vote": "vote", "critique": "critique", "deliberate": "deliberate",
-    "tournament": "tournament", "decompose": "tournament",
-    "council": "staged", "debate": "staged", "adversarial": "staged", "auto": "staged",
+DEFAULT = "vote"
+# name -> "module:factory"; the module is imported only when the protocol is used.
+REGISTRY: dict[str, str] = {
+    "vote": "vote:VoteProtocol",
+    "critique": "critique:Critique",
+    "council": "council:Council",
+    "debate": "council:Debate",
+    "adversarial": "council:Adversarial",
+    "auto": "council:Auto",
+    "tournament": "tournament:Tournament",
+    "decompose": "decompose:Decompose",
+    "deliberate": "deliberate:Deliberate",
 }
-PROTOCOLS = tuple(MODULES)
+_EXTRA: dict[str, Callable[[], Protocol]] = {}
 
 
-def get_protocol(name: str):
-    if name not in MODULES:
-        raise InputError(f"unknown protocol {name!r} (protocols: {', '.join(PROTOCOLS)})")
-    module = import_module(f"{__name__}.{MODULES[name]}")
-    factory = getattr(module, "protocol", None)
-    return factory(name) if factory else module
+def names() -> list[str]:
+    return [*REGISTRY, *_EXTRA]
+
+
+def register(name: str, factory: Callable[[], Protocol]) -> None:
+    _EXTRA[name] = factory
+
+
+def unregister(name: str) -> None:
+    _EXTRA.pop(name, None)
+
+
+def get_protocol(name: str) -> Protocol:
+    """The protocol of that name; an empty name is the default."""
+    name = name or DEFAULT
+    if name in _EXTRA:
+        return _EXTRA[name]()
+    if name not in REGISTRY:
+        raise InputError(f"unknown protocol {name!r} (protocols: {', '.join(names())})")
+    module, factory = REGISTRY[name].split(":")
+    protocol: Protocol = getattr(import_module(f"{__name__}.{module}"), factory)()
+    protocol.name = name
+    return protocol
+
+
+def package_dirs() -> list[str]:
+    """Each registered protocol package's folder under `protocols/`, for its prompts and partials."""
+    return sorted({REGISTRY[n].split(":")[0] for n in REGISTRY})

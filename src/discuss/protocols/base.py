@@ -1,21 +1,27 @@
-"""What every protocol shares: the plan of a run, the steps a protocol hands
-the runner, and the skeleton that decides between a round, a new round and
-the conclusion.
+"""What a protocol is, and what every protocol shares.
 
-A protocol module provides `new_round(d)`, `round_step(d, rnd, ctx)`,
-`finished_rounds(d)` (True when no further round belongs to the protocol)
-and `conclusion_spec(d, ctx)` (None when the protocol ends without one).
+`Protocol` says what a protocol provides: how its rounds start, step and
+end, its conclusion, its readiness checks, what `discuss show` prints and
+which site partial renders its rounds. The rest of the program asks a
+protocol through this interface and never tests a protocol's name. This
+module also holds the plan of a run, the steps a protocol hands the runner,
+and the skeleton that decides between a round, a new round and the
+conclusion.
 """
 
 from __future__ import annotations
 
+import string
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
-from ..domain import Discussion, Failure, Panelist, Question, Round
-from ..errors import RunError
 from ..calls import CallResult, CallSpec
-from ..prompting import Prompts
+from ..domain import Discussion, Failure, Panelist, Question, Reply, Round
+from ..errors import InputError, RunError
+
+if TYPE_CHECKING:
+    from ..prompting import Prompts
 
 
 @dataclass
@@ -54,6 +60,82 @@ class Context:
         return self.rounds_started < budget
 
 
+class Protocol(ABC):
+    """One way of deliberating. Subclasses live in `protocols/<name>/`, registered by name."""
+
+    name: str = ""
+    # One line for the CLI's help and `discuss panels`.
+    summary: ClassVar[str] = ""
+    # True: one `discuss run` runs every stage (a fixed sequence, not open-ended rounds).
+    runs_to_end: ClassVar[bool] = False
+    # The heading of the result on the site.
+    conclusion_title: ClassVar[str] = "Conclusion"
+    # True where rounds have winners (win rates and approval mean something).
+    has_winners: ClassVar[bool] = False
+    # The site partial, "package:file": a template with macros `summary(view)` (above the rounds)
+    # and `round(r, view)` (inside each round) for what only this protocol records.
+    partial: ClassVar[str] = "discuss.protocols:site.html.j2"
+
+    @abstractmethod
+    def new_round(self, d: Discussion) -> Round: ...
+
+    @abstractmethod
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step: ...
+
+    def finished_rounds(self, d: Discussion) -> bool:
+        """True when no further round belongs to the protocol (stopping rules decide otherwise)."""
+        return False
+
+    @abstractmethod
+    def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:
+        """The call that writes the conclusion; None when the protocol ends without one."""
+
+    def prepare(self, d: Discussion, setup: Any) -> None:
+        """Fix what the discussion needs before its first call (personas, say); `setup` is the project layout."""
+
+    def check_ready(self, d: Discussion) -> None:
+        """Raise InputError for anything that would fail after money was spent."""
+
+    def most_rounds(self, d: Discussion) -> int:
+        """The most rounds of deliberation this discussion may take under its settings."""
+        return d.settings.max_rounds
+
+    def round_index(self, r: Round, failures: list[dict[str, Any]]) -> dict[str, Any]:
+        """What discussion.yaml records of a round; `failures` as the store writes them."""
+        return {"roundNumber": r.number, "stage": r.stage, "agreement": r.agreement,
+                "failures": failures, "completedAt": r.completed_at}
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        """The lines `discuss show` prints for a round, after the header."""
+        return [f"- {names.get(reply.model_id, pid)} ({reply.role}): {reply.word_count} words"
+                for pid, reply in r.replies.items()]
+
+    def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
+        """The figure `discuss show` puts under the panel."""
+        return f"agreement: {agreement or '-'}"
+
+
+def make_labels(count: int) -> list[str]:
+    """A, B, C...: how answers are named to those who judge them."""
+    if count > len(string.ascii_uppercase):
+        raise ValueError("at most 26 replies can be labelled")
+    return list(string.ascii_uppercase[:count])
+
+
+def require_measure(d: Discussion) -> None:
+    """The agreement measure of the settings must be usable before anything is paid for."""
+    from ..rules.agreement import measure
+
+    try:
+        measure(d.settings.agreement_measure)
+    except ValueError as exc:
+        raise InputError(f"agreementMeasure: {exc}") from None
+
+
+def convergence_line(check: dict[str, Any] | None) -> list[str]:
+    return [f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}"] if check else []
+
+
 def messages(p: Panelist, prompts: Prompts, user: str) -> list[dict]:
     return [{"role": "system", "content": prompts.render("system", panelist=p)},
             {"role": "user", "content": user}]
@@ -69,12 +151,17 @@ def record_failure(rnd: Round, phase: str, result: CallResult, who: str | None =
                                 result.timed_out, result.usage))
 
 
+def record_reply(rnd: Round, p: Panelist, result: CallResult, key: str, role: str, text: str, now: str) -> None:
+    rnd.replies[key] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
+                             role=role, simulated=p.simulated)
+
+
 def require_replies(rnd: Round) -> None:
     if not rnd.replies:
         raise RunError(f"round {rnd.number}: every participant failed to answer; run again to retry")
 
 
-def next_step(protocol, d: Discussion, ctx: Context) -> Step | None:
+def next_step(protocol: Protocol, d: Discussion, ctx: Context) -> Step | None:
     if d.concluded:
         return None
     rnd = open_round(d)
@@ -102,7 +189,7 @@ def finish(d: Discussion, now: str) -> None:
     d.status, d.concluded_at = "concluded", now
 
 
-def conclusion_step(protocol, d: Discussion, spec: CallSpec, ctx: Context) -> Step:
+def conclusion_step(protocol: Protocol, d: Discussion, spec: CallSpec, ctx: Context) -> Step:
     failed: list[CallResult] = []
 
     def apply(result: CallResult) -> None:

@@ -8,7 +8,7 @@ by the provider that would really answer.
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from typing import Callable
 
 from ..calls import CallSpec
@@ -18,12 +18,9 @@ from . import Diagnosis, Provider, offline
 
 
 def stand_in(spec: CallSpec) -> str:
-    ctx = spec.context
-    if spec.task == "vote":
-        votes = [{"label": label, "vote": "NEUTRAL", "reasoning": "estimate"} for label in ctx["labels"]]
-        return json.dumps({"votes": votes, "termination": {"vote": "CONTINUE", "reasoning": "estimate"}})
     p = spec.panelist
-    text = offline.reply(Panelist(p.id, f"offline/{p.id}", p.name), spec.task, ctx)
+    as_offline = dataclasses.replace(spec, panelist=Panelist(p.id, f"offline/{p.id}", p.name))
+    text = offline.play(as_offline, spec.worst_case)
     if spec.validate is not None:
         return text  # structured replies keep their shape
     filler = " ".join(["word"] * max(spec.max_tokens - estimate_tokens(text), 0))

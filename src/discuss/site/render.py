@@ -8,29 +8,24 @@ Every other string goes through jinja2's autoescaping.
 
 from __future__ import annotations
 
-from typing import Callable
-
 import re
+from importlib.resources import files as package_files
+from typing import Callable
 
 import markdown as md
 import nh3
-from jinja2 import Environment, PackageLoader
+from jinja2 import ChoiceLoader, Environment, FunctionLoader, PackageLoader
 from markupsafe import Markup
 
 from ..domain import Discussion
 from ..leaderboard import Standing
 from ..naming import slugify
-from ..stats import agreement_label, discussion_stats, leader
+from ..outcomes import describe
+from ..protocols import get_protocol
 from ..report import budget_line
-from ..termination import conclude_counts, describe
+from ..stats import agreement_label, discussion_stats, leader
 from . import charts
 from .collect import Entry
-
-CONCLUSION_TITLES = {"council": "Synthesis by the chairman", "debate": "Synthesis by the chairman",
-                     "auto": "Synthesis by the chairman", "adversarial": "Final answer by the converger",
-                     "critique": "Attributed answer by the synthesizer",
-                     "decompose": "Reassembled answer by the splitter",
-                     "deliberate": "Decision by the chair"}
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
     "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "ins", "kbd", "li", "ol", "p", "pre", "q", "s",
@@ -66,9 +61,20 @@ def safe_inline(text: str) -> Markup:
     return Markup(html)
 
 
+def _package_template(name: str) -> str | None:
+    """A protocol's partial, named "package:file"."""
+    package, _, resource = name.partition(":")
+    if not resource:
+        return None
+    try:
+        return (package_files(package) / resource).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        return None
+
+
 def _env() -> Environment:
-    env = Environment(loader=PackageLoader("discuss", "site/templates"), autoescape=True,
-                      trim_blocks=True, lstrip_blocks=True)
+    loader = ChoiceLoader([PackageLoader("discuss", "site/templates"), FunctionLoader(_package_template)])
+    env = Environment(loader=loader, autoescape=True, trim_blocks=True, lstrip_blocks=True)
     env.filters["markdown"] = safe_markdown
     env.filters["inline"] = safe_inline
     env.filters["score"] = lambda v: "-" if v is None else f"{v:g}"
@@ -77,6 +83,7 @@ def _env() -> Environment:
     env.filters["anchor"] = slugify
     env.globals["describe"] = describe
     env.globals["budget_line"] = budget_line
+    env.globals["bracket"] = lambda rounds, names: Markup(charts.bracket(rounds, names))
     return env
 
 
@@ -89,7 +96,6 @@ def _round_view(d: Discussion, r) -> dict:
     return {
         "round": r,
         "replies": [(r.replies[pid], scores.get(pid)) for pid in order],
-        "conclude": conclude_counts(r),
     }
 
 
@@ -104,18 +110,16 @@ def discussion_view(d: Discussion) -> dict:
         "Weighted score per round", top=max([x.weighted_score for r in done for x in r.results] or [0]),
     ) if done else ""
     agreement = [(r.number, r.agreement) for r in done if r.agreement is not None]
-    is_vote = d.protocol == "vote"
-    title = "Vote agreement per round" if is_vote else "Agreement of the answers per round"
+    protocol = get_protocol(d.protocol)
+    title = "Vote agreement per round" if protocol.has_winners else "Agreement of the answers per round"
     agreement_chart = charts.line_chart({"agreement": agreement}, title, top=1.0) if agreement else ""
-    matches = [r.notes for r in d.rounds if r.notes.get("matches") is not None and r.complete]
-    bracket = charts.bracket(matches, names) if matches else ""
     return {
-        "bracket": Markup(bracket),
         "champion": next((r.notes["champion"] for r in d.rounds if r.notes.get("champion")), None),
-        "is_vote": is_vote,
+        "is_vote": protocol.has_winners,
+        "partial": protocol.partial,
         "last_agreement": agreement[-1][1] if agreement else None,
         "agreement_label": agreement_label(d),
-        "conclusion_title": CONCLUSION_TITLES.get(d.protocol, "Conclusion"),
+        "conclusion_title": protocol.conclusion_title,
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
         "rounds": [_round_view(d, r) for r in d.rounds],

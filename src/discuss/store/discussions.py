@@ -18,6 +18,7 @@ from ..domain import (
 )
 from ..errors import InputError
 from ..naming import camel, is_safe_id
+from ..protocols import DEFAULT, get_protocol
 from ..stats import discussion_stats, leader, leader_of
 from . import documents, dyson, yamlio
 from .files import write_atomic
@@ -69,25 +70,6 @@ def _panel_dict(panel: Panel) -> dict:
     return data
 
 
-def _round_index(r: Round) -> dict:
-    if r.stage is not None:
-        return {"roundNumber": r.number, "stage": r.stage, "agreement": r.agreement,
-                "failures": _failures(r), "completedAt": r.completed_at}
-    return {
-        "roundNumber": r.number,
-        "seed": r.seed,
-        "winnerId": r.winner_id,
-        "winnerScore": r.winner_score,
-        "tieBreak": r.tie_break,
-        "shouldTerminate": r.should_terminate,
-        "terminationReason": r.termination_reason,
-        "agreement": r.agreement,
-        **({"convergence": r.notes["convergence"]} if "convergence" in r.notes else {}),
-        "failures": _failures(r),
-        "completedAt": r.completed_at,
-    }
-
-
 def _failures(r: Round) -> list[dict]:
     return [
         {"phase": f.phase, "modelId": f.model_id, "error": f.error,
@@ -101,7 +83,7 @@ def index_dict(d: Discussion) -> dict:
         "questionId": d.question_id,
         "questionSlug": d.question_slug,
         "questionTitle": d.question_title,
-        "protocol": d.protocol,
+        "protocol": d.protocol or DEFAULT,
     }
     if d.panel.simulated:
         data["simulated"] = SIMULATED_NOTE
@@ -124,7 +106,8 @@ def index_dict(d: Discussion) -> dict:
     })
     if d.personas:
         data["personas"] = d.personas
-    data.update({"rounds": [_round_index(r) for r in d.rounds], "stats": discussion_stats(d)})
+    protocol = get_protocol(d.protocol)
+    data.update({"rounds": [protocol.round_index(r, _failures(r)) for r in d.rounds], "stats": discussion_stats(d)})
     if d.conclusion:
         data["conclusion"] = {"generatedBy": d.conclusion.generated_by,
                               "generated": d.conclusion.generated, "file": CONCLUSION_FILE}
@@ -430,7 +413,7 @@ def load(folder: Path) -> Discussion | None:
             question_title=str(data.get("questionTitle") or ""),
             panel=_panel_from(data.get("panel")),
             settings=_settings_from(data.get("config")),
-            protocol=str(data.get("protocol") or "vote"),
+            protocol=str(data.get("protocol") or DEFAULT),
             status=str(data.get("status") or "active"),
             started_at=str(data.get("startedAt") or ""),
             rounds=[_round_from(r, folder) for r in data.get("rounds") or []],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..protocols import DEFAULT
 from ..domain import (
     Conclusion, Discussion, Panel, Panelist, Reply, Round, Settings, TerminationVote, Vote, VoteResult,
 )
@@ -108,6 +109,7 @@ def load_legacy(data: dict, folder: Path) -> Discussion:
         question_title=str(data.get("questionTitle") or ""),
         panel=Panel(name="dyson", members=tuple(Panelist(i, i, names.get(i, i)) for i in ids)),
         settings=settings,
+        protocol=DEFAULT,  # Dyson's tool knows only the vote protocol
         status=str(data.get("status") or "active"),
         started_at=str(data.get("startedAt") or ""),
         rounds=rounds,

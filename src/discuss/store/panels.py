@@ -10,7 +10,7 @@ import re
 from dataclasses import fields, replace
 from pathlib import Path
 
-from ..convergence import TESTS
+from ..rules.convergence import TESTS
 from ..domain import Panel, Panelist, Settings
 from ..errors import InputError
 from ..naming import camel, is_safe_id

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from .agreement import lexical_similarity
+from ...rules.agreement import lexical_similarity
 
 WEIGHTS = {"impact": 0.25, "quality": 0.25, "feasibility": 0.20, "reusability": 0.15, "risk": 0.15}
 THRESHOLDS = {"security": 0.85, "architecture": 0.80, "default": 0.70, "refactoring": 0.65, "documentation": 0.50}

@@ -11,18 +11,25 @@ from __future__ import annotations
 import hashlib
 import random
 
-from ..ballots import make_labels, parse_ballot
-from ..conclusions import parse_conclusion
-from ..domain import (
+from typing import Any
+
+from ...calls import CallResult, CallSpec
+from ...conclusions import parse_conclusion
+from ...domain import (
     Abstention, Ballot, Discussion, Panelist, Question, Reply, Round, TerminationVote, Vote,
 )
-from ..calls import CallResult, CallSpec
-from ..prompting import Prompts, estimate_tokens
-from ..scoring import pick_winner, tally, vote_agreement
-from ..agreement import agreement, measure
-from ..convergence import agreement_test, title_overlap, titles
-from ..termination import Decision, decide, describe
-from .base import Context, Step, messages, record_failure, require_replies
+from ...outcomes import describe
+from ...prompting import Prompts, estimate_tokens
+from ...rules.agreement import agreement, measure
+from ...rules.convergence import agreement_test, title_overlap, titles
+from ..base import (
+    Context, Protocol, Step, convergence_line, make_labels, messages, record_failure, require_measure,
+    require_replies,
+)
+from . import moves
+from .ballots import parse_ballot
+from .scoring import pick_winner, tally, vote_agreement
+from .termination import Decision, conclude_counts, decide
 
 # Tokens the respond template spends on one earlier round besides its texts.
 ROUND_OVERHEAD = 70
@@ -139,6 +146,7 @@ def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list
             key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote",
             max_tokens=1500, validate=lambda text, labels=labels: parse_ballot(text, labels),
             context={"round": rnd.number, "labels": dict(replies), "order": order},
+            offline=moves.vote, worst_case=moves.worst_case,
         ))
     return specs
 
@@ -226,24 +234,70 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
     )
 
 
-# ---- the skeleton's hooks ---------------------------------------------------
+# ---- the protocol ------------------------------------------------------------
 
-def finished_rounds(d: Discussion) -> bool:
-    return False  # the stopping rules decide, at the close of each round
+class VoteProtocol(Protocol):
+    summary = "answer, vote anonymously on each other's answers, repeat until a stopping rule fires"
+    conclusion_title = "Conclusion"
+    has_winners = True
+    partial = "discuss.protocols.vote:site.html.j2"
 
+    def new_round(self, d: Discussion) -> Round:
+        return new_round(d)
 
-def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
-    if specs := respond_specs(d, ctx.q, rnd, ctx.prompts):
-        return Step(f"round {rnd.number}: answers", specs,
-                    lambda r: apply_reply(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
-    if specs := vote_specs(d, ctx.q, rnd, ctx.prompts):
-        return Step(f"round {rnd.number}: votes", specs, lambda r: apply_ballot(d, rnd, r))
+    def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:
+        return conclusion_spec(d, ctx)
 
-    def close() -> str:
-        decision = close_round(d, rnd, ctx.clock())
-        if decision.terminate:
-            d.termination_reason = decision.reason
-        tie = f", tie broken by {rnd.tie_break}" if rnd.tie_break else ""
-        return f"round {rnd.number}: winner {rnd.winner_id} ({rnd.winner_score:g}){tie}"
+    def check_ready(self, d: Discussion) -> None:
+        if d.settings.convergence_test == "agreement":
+            require_measure(d)
+        if d.settings.conclusion_author != "winner" and d.settings.conclusion_author not in d.panel.ids:
+            from ...errors import InputError
 
-    return Step("", after=close)
+            raise InputError(f"conclusionAuthor: {d.settings.conclusion_author!r} is not 'winner' nor a member "
+                             f"of the panel ({', '.join(d.panel.ids)})")
+
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
+        if specs := respond_specs(d, ctx.q, rnd, ctx.prompts):
+            return Step(f"round {rnd.number}: answers", specs,
+                        lambda r: apply_reply(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
+        if specs := vote_specs(d, ctx.q, rnd, ctx.prompts):
+            return Step(f"round {rnd.number}: votes", specs, lambda r: apply_ballot(d, rnd, r))
+
+        def close() -> str:
+            decision = close_round(d, rnd, ctx.clock())
+            if decision.terminate:
+                d.termination_reason = decision.reason
+            tie = f", tie broken by {rnd.tie_break}" if rnd.tie_break else ""
+            return f"round {rnd.number}: winner {rnd.winner_id} ({rnd.winner_score:g}){tie}"
+
+        return Step("", after=close)
+
+    def round_index(self, r: Round, failures: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "roundNumber": r.number, "seed": r.seed, "winnerId": r.winner_id, "winnerScore": r.winner_score,
+            "tieBreak": r.tie_break, "shouldTerminate": r.should_terminate,
+            "terminationReason": r.termination_reason, "agreement": r.agreement,
+            **({"convergence": r.notes["convergence"]} if "convergence" in r.notes else {}),
+            "failures": failures, "completedAt": r.completed_at,
+        }
+
+    def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
+        return f"approval from others: {stats['approvalRate']}%"
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        scores = {x.target_id: x for x in r.results}
+        out = []
+        for pid, reply in r.replies.items():
+            x = scores.get(pid)
+            score = f"{x.weighted_score:g} ({x.approve_count} approve, {x.reject_count} reject)" if x else "-"
+            out.append(f"- {names.get(pid, pid)}: {reply.word_count} words, score {score}"
+                       + (" <- winner" if pid == r.winner_id else ""))
+        if r.tie_break:
+            out.append(f"  tie broken by: {r.tie_break}")
+        conclude, cast = conclude_counts(r)
+        if cast:
+            out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
+        out += [f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}" for t in r.termination_votes]
+        out += [f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})" for a in r.abstentions]
+        return out + convergence_line(r.notes.get("convergence"))

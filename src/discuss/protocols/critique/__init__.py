@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import random
 
-from ..agreement import agreement, measure
-from ..ballots import make_labels
-from ..conclusions import parse_conclusion
-from ..convergence import agreement_test, judge_test, title_overlap, titles
-from ..critiques import parse_judge, parse_stance
-from ..domain import Discussion, Panelist, Reply, Round
-from ..calls import CallResult, CallSpec
-from .base import Context, Step, messages, record_failure, require_replies
+from ...calls import CallResult, CallSpec
+from ...conclusions import parse_conclusion
+from ...domain import Discussion, Panelist, Reply, Round
+from ...rules.agreement import agreement, measure
+from ...rules.convergence import agreement_test, judge_test, title_overlap, titles
+from ..base import (
+    Context, Protocol, Step, convergence_line, make_labels, messages, record_failure, require_measure,
+    require_replies,
+)
+from . import moves
+from .replies import parse_judge, parse_stance
 
 JUDGE = "judge"  # role of the judge's record in a round
 
@@ -31,10 +34,6 @@ def judge_of(d: Discussion) -> Panelist:
 
 def positions(rnd: Round) -> dict[str, Reply]:
     return {pid: r for pid, r in rnd.replies.items() if r.role != JUDGE}
-
-
-def finished_rounds(d: Discussion) -> bool:
-    return False  # the convergence test and the round limit decide, at each close
 
 
 def new_round(d: Discussion) -> Round:
@@ -65,7 +64,7 @@ def answer_spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpe
     labels = list(order)
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "stance", words * 3,
                     validate=lambda text: parse_stance(text, labels),
-                    context={**context, "labels": dict(peers), "order": order})
+                    context={**context, "labels": dict(peers), "order": order}, offline=moves.stance)
 
 
 def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
@@ -95,7 +94,7 @@ def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
     labelled = list(zip(make_labels(len(current)), [current[pid].text for pid in sorted(current)]))
     user = ctx.prompts.render("judge", question=ctx.q, round=rnd.number - 1, positions=labelled)
     return CallSpec(judge.id, judge, messages(judge, ctx.prompts, user), "judge", 800, validate=parse_judge,
-                    context={"round": rnd.number, "texts": [t for _, t in labelled]})
+                    context={"round": rnd.number, "texts": [t for _, t in labelled]}, offline=moves.judge)
 
 
 def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
@@ -171,3 +170,32 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
                     validate=parse_conclusion,
                     context={"title": ctx.q.title, "attributed": True,
                              "minority": next(iter(names.values()), writer.name)})
+
+
+class Critique(Protocol):
+    summary = "answers, then rounds of structured critique scored by a judge, then an attributed synthesis"
+    conclusion_title = "Attributed answer by the synthesizer"
+    partial = "discuss.protocols.critique:site.html.j2"
+
+    def new_round(self, d: Discussion) -> Round:
+        return new_round(d)
+
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
+        return round_step(d, rnd, ctx)
+
+    def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:
+        return conclusion_spec(d, ctx)
+
+    def check_ready(self, d: Discussion) -> None:
+        require_measure(d)
+
+    def most_rounds(self, d: Discussion) -> int:
+        return d.settings.critique_rounds + 1
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        out = super().show_round(r, names)
+        if judge := r.notes.get("judge"):
+            out.append(f"  judge {names.get(judge.get('judgeId'), judge.get('judgeId'))}: convergence {judge.get('score')}"
+                       + ("" if judge.get("score") is None else f" (recommendation {judge['recommendation']}, "
+                          f"key facts {judge['keyFacts']}, caveats {judge['caveats']})"))
+        return out + convergence_line(r.notes.get("convergence"))

@@ -1,20 +1,8 @@
-"""Reading a match verdict and a question split, as models write them."""
+"""Reading a persona's research, the proposed alternatives and a persona's ranking."""
 
 from __future__ import annotations
 
-from .jsonreply import ReplyError, extract_object, fraction, per_label, text_field, titled_list
-
-
-def parse_match(text: str) -> dict:
-    obj = extract_object(text)
-    winner = str(obj.get("winner", "")).strip().upper()
-    if winner not in ("A", "B"):
-        raise ReplyError(f"'winner' must be A or B, not {winner or '(none)'!r}")
-    return {"winner": winner, "reasoning": text_field(obj, "reasoning", required=False)}
-
-
-def parse_split(text: str, min_parts: int, max_parts: int) -> list[dict]:
-    return titled_list(extract_object(text), "parts", min_parts, max_parts, "question")
+from ...jsonreply import extract_object, fraction, per_label, text_field, titled_list
 
 
 def parse_research(text: str) -> dict:

@@ -19,15 +19,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..agreement import agreement, measure, pairwise
-from ..ballots import make_labels
-from ..conclusions import parse_conclusion
-from ..critiques import parse_critiques
-from ..domain import Discussion, Panelist, Reply, Round
-from ..calls import CallResult, CallSpec
-from .base import Context, Step, messages, record_failure, require_replies
-
-NAMES = ("council", "debate", "adversarial", "auto")
+from ...calls import CallResult, CallSpec
+from ...conclusions import parse_conclusion
+from ...domain import Discussion, Panelist, Reply, Round
+from ...rules.agreement import agreement, measure, pairwise
+from ..base import (
+    Context, Protocol, Step, make_labels, messages, record_failure, require_measure, require_replies,
+)
+from . import moves
+from .critiques import parse_critiques
 
 
 @dataclass(frozen=True)
@@ -45,11 +45,24 @@ def escalated(d: Discussion) -> bool:
     return bool(d.rounds and d.rounds[0].notes.get("escalation", {}).get("debate"))
 
 
-class Staged:
+class Staged(Protocol):
     runs_to_end = True
+    conclusion_title = "Synthesis by the chairman"
+    partial = "discuss.protocols.council:site.html.j2"
 
-    def __init__(self, name: str):
-        self.name = name
+    def check_ready(self, d: Discussion) -> None:
+        require_measure(d)
+
+    def most_rounds(self, d: Discussion) -> int:
+        return 3
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        out = super().show_round(r, names)
+        out += [f"  {names.get(c['critic'], c['critic'])} critiqued {names.get(c['target'], c['target'])}"
+                for c in r.notes.get("critiques", [])]
+        if escalation := r.notes.get("escalation"):
+            out.append(f"  escalation: {escalation.get('reason')}")
+        return out
 
     # ---- which rounds -------------------------------------------------------
     def stages(self, d: Discussion) -> list[Stage]:
@@ -91,7 +104,7 @@ class Staged:
     def spec(self, d: Discussion, rnd: Round, stage: Stage, p: Panelist, ctx: Context) -> CallSpec:
         q, prompts, words = ctx.q, ctx.prompts, d.settings.max_response_words
         context = {"title": q.title, "round": rnd.number}
-        validate = None
+        validate, move = None, None
         if stage.name in ("positions", "draft"):
             task, user = "respond", prompts.render("respond", question=q, earlier=[], omitted=0,
                                                    round=rnd.number, max_words=words)
@@ -101,20 +114,20 @@ class Staged:
             own = d.rounds[0].replies.get(p.id)
             user = prompts.render("critique", question=q, own=own.text if own else "(you gave no answer)",
                                   peers=peers, labels=list(order))
-            task, labels = "critique", list(order)
+            task, labels, move = "critique", list(order), moves.critique
             validate = lambda text, labels=labels: parse_critiques(text, labels)  # noqa: E731
             context.update(labels=dict(peers), order=order)
         elif stage.name == "rebuttal":
             own = d.rounds[0].replies.get(p.id)
             user = prompts.render("rebut", question=q, own=own.text if own else "(you gave no answer)",
                                   critiques=critiques_of(d.rounds[1], p.id), max_words=words)
-            task = "rebut"
+            task, move = "rebut", moves.rebut
         else:  # review
             user = prompts.render("review", question=q, draft=d.rounds[0].replies[drafter(d).id].text,
                                   max_words=words)
-            task = "review"
+            task, move = "review", moves.review
         return CallSpec(key=p.id, panelist=p, messages=messages(p, prompts, user), task=task,
-                        max_tokens=words * 2, validate=validate, context=context)
+                        max_tokens=words * 2, validate=validate, context=context, offline=move)
 
     @staticmethod
     def peer_labels(d: Discussion, rnd: Round, me: str) -> dict[str, str]:
@@ -190,5 +203,21 @@ def critiques_of(rnd: Round, target: str) -> list[str]:
     return [c["critique"] for c in rnd.notes.get("critiques", []) if c["target"] == target]
 
 
-def protocol(name: str) -> Staged:
-    return Staged(name)
+class Council(Staged):
+    summary = "every panelist answers alone, then the chairman synthesises consensus and divergence"
+
+
+class Debate(Staged):
+    summary = "positions, cross-examination of peers, rebuttal with a revised answer, then the chairman"
+
+
+class Adversarial(Staged):
+    summary = "one drafter, reviewers who never see each other, a converger who judges the reviews"
+    conclusion_title = "Final answer by the converger"
+
+    def most_rounds(self, d: Discussion) -> int:
+        return 2
+
+
+class Auto(Staged):
+    summary = "a council that turns into a debate when its first answers disagree"

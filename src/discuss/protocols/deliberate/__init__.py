@@ -11,20 +11,19 @@ Gate 1 failing stops the discussion without a decision (reason
 
 from __future__ import annotations
 
-from ..ballots import make_labels
-from ..conclusions import parse_conclusion
-from ..deliberation import WEIGHTS, conformity, consensus, dissenters, gate_one, gate_two, threshold
-from ..domain import Discussion, Panelist, Reply, Round
-from ..calls import CallResult, CallSpec
-from ..verdicts import parse_alternatives, parse_ranking, parse_research
-from .base import Context, Step, messages, record_failure, require_replies
+from typing import Any
+
+from ...calls import CallResult, CallSpec
+from ...conclusions import parse_conclusion
+from ...domain import Discussion, Panelist, Reply, Round
+from ..base import Context, Protocol, Step, make_labels, messages, record_failure, require_replies
+from . import moves
+from .replies import parse_alternatives, parse_ranking, parse_research
+from .rules import WEIGHTS, conformity, consensus, dissenters, gate_one, gate_two, threshold
 
 STAGES = ("research", "alternatives", "ranking")
 ROLES = {"research": "researcher", "alternatives": "proposer", "ranking": "ranker"}
 MIN_ALTERNATIVES, MAX_ALTERNATIVES = 2, 5
-
-runs_to_end = True
-
 
 def finished_rounds(d: Discussion) -> bool:
     return len(d.rounds) >= len(STAGES)
@@ -54,21 +53,21 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
     if rnd.stage == "research":
         user = ctx.prompts.render("research", question=ctx.q, persona=persona, max_words=words)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "research", words * 3, validate=parse_research,
-                        context={"title": ctx.q.title, "round": 1, "persona": persona})
+                        context={"title": ctx.q.title, "round": 1, "persona": persona}, offline=moves.research)
     if rnd.stage == "alternatives":
         research = [(d.personas.get(pid, {}).get("name", pid), r.text) for pid, r in d.rounds[0].replies.items()]
         user = ctx.prompts.render("alternatives", question=ctx.q, research=research,
                                   min_alternatives=MIN_ALTERNATIVES, max_alternatives=MAX_ALTERNATIVES)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "alternatives", 2000,
                         validate=lambda t: parse_alternatives(t, MIN_ALTERNATIVES, MAX_ALTERNATIVES),
-                        context={"title": ctx.q.title})
+                        context={"title": ctx.q.title}, offline=moves.alternatives)
     alts = alternatives(d)
     user = ctx.prompts.render("rank", question=ctx.q, persona=persona, own=d.rounds[0].replies[p.id].text,
                               alternatives=list(alts.items()), labels=list(alts))
     labels = list(alts)
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "rank", 1500,
                     validate=lambda t: parse_ranking(t, labels, list(WEIGHTS)),
-                    context={"labels": labels, "persona": persona})
+                    context={"labels": labels, "persona": persona}, offline=moves.rank)
 
 
 def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
@@ -147,3 +146,41 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
                               consensus=c["score"], threshold=c["threshold"], dissent=dissent)
     return CallSpec(chair.id, chair, messages(chair, ctx.prompts, user), "conclude", 3000,
                     validate=parse_conclusion, context={"title": ctx.q.title})
+
+
+class Deliberate(Protocol):
+    summary = "personas research alone, propose alternatives, rank them; two gates check the consensus"
+    runs_to_end = True
+    conclusion_title = "Decision by the chair"
+    partial = "discuss.protocols.deliberate:site.html.j2"
+
+    def new_round(self, d: Discussion) -> Round:
+        return new_round(d)
+
+    def finished_rounds(self, d: Discussion) -> bool:
+        return finished_rounds(d)
+
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
+        return round_step(d, rnd, ctx)
+
+    def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:
+        return conclusion_spec(d, ctx)
+
+    def most_rounds(self, d: Discussion) -> int:
+        return len(STAGES)
+
+    def prepare(self, d: Discussion, setup: Any) -> None:
+        if not d.personas:
+            from ...store.personas import assign, load_personas
+
+            d.personas = assign(load_personas(setup.personas), d.panel.ids, d.settings.personas)
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        out = super().show_round(r, names)
+        if c := r.notes.get("consensus"):
+            out.append(f"  consensus {c['score']} on {c['best']} against {c['threshold']} ({c['taskType']})")
+            for gate in ("gate1", "gate2"):
+                failed = [x["check"] for x in r.notes[gate]["checks"] if not x["passed"]]
+                out.append(f"  {gate}: {'failed: ' + ', '.join(failed) if failed else 'passed'}")
+            out += [f"  conformity warning: {w}" for w in r.notes.get("conformity", [])]
+        return out

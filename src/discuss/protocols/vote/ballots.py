@@ -7,11 +7,10 @@ Nothing is filled in: a ballot that breaks a rule is refused with a reason.
 
 from __future__ import annotations
 
-import string
 from dataclasses import dataclass
 
-from .domain import TERMINATION_CHOICES, VOTE_SCORES
-from .jsonreply import ReplyError, extract_object, per_label, text_field
+from ...domain import TERMINATION_CHOICES, VOTE_SCORES
+from ...jsonreply import ReplyError, extract_object, per_label, text_field
 
 
 @dataclass(frozen=True)
@@ -19,12 +18,6 @@ class ParsedBallot:
     votes: list[tuple[str, str, str]]  # (label, vote, reasoning), in label order
     termination: str
     termination_reasoning: str
-
-
-def make_labels(count: int) -> list[str]:
-    if count > len(string.ascii_uppercase):
-        raise ValueError("at most 26 replies can be labelled")
-    return list(string.ascii_uppercase[:count])
 
 
 def _entries(raw) -> list[dict]:

@@ -9,21 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .domain import Round, Settings
+from ...domain import Round, Settings
 from .scoring import max_possible
-
-REASONS = {
-    "unanimous-conclude": "every panelist that voted asked to conclude",
-    "consecutive-conclude": "a majority asked to conclude in consecutive rounds",
-    "convergence": "the same panelist won consecutive rounds with a high score",
-    "max-rounds": "the maximum number of rounds was reached",
-    "forced": "the conclusion was requested by hand",
-    "completed": "every stage of the protocol ran",
-    "converged": "the panel's positions converged",
-    "gate-failed": "the consensus did not pass gate 1, so no decision was written",
-    "budget": "the budget would have been exceeded",
-}
-
 
 @dataclass(frozen=True)
 class Decision:
@@ -80,7 +67,3 @@ def decide(rounds: list[Round], settings: Settings) -> Decision:
     if current.number >= settings.max_rounds:
         return Decision(True, "max-rounds", f"round {current.number} of {settings.max_rounds}")
     return Decision(False)
-
-
-def describe(reason: str | None) -> str:
-    return REASONS.get(reason or "", reason or "")

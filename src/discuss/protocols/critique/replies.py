@@ -1,21 +1,8 @@
-"""Reading a cross-examination: one critique per peer label, each exactly once."""
+"""Reading a critique round's stance and the judge's convergence verdict."""
 
 from __future__ import annotations
 
-from .jsonreply import ReplyError, extract_object, fraction, per_label
-
-
-def _critique(entry: dict, label: str) -> str:
-    critique = entry.get("critique")
-    if not isinstance(critique, str) or not critique.strip():
-        raise ReplyError(f"the critique of {label} is missing or empty")
-    return critique.strip()
-
-
-def parse_critiques(text: str, labels: list[str]) -> dict[str, str]:
-    return per_label(extract_object(text).get("critiques"), labels, "label", _critique,
-                     "answer {label} was critiqued more than once",
-                     "no critique of {labels}; critique every answer exactly once")
+from ...jsonreply import ReplyError, extract_object, fraction
 
 
 def _pointing(raw, key: str, labels: list[str], fields: tuple[str, ...]) -> list[dict]:

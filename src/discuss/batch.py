@@ -1,0 +1,71 @@
+"""Many discussions at once: which are open, this machine's shard of them, and running
+them within each provider's concurrency limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+from pathlib import Path
+from typing import Callable
+
+from .domain import Discussion, Question
+from .errors import DiscussError, InputError
+from .gateway import ProviderLimits
+from .prepare import gateway_for
+from .runner import Plan, Runner, prompts_for
+from .store import discussions as store
+from .store.layout import Layout
+from .store.panels import load_limits
+from .store.questions import question_files, read_question
+
+
+def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int, int] | None) -> list[Question]:
+    """Open questions (not concluded), by tag and glob, this shard's share of them."""
+    matching = []
+    for path in question_files(content) if content.is_dir() else []:
+        rel = path.relative_to(content).as_posix()
+        if pattern and not (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(path.stem, pattern)):
+            continue
+        q = read_question(path)
+        if not tags or set(tags) & set(q.tags):
+            matching.append(q)
+    if shard:
+        index, count = shard
+        # A stride over all matching questions in slug order, open or not: every machine
+        # computes the same split however far the others have got, and none runs a question twice.
+        matching = [q for n, q in enumerate(sorted(matching, key=lambda q: q.slug)) if n % count == index - 1]
+    return [q for q in matching if (d := store.load(q.folder)) is None or not (d.concluded or d.legacy)]
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise InputError(f"--shard {text!r}: write it as i/n, e.g. 2/4") from None
+    if not 1 <= index <= count:
+        raise InputError(f"--shard {text!r}: i must be from 1 to n")
+    return index, count
+
+
+async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
+                   report: Callable[[str], None]) -> dict[str, str]:
+    """Run every prepared discussion to its end, `concurrency` at a time; slug -> outcome."""
+    limits = ProviderLimits(load_limits(Layout(root).panels))
+    gate = asyncio.Semaphore(max(1, concurrency))
+    prompts = prompts_for(root)
+
+    async def one(q: Question, d: Discussion) -> tuple[str, str]:
+        async with gate:
+            try:
+                done = await Runner(gateway_for(d, limits=limits), prompts).run(q, d, Plan(auto=True))
+            except DiscussError as exc:
+                outcome = f"failed: {exc}"
+            else:
+                outcome = f"{done.status} ({done.termination_reason or 'open'})"
+            report(f"{q.slug}: {outcome}")
+            return q.slug, outcome
+
+    return dict(await asyncio.gather(*(one(q, d) for q, d in prepared)))

@@ -1,0 +1,19 @@
+"""Why a discussion stopped, in words: every termination reason any protocol records."""
+
+from __future__ import annotations
+
+REASONS = {
+    "unanimous-conclude": "every panelist that voted asked to conclude",
+    "consecutive-conclude": "a majority asked to conclude in consecutive rounds",
+    "convergence": "the same panelist won consecutive rounds with a high score",
+    "max-rounds": "the maximum number of rounds was reached",
+    "forced": "the conclusion was requested by hand",
+    "completed": "every stage of the protocol ran",
+    "converged": "the panel's positions converged",
+    "gate-failed": "the consensus did not pass gate 1, so no decision was written",
+    "budget": "the budget would have been exceeded",
+}
+
+
+def describe(reason: str | None) -> str:
+    return REASONS.get(reason or "", reason or "")

@@ -1,0 +1,76 @@
+"""Getting a run ready: a question's discussion with its panel, protocol and settings.
+
+Everything that can be wrong with the input is found here, before any call
+is made and before any file is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .domain import Discussion, Question
+from .errors import InputError
+from .gateway import Gateway, ProviderLimits
+from .protocols import DEFAULT, get_protocol
+from .providers import check_keys
+from .runner import start, utc_now
+from .store import discussions as store
+from .store.layout import Layout
+from .store.panels import pick_panel
+
+
+@dataclass
+class Options:
+    panel: str | None = None
+    protocol: str | None = None
+    overrides: dict | None = None  # Settings fields given on the command line
+
+
+def _panel(layout: Layout, q: Question, existing: Discussion | None, wanted: str | None):
+    name = wanted or (existing.panel.name if existing else None) or q.panel or "default"
+    if existing and existing.panel.name and name != existing.panel.name:
+        raise InputError(f"{q.folder}: this discussion was started with panel "
+                         f"{existing.panel.name!r}; it cannot go on with {name!r}")
+    panel, settings = pick_panel(layout.panels, name)
+    if existing and existing.panel.ids and existing.panel.ids != panel.ids:
+        raise InputError(f"panel {name!r} has changed members since this discussion started "
+                         f"({', '.join(existing.panel.ids)})")
+    return panel, settings
+
+
+def _protocol(q: Question, existing: Discussion | None, panel, wanted: str | None) -> str:
+    name = wanted or (existing.protocol if existing else None) or q.protocol or panel.protocol or DEFAULT
+    get_protocol(name)  # an unknown name is bad input
+    if existing and name != existing.protocol:
+        raise InputError(f"{q.folder}: this discussion runs the {existing.protocol!r} protocol, not {name!r}")
+    return name
+
+
+def prepare(root: Path, q: Question, options: Options) -> Discussion:
+    """The discussion to run on `q`, new or resumed; InputError for anything unusable."""
+    existing = store.load(q.folder)
+    if existing and existing.legacy:
+        raise InputError(f"{q.folder}: written by Project Dyson's tool; `discuss show` reads it, "
+                         "but runs go on only in discussions started by discuss")
+    layout = Layout(root)
+    panel, settings = _panel(layout, q, existing, options.panel)
+    name = _protocol(q, existing, panel, options.protocol)
+    d = existing or start(q, panel, settings, utc_now(), name)
+    d.panel = panel
+    get_protocol(name).prepare(d, layout)
+    overrides = {k: v for k, v in (options.overrides or {}).items() if v is not None}
+    d.settings = replace(d.settings, **overrides)
+    return d
+
+
+def check_ready(d: Discussion) -> None:
+    """What must hold before spending: keys present, the agreement measure available."""
+    check_keys(d.panel.everyone)
+    get_protocol(d.protocol).check_ready(d)
+
+
+def gateway_for(d: Discussion, on_event=None, limits: ProviderLimits | None = None) -> Gateway:
+    s = d.settings
+    return Gateway(timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
+                   asks=s.vote_attempts, on_event=on_event, limits=limits)

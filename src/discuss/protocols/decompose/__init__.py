@@ -1,0 +1,96 @@
+"""The decompose protocol: split the question, answer the parts in parallel, reassemble.
+
+One panelist (the `drafter`, default the first member) splits the question
+into parts; the other panelists answer the parts in parallel, assigned in
+turn; the splitter reassembles one answer as the conclusion.
+"""
+
+from __future__ import annotations
+
+from ...calls import CallResult, CallSpec
+from ...conclusions import parse_conclusion
+from ...domain import Discussion, Panelist, Round
+from ..base import Context, Protocol, Step, messages, record_failure, record_reply, require_replies
+from . import moves
+from .replies import parse_split
+
+MIN_PARTS, MAX_PARTS = 2, 6
+
+
+class Decompose(Protocol):
+    summary = "one panelist splits the question, the others answer the parts, the splitter reassembles"
+    runs_to_end = True
+    conclusion_title = "Reassembled answer by the splitter"
+    partial = "discuss.protocols.decompose:site.html.j2"
+
+    @staticmethod
+    def splitter(d: Discussion) -> Panelist:
+        return d.panel.member(d.settings.drafter) if d.settings.drafter else d.panel.members[0]
+
+    def finished_rounds(self, d: Discussion) -> bool:
+        return len(d.rounds) >= 2
+
+    def new_round(self, d: Discussion) -> Round:
+        number = len(d.rounds) + 1
+        rnd = Round(number=number, seed=0, stage="split" if number == 1 else "parts")
+        if number == 2:
+            lead = self.splitter(d)
+            helpers = [m.id for m in d.panel.members if m.id != lead.id] or [lead.id]
+            rnd.notes["parts"] = [{**part, "assignee": helpers[i % len(helpers)]}
+                                  for i, part in enumerate(d.rounds[0].notes["parts"])]
+        d.rounds.append(rnd)
+        return rnd
+
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
+        words = d.settings.max_response_words
+        if rnd.number == 1 and not rnd.replies:
+            lead = self.splitter(d)
+            user = ctx.prompts.render("split", question=ctx.q, min_parts=MIN_PARTS, max_parts=MAX_PARTS)
+            spec = CallSpec(lead.id, lead, messages(lead, ctx.prompts, user), "split", 1500,
+                            validate=lambda text: parse_split(text, MIN_PARTS, MAX_PARTS),
+                            context={"title": ctx.q.title}, offline=moves.split)
+            return Step("round 1: split", [spec], lambda r: self.apply_split(rnd, r, ctx.clock()),
+                        lambda: require_replies(rnd))
+        if rnd.number == 2:
+            failed = rnd.failed("parts") if rnd.replies else set()
+            pending = [(i, part) for i, part in enumerate(rnd.notes["parts"])
+                       if f"part-{i + 1}" not in rnd.replies and f"part-{i + 1}" not in failed]
+            if pending:
+                specs = []
+                for i, part in pending:
+                    p = d.panel.member(part["assignee"])
+                    user = ctx.prompts.render("part", question=ctx.q, part=part, max_words=words)
+                    specs.append(CallSpec(f"part-{i + 1}", p, messages(p, ctx.prompts, user), "respond", words * 2,
+                                          context={"title": part["title"], "round": 2}))
+                return Step("round 2: parts", specs, lambda r: self.apply_part(rnd, r, ctx.clock()),
+                            lambda: require_replies(rnd))
+        return Step("", after=lambda: setattr(rnd, "completed_at", ctx.clock()))
+
+    @staticmethod
+    def apply_split(rnd: Round, result: CallResult, now: str) -> None:
+        if not result.ok:
+            return record_failure(rnd, "split", result)
+        rnd.notes["parts"] = result.value
+        text = "\n".join(f"## {p['title']}\n\n{p['question']}\n" for p in result.value)
+        record_reply(rnd, result.spec.panelist, result, result.spec.panelist.id, "splitter", text, now)
+
+    @staticmethod
+    def apply_part(rnd: Round, result: CallResult, now: str) -> None:
+        if not result.ok:
+            # Recorded under the part's key, so the part is not asked again in this run.
+            return record_failure(rnd, "parts", result, who=result.spec.key)
+        record_reply(rnd, result.spec.panelist, result, result.spec.key, "part", result.text or "", now)
+
+    def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:
+        if len(d.rounds) < 2 or not d.rounds[1].complete:
+            return None
+        rnd, lead = d.rounds[1], self.splitter(d)
+        names = {m.id: m.name for m in d.panel.members}
+        parts = [(part["title"], names.get(part["assignee"], part["assignee"]), rnd.replies[f"part-{i + 1}"].text)
+                 for i, part in enumerate(rnd.notes["parts"]) if f"part-{i + 1}" in rnd.replies]
+        user = ctx.prompts.render("reassemble", question=ctx.q, parts=parts)
+        return CallSpec(lead.id, lead, messages(lead, ctx.prompts, user), "conclude", 3000,
+                        validate=parse_conclusion, context={"title": ctx.q.title})
+
+    def most_rounds(self, d: Discussion) -> int:
+        return 2

@@ -1,0 +1,135 @@
+"""The tournament protocol: every panelist answers; answers meet in pairs, the loser drops out.
+
+Each match is judged by the judge; round after round, until one answer is
+left. The bracket (who met whom, who won, byes) is recorded in each round's
+`round.yaml`; the last answer standing is the champion, and its answer is
+the result.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ...calls import CallResult, CallSpec
+from ...domain import Discussion, Panelist, Round
+from ...errors import RunError
+from ...rules.agreement import agreement
+from ..base import Context, Protocol, Step, messages, record_failure, record_reply, require_replies
+from . import moves
+from .replies import parse_match
+
+JUDGE = "judge"
+
+
+def _answers_spec(d: Discussion, p: Panelist, ctx: Context) -> CallSpec:
+    words = d.settings.max_response_words
+    user = ctx.prompts.render("respond", question=ctx.q, earlier=[], omitted=0, round=1, max_words=words)
+    return CallSpec(p.id, p, messages(p, ctx.prompts, user), "respond", words * 2,
+                    context={"title": ctx.q.title, "round": 1})
+
+
+class Tournament(Protocol):
+    summary = "every panelist answers; answers meet in judged pairs until one is left"
+    runs_to_end = True
+    conclusion_title = "Champion"
+    partial = "discuss.protocols.tournament:site.html.j2"
+
+    def __init__(self):
+        # Matches whose judging failed in this run: asked again by the next run, not this one.
+        self.failed_now: set[str] = set()
+
+    @staticmethod
+    def survivors(d: Discussion) -> list[str]:
+        if not d.rounds or not d.rounds[0].complete:
+            return []
+        last = d.rounds[-1] if d.rounds[-1].complete else d.rounds[-2]
+        if last.number == 1:
+            entrants = sorted(last.replies)
+            random.Random(f"{d.question_slug}:bracket").shuffle(entrants)
+            return entrants
+        return [m["winner"] for m in last.notes["matches"]] + last.notes.get("byes", [])
+
+    def finished_rounds(self, d: Discussion) -> bool:
+        return bool(d.rounds) and d.rounds[-1].complete and len(self.survivors(d)) <= 1
+
+    def new_round(self, d: Discussion) -> Round:
+        number = len(d.rounds) + 1
+        rnd = Round(number=number, seed=0, stage="answers" if number == 1 else "matches")
+        if number > 1:
+            alive = self.survivors(d)
+            rnd.notes["matches"] = [{"a": a, "b": b, "winner": None} for a, b in zip(alive[::2], alive[1::2])]
+            rnd.notes["byes"] = alive[len(alive) - len(alive) % 2:]
+        d.rounds.append(rnd)
+        return rnd
+
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
+        if rnd.number == 1:
+            failed = rnd.failed("answers") if rnd.replies else set()
+            pending = [p for p in d.panel.members if p.id not in rnd.replies and p.id not in failed]
+            if pending:
+                return Step("round 1: answers", [_answers_spec(d, p, ctx) for p in pending],
+                            lambda r: self.apply_answer(rnd, r, ctx.clock()), lambda: require_replies(rnd))
+        else:
+            open_matches = [i for i, m in enumerate(rnd.notes["matches"])
+                            if m["winner"] is None and f"match-{i + 1}" not in self.failed_now]
+            if open_matches:
+                specs = [self.match_spec(d, rnd, i, ctx) for i in open_matches]
+                return Step(f"round {rnd.number}: matches", specs, lambda r: self.apply_match(rnd, r, ctx.clock()))
+        return Step("", after=lambda: self.close(d, rnd, ctx.clock()))
+
+    @staticmethod
+    def apply_answer(rnd: Round, result: CallResult, now: str) -> None:
+        if not result.ok:
+            return record_failure(rnd, "answers", result)
+        record_reply(rnd, result.spec.panelist, result, result.spec.panelist.id, "respondent", result.text or "", now)
+
+    @staticmethod
+    def match_spec(d: Discussion, rnd: Round, i: int, ctx: Context) -> CallSpec:
+        match = rnd.notes["matches"][i]
+        first, second = match["a"], match["b"]
+        if random.Random(f"{d.question_slug}:{rnd.number}:{i}").random() < 0.5:
+            first, second = second, first  # neither side is always shown first
+        answers = d.rounds[0].replies
+        judge = d.panel.judge or d.panel.chair
+        user = ctx.prompts.render("match", question=ctx.q, first=answers[first].text, second=answers[second].text)
+        return CallSpec(f"match-{i + 1}", judge, messages(judge, ctx.prompts, user), "match", 600,
+                        validate=parse_match, offline=moves.match,
+                        context={"match": i, "sides": {"A": first, "B": second},
+                                 "labels": {"A": answers[first].text, "B": answers[second].text}})
+
+    def apply_match(self, rnd: Round, result: CallResult, now: str) -> None:
+        i = result.spec.context["match"]
+        if not result.ok:
+            self.failed_now.add(result.spec.key)
+            return record_failure(rnd, "match", result)
+        match = rnd.notes["matches"][i]
+        match["winner"] = result.spec.context["sides"][result.value["winner"]]
+        match["shownFirst"] = result.spec.context["sides"]["A"]
+        record_reply(rnd, result.spec.panelist, result, result.spec.key, JUDGE, result.value["reasoning"] + "\n", now)
+
+    def close(self, d: Discussion, rnd: Round, now: str) -> str:
+        if rnd.number > 1 and any(m["winner"] is None for m in rnd.notes["matches"]):
+            raise RunError(f"round {rnd.number}: a match could not be judged; run again to retry")
+        rnd.completed_at = now
+        if rnd.number == 1:
+            rnd.agreement = agreement([r.text for r in rnd.replies.values()])
+        alive = self.survivors(d)
+        if len(alive) == 1:
+            d.rounds[-1].notes["champion"] = alive[0]
+            return f"round {rnd.number}: champion {alive[0]}"
+        return f"round {rnd.number}: {len(alive)} answers go on"
+
+    def conclusion_spec(self, d: Discussion, ctx: Context) -> None:
+        return None  # the champion's answer is the result; nothing more to write
+
+    def most_rounds(self, d: Discussion) -> int:
+        return 1 + max(len(d.panel.members) - 1, 0).bit_length()
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        out = super().show_round(r, names)
+        out += [f"  {names.get(m['a'], m['a'])} vs {names.get(m['b'], m['b'])}: "
+                f"{names.get(m['winner'], m['winner']) if m['winner'] else 'undecided'}"
+                for m in r.notes.get("matches", [])]
+        if champion := r.notes.get("champion"):
+            out.append(f"  champion: {names.get(champion, champion)}")
+        return out

@@ -1,0 +1,14 @@
+"""How the offline panel plays match verdicts: deterministic, simulated, never a model."""
+
+from __future__ import annotations
+
+import json
+
+from ...providers.offline import hash_of
+
+
+def match(name: str, persona: dict, ctx: dict) -> str:
+    texts = ctx.get("labels", {})
+    pick = "A" if hash_of(name, texts.get("A"), "A") >= hash_of(name, texts.get("B"), "B") else "B"
+    return json.dumps({"winner": pick, "reasoning": f"Seen from {persona['lens']}, answer {pick} is more "
+                       "concrete about its first step. (Simulated judgement.)"})

@@ -1,0 +1,13 @@
+"""Reading a match verdict: which of two answers is better, and why."""
+
+from __future__ import annotations
+
+from ...jsonreply import ReplyError, extract_object, text_field
+
+
+def parse_match(text: str) -> dict:
+    obj = extract_object(text)
+    winner = str(obj.get("winner", "")).strip().upper()
+    if winner not in ("A", "B"):
+        raise ReplyError(f"'winner' must be A or B, not {winner or '(none)'!r}")
+    return {"winner": winner, "reasoning": text_field(obj, "reasoning", required=False)}

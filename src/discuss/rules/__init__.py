@@ -1,0 +1,1 @@
+"""Pure rules several protocols share: the agreement meter and the convergence tests."""

@@ -1,0 +1,48 @@
+"""The project folder's layout: the one place that knows where things live in it.
+
+    <root>/content/                  questions and their discussion folders (the site's docs)
+    <root>/discussions/panels.yaml   panels, their settings and providers' limits
+    <root>/discussions/personas/     the persona library of the deliberate protocol
+    <root>/discussions/prompts/      prompt templates that replace the packaged ones
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+SETTINGS_DIR = "discussions"
+PANELS_FILE = "panels.yaml"
+
+
+@dataclass(frozen=True)
+class Layout:
+    root: Path
+
+    @classmethod
+    def find(cls, start: Path) -> Layout:
+        """The nearest folder upwards holding a panel file, else `start`."""
+        for folder in [start, *start.parents]:
+            if (folder / SETTINGS_DIR / PANELS_FILE).is_file():
+                return cls(folder)
+        return cls(start)
+
+    @property
+    def content(self) -> Path:
+        return self.root / "content"
+
+    @property
+    def settings(self) -> Path:
+        return self.root / SETTINGS_DIR
+
+    @property
+    def panels(self) -> Path:
+        return self.settings / PANELS_FILE
+
+    @property
+    def personas(self) -> Path:
+        return self.settings / "personas"
+
+    @property
+    def prompts(self) -> Path:
+        return self.settings / "prompts"
