@@ -6,7 +6,7 @@ is made and before any file is written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from .domain import Discussion, Question
@@ -60,7 +60,10 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     d.panel = panel
     get_protocol(name).prepare(d, layout)
     overrides = {k: v for k, v in (options.overrides or {}).items() if v is not None}
-    d.settings = replace(d.settings, **overrides)
+    if overrides:
+        from .schema.settings import updated
+
+        d.settings = updated(d.settings, overrides, "the command line's settings")
     return d
 
 

@@ -8,7 +8,7 @@ and, through `dyson`, the one of Project Dyson's original tool.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..conclusions import parse_markdown_conclusion, render_markdown
@@ -235,12 +235,11 @@ def usage_from(raw) -> Usage:
     )
 
 
-def _settings_from(raw) -> Settings:
-    raw = raw if isinstance(raw, dict) else {}
-    base = Settings()
-    values = {f.name: type(getattr(base, f.name))(raw[camel(f.name)])
-              for f in fields(Settings) if camel(f.name) in raw}
-    return Settings(**{**asdict(base), **values})
+def _settings_from(raw, where: Path) -> Settings:
+    from ..schema import validated
+    from ..schema.settings import SettingsModel, to_settings
+
+    return to_settings(validated(SettingsModel, raw if raw is not None else {}, f"{where}: config", noun="setting"))
 
 
 def _panelist_from(m: dict) -> Panelist:
@@ -412,7 +411,7 @@ def load(folder: Path) -> Discussion | None:
             question_slug=str(data.get("questionSlug") or ""),
             question_title=str(data.get("questionTitle") or ""),
             panel=_panel_from(data.get("panel")),
-            settings=_settings_from(data.get("config")),
+            settings=_settings_from(data.get("config"), index),
             protocol=str(data.get("protocol") or DEFAULT),
             status=str(data.get("status") or "active"),
             started_at=str(data.get("startedAt") or ""),

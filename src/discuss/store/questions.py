@@ -37,25 +37,25 @@ def read_question(path: Path) -> Question:
     meta = post.metadata
     if not isinstance(meta, dict) or not meta:
         raise InputError(f"{path}: no front matter; a question starts with '---' and a title")
-    title = meta.get("title")
-    if not isinstance(title, str) or not title.strip():
+    if not meta.get("title"):
         raise InputError(f"{path}: front matter has no 'title'")
-    slug = str(meta.get("slug") or path.stem)
+    from ..schema import validated
+    from ..schema.question import FrontMatterModel
+
+    fm = validated(FrontMatterModel, {**meta, "tags": meta.get("tags") or []}, f"{path}: front matter")
+    slug = fm.slug or path.stem
     if not is_safe_id(slug):
         raise InputError(f"{path}: slug {slug!r} is not a safe name (lowercase letters, digits, '-')")
-    tags = meta.get("tags") or []
-    if not isinstance(tags, list):
-        raise InputError(f"{path}: 'tags' must be a list")
     return Question(
         path=path,
         slug=slug,
-        title=title.strip(),
+        title=fm.title,
         background=post.content,
-        question_id=str(meta.get("questionId") or ""),
-        tags=[str(t) for t in tags],
-        panel=meta.get("panel"),
-        protocol=meta.get("protocol"),
-        task_type=str(meta.get("taskType") or "default"),
+        question_id=str(fm.question_id or ""),
+        tags=[str(t) for t in fm.tags],
+        panel=fm.panel,
+        protocol=fm.protocol,
+        task_type=fm.task_type or "default",
     )
 
 

@@ -1,0 +1,100 @@
+"""The panel file, `discussions/panels.yaml`, as people write it.
+
+Shapes and types here; the rules that span fields (ids unique, a chairman
+named by id must be a member) are the store's, which builds the domain's
+panels from these models.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
+
+from ..naming import is_safe_id
+from .settings import SettingsModel
+
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+FORBID = ConfigDict(strict=True, extra="forbid")
+
+
+class MemberModel(BaseModel):
+    """A panelist: `model` at least; a plain string is taken as the model."""
+
+    model_config = FORBID
+    model: str
+    id: str | None = None
+    name: str | None = None
+    persona: str | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_model(cls, value: Any) -> Any:
+        return {"model": value} if isinstance(value, str) else value
+
+    @field_validator("model")
+    @classmethod
+    def _model(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("'model' is missing")
+        return value.strip()
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str | None) -> str | None:
+        if value is not None and not is_safe_id(value.strip()):
+            raise ValueError(f"id {value!r} must be lowercase letters, digits, '.', '_' or '-'")
+        return value.strip() if value is not None else None
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env(cls, value: str | None) -> str | None:
+        if value is not None and not ENV_NAME.match(value):
+            raise ValueError("api_key_env must name an environment variable")
+        return value
+
+    @property
+    def panelist_id(self) -> str:
+        return self.id or self.model.rsplit("/", 1)[-1]
+
+
+class PanelModel(BaseModel):
+    model_config = FORBID
+    members: list[MemberModel] = Field(min_length=1)
+    protocol: str | None = None
+    # A member's id, or a model of its own given like a member.
+    chairman: str | MemberModel | None = None
+    judge: str | MemberModel | None = None
+    synthesizer: str | MemberModel | None = None
+    settings: SettingsModel | None = None  # type: ignore[valid-type]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _members(cls, value: Any) -> Any:
+        if isinstance(value, dict) and (not isinstance(value.get("members"), list) or not value["members"]):
+            raise ValueError("needs a non-empty 'members' list")
+        return value
+
+
+class PanelFileModel(BaseModel):
+    model_config = FORBID
+    panels: dict[str, PanelModel]
+    # Most requests at once per provider (the model string's prefix).
+    limits: dict[str, StrictInt] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, value: Any) -> Any:
+        if not isinstance(value, dict) or not isinstance(value.get("panels"), dict):
+            raise ValueError("expected a mapping with a 'panels' mapping inside")
+        return value
+
+    @field_validator("limits")
+    @classmethod
+    def _limits(cls, value: dict[str, int]) -> dict[str, int]:
+        if not all(v > 0 for v in value.values()):
+            raise ValueError("'limits' must map providers to positive whole numbers")
+        return value
