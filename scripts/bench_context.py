@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 
 from benchkit import DEFAULT, Action, FakeLLM, make_project
-
 from discuss.gateway import Gateway
 from discuss.prompting import estimate_tokens
 from discuss.runner import Plan, Runner, prompts_for, start

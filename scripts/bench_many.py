@@ -5,7 +5,9 @@ fake server answers after `--latency` seconds. The ideal wall time is the
 number of calls times the latency over the limit; the figure printed is that
 ideal over the measured wall time (throughput over the ideal). Target: at
 least 0.8. litellm spends about 50 ms of CPU on each call here, so at very
-short latencies the client, not the provider, is the bottleneck. Usage: python scripts/bench_many.py [--questions 50] [--limit 4] [--concurrency 10]
+short latencies the client, not the provider, is the bottleneck.
+
+Usage: python scripts/bench_many.py [--questions 50] [--limit 4] [--concurrency 10]
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import time
 from pathlib import Path
 
 from benchkit import FakeLLM, make_project
-
 from discuss.batch import run_many, select
 from discuss.prepare import Options, prepare
 

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from benchkit import FakeLLM, make_project
-
 from discuss.gateway import Gateway
 from discuss.runner import Plan, Runner, prompts_for, start
 from discuss.store.panels import pick_panel

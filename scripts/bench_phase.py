@@ -17,11 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from fakeserver import FakeLLM  # noqa: E402
-
-from discuss.domain import Panelist  # noqa: E402
 from discuss.calls import CallSpec
+from discuss.domain import Panelist  # noqa: E402
 from discuss.gateway import Gateway  # noqa: E402
+from fakeserver import FakeLLM  # noqa: E402
 
 
 def specs(url: str, n: int) -> list[CallSpec]:

@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 import benchkit  # noqa: F401  (puts tests/ on the path)
-from sitekit import make_round, question
-
 from discuss.domain import Discussion, Panel, Panelist, Settings
 from discuss.store import discussions as store
+from sitekit import make_round, question
 
 PANEL = Panel("trio", tuple(Panelist(i, f"openai/{i}", i.title()) for i in ("a", "b", "c")))
 

@@ -178,7 +178,7 @@ class FakeLLM:
                       "total_tokens": prompt_tokens + completion_tokens},
         }, {}
 
-    def start(self) -> "FakeLLM":
+    def start(self) -> FakeLLM:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -5,8 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from discuss.domain import (
-    Abstention, Ballot, Conclusion, Discussion, Failure, MinorityPosition, Panel, Panelist,
-    Reply, Round, Settings, TerminationVote, Usage, Vote,
+    Abstention,
+    Ballot,
+    Conclusion,
+    Discussion,
+    Failure,
+    MinorityPosition,
+    Panel,
+    Panelist,
+    Reply,
+    Round,
+    Settings,
+    TerminationVote,
+    Usage,
+    Vote,
 )
 from discuss.protocols.vote.scoring import pick_winner, tally
 from discuss.store import discussions as store

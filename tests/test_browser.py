@@ -16,10 +16,10 @@ import threading
 from html.parser import HTMLParser
 
 import pytest
-from sitekit import build, first_discussion, question
 
 from discuss.domain import Abstention, Failure, MinorityPosition
 from discuss.store import discussions as store
+from sitekit import build, first_discussion, question
 
 MARK = "document.body.setAttribute('data-pwned','{}')"
 PAYLOADS = [
@@ -86,8 +86,8 @@ def dump_dom(exe: str, url: str, profile) -> str:
 
 
 def hostile_site(root):
-    from sitekit import MKDOCS
     from discuss.store.files import write_atomic
+    from sitekit import MKDOCS
 
     write_atomic(root / "mkdocs.yml", MKDOCS)
     d = first_discussion()

@@ -1,12 +1,12 @@
 """Budgets stop a discussion before a phase would pass them; --estimate calls nothing."""
 
 import pytest
-from conftest import fake_panel
-from fakeserver import FakeLLM
 
+from conftest import fake_panel
 from discuss.budget import overrun
 from discuss.domain import Settings, Usage
 from discuss.store import discussions as store
+from fakeserver import FakeLLM
 
 
 @pytest.fixture

@@ -6,9 +6,8 @@ import re
 from collections import Counter
 
 from conftest import fake_panel
-from fakeserver import DEFAULT, Action, FakeLLM
-
 from discuss.store import discussions as store
+from fakeserver import DEFAULT, Action, FakeLLM
 
 IDS = ("alpha", "beta", "gamma")
 

@@ -3,12 +3,12 @@
 from pathlib import Path
 
 import pytest
-from conftest import fake_panel
-from fakeserver import DEFAULT, Action
 
+from conftest import fake_panel
 from discuss.protocols.deliberate.rules import consensus, gate_one, threshold, weighted
 from discuss.store import discussions as store
 from discuss.store.personas import load_personas
+from fakeserver import DEFAULT, Action
 
 LIBRARY = Path(__file__).resolve().parent.parent / "discussions" / "personas"
 DIMS = ("impact", "quality", "feasibility", "reusability", "risk")

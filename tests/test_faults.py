@@ -3,10 +3,10 @@
 import socket
 
 import pytest
-from conftest import fake_panel
-from fakeserver import DEFAULT, Action
 
+from conftest import fake_panel
 from discuss.store import discussions as store
+from fakeserver import DEFAULT, Action
 
 FIVE_MB = "A long answer. " * (5 * 1024 * 1024 // 15)
 

@@ -13,16 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discuss.protocols.vote.ballots import parse_ballot
 from discuss.conclusions import parse_conclusion
-from discuss.protocols.council.critiques import parse_critiques
-from discuss.protocols.critique.replies import parse_judge, parse_stance
 from discuss.errors import InputError
 from discuss.jsonreply import ReplyError
-from discuss.store import discussions as store
+from discuss.protocols.council.critiques import parse_critiques
+from discuss.protocols.critique.replies import parse_judge, parse_stance
 from discuss.protocols.decompose.replies import parse_split
 from discuss.protocols.deliberate.replies import parse_alternatives, parse_ranking, parse_research
 from discuss.protocols.tournament.replies import parse_match
+from discuss.protocols.vote.ballots import parse_ballot
+from discuss.store import discussions as store
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

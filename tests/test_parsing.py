@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from discuss.protocols.vote.ballots import parse_ballot
 from discuss.conclusions import parse_conclusion, render_markdown
 from discuss.jsonreply import ReplyError
+from discuss.protocols.vote.ballots import parse_ballot
 
 LABELS = ["A", "B", "C"]
 

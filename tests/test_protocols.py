@@ -4,16 +4,16 @@ import asyncio
 import contextlib
 import re
 import shutil
-from pathlib import Path
 from collections import Counter
+from pathlib import Path
 
 import pytest
-from conftest import Project, fake_panel
-from fakeserver import DEFAULT, Action, FakeLLM
-from test_cli import files_of, without_stamps
 
+from conftest import Project, fake_panel
 from discuss.store import discussions as store
 from discuss.store import yamlio
+from fakeserver import DEFAULT, Action, FakeLLM
+from test_cli import files_of, without_stamps
 
 IDS = ("alpha", "beta", "gamma")
 

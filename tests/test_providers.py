@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 
 from conftest import Project, fake_panel
+from discuss.store import discussions as store
 from fakeserver import DEFAULT, Action, FakeLLM
 from test_cli import files_of, without_stamps
-
-from discuss.store import discussions as store
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 

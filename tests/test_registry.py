@@ -6,13 +6,13 @@ import sys
 import textwrap
 
 import pytest
-from conftest import OFFLINE_PANEL, QUESTION, fake_panel
-from sitekit import MKDOCS, build
 from typer.testing import CliRunner
 
+from conftest import OFFLINE_PANEL, QUESTION, fake_panel
 from discuss import protocols
 from discuss.cli import app
 from discuss.store import discussions as store
+from sitekit import MKDOCS, build
 
 TOY = '''
 """A one-round toy: everyone answers; the chair writes the conclusion."""

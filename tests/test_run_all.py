@@ -1,10 +1,10 @@
 """`discuss run --all`: every open discussion, filtered, sharded, within provider limits."""
 
 import pytest
-from conftest import QUESTION, fake_panel
-from fakeserver import FakeLLM
 
+from conftest import QUESTION, fake_panel
 from discuss.store import discussions as store
+from fakeserver import FakeLLM
 
 
 def questions(project, count: int, tags=lambda n: "power") -> list[str]:

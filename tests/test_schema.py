@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from conftest import OFFLINE_PANEL, QUESTION
 
 PANEL_HEAD = "panels:\n  offline:\n    members: [offline/pragmatist, offline/skeptic]\n"

@@ -4,10 +4,9 @@ import re
 import shutil
 from pathlib import Path
 
-from sitekit import build, first_discussion, sample_site, second_discussion, with_abstention
-
 from discuss.leaderboard import standings
 from discuss.store import discussions as store
+from sitekit import build, first_discussion, sample_site, second_discussion, with_abstention
 
 DYSON = Path(__file__).parent / "data" / "dyson"
 
@@ -151,9 +150,9 @@ def test_serve_watches_the_docs_folder_for_discussion_changes(tmp_path):
 
 
 def test_council_family_pages_show_their_structure(tmp_path):
-    from conftest import OFFLINE_PANEL, QUESTION
     from typer.testing import CliRunner
 
+    from conftest import OFFLINE_PANEL, QUESTION
     from discuss.cli import app
 
     root = sample_site(tmp_path)
@@ -189,9 +188,9 @@ def test_council_family_pages_show_their_structure(tmp_path):
 
 
 def test_critique_pages_show_judge_scores_and_stances(tmp_path):
-    from conftest import OFFLINE_PANEL, QUESTION
     from typer.testing import CliRunner
 
+    from conftest import OFFLINE_PANEL, QUESTION
     from discuss.cli import app
 
     root = sample_site(tmp_path)

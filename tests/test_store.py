@@ -6,8 +6,21 @@ from pathlib import Path
 import pytest
 
 from discuss.domain import (
-    Abstention, Ballot, Conclusion, Discussion, Failure, MinorityPosition, Panel, Panelist,
-    Reply, Round, Settings, TerminationVote, Usage, Vote, VoteResult,
+    Abstention,
+    Ballot,
+    Conclusion,
+    Discussion,
+    Failure,
+    MinorityPosition,
+    Panel,
+    Panelist,
+    Reply,
+    Round,
+    Settings,
+    TerminationVote,
+    Usage,
+    Vote,
+    VoteResult,
 )
 from discuss.errors import InputError
 from discuss.store import discussions as store

@@ -1,10 +1,10 @@
 """The tournament and decompose protocols through litellm and the fake server."""
 
 import pytest
-from conftest import fake_panel
-from fakeserver import DEFAULT, Action
 
+from conftest import fake_panel
 from discuss.store import discussions as store
+from fakeserver import DEFAULT, Action
 
 
 def run(project, fake, protocol, ids=("alpha", "beta", "gamma"), settings="{retryBaseDelay: 0.01}"):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .domain import Discussion, Question
 from .errors import DiscussError, InputError

@@ -8,7 +8,7 @@ as nothing). A phase that would pass a limit is not started.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .domain import Panelist, Settings, Usage
 from .prompting import estimate_tokens

@@ -7,8 +7,9 @@ budgets and tests can build and read calls without a provider in sight.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .domain import Panelist, Usage
 

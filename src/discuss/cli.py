@@ -11,12 +11,12 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 from .errors import DiscussError, InputError
-from .protocols import DEFAULT, names as protocol_names
+from .protocols import DEFAULT
+from .protocols import names as protocol_names
 from .store.layout import Layout
 
 app = typer.Typer(
@@ -56,7 +56,7 @@ def handled(fn):
 
 @app.callback()
 def main_options(
-    root_dir: Optional[Path] = typer.Option(
+    root_dir: Path | None = typer.Option(
         None, "--root", help="Project folder (default: nearest with discussions/panels.yaml).",
         envvar="DISCUSS_ROOT",
     ),
@@ -74,7 +74,7 @@ def main_options(
 def new(
     title: str = typer.Argument(..., help="The research question, in words."),
     section: str = typer.Option("questions", help="Folder under content/ to put it in."),
-    tag: List[str] = typer.Option([], "--tag", help="A tag; repeat for more."),
+    tag: list[str] = typer.Option([], "--tag", help="A tag; repeat for more."),
 ):
     """Create a question file under content/, ready for its background."""
     from .store.questions import create_question
@@ -87,25 +87,25 @@ def new(
 @app.command()
 @handled
 def run(
-    question: Optional[str] = typer.Argument(None, help="Slug of the question, or path to its file."),
+    question: str | None = typer.Argument(None, help="Slug of the question, or path to its file."),
     auto: bool = typer.Option(False, "--auto", help="Run rounds until a stopping rule fires."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Run this many more rounds."),
+    rounds: int | None = typer.Option(None, "--rounds", min=1, help="Run this many more rounds."),
     conclude: bool = typer.Option(False, "--conclude", help="Write the conclusion now (reason: forced)."),
-    panel: Optional[str] = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
-    protocol: Optional[str] = typer.Option(
+    panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+    protocol: str | None = typer.Option(
         None, "--protocol", help=f"{', '.join(protocol_names())} (default: the question's, the panel's, "
         f"else {DEFAULT}); `discuss protocols` describes them."),
-    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
-    max_calls: Optional[int] = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=0, help="Budget: tokens (0: none)."),
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
+    max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, help="Budget: tokens (0: none)."),
+    max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
     estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the run "
                                   "would take at most, without making a call or writing a file."),
     all_open: bool = typer.Option(False, "--all", help="Run every open discussion to its end."),
-    tag: List[str] = typer.Option([], "--tag", help="With --all: only questions with this tag."),
-    glob: Optional[str] = typer.Option(None, "--glob", help="With --all: only question paths matching this."),
+    tag: list[str] = typer.Option([], "--tag", help="With --all: only questions with this tag."),
+    glob: str | None = typer.Option(None, "--glob", help="With --all: only question paths matching this."),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="With --all: discussions at once."),
-    shard: Optional[str] = typer.Option(None, "--shard", help="With --all: i/n, this machine's share."),
+    shard: str | None = typer.Option(None, "--shard", help="With --all: i/n, this machine's share."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
@@ -178,8 +178,8 @@ def _print_estimate(q, d, plan, prompts) -> None:
 def _run_all(options, tags, glob, concurrency, shard) -> None:
     import asyncio
 
-    from .errors import RunError
     from .batch import parse_shard, run_many, select
+    from .errors import RunError
     from .prepare import check_ready, prepare
 
     questions = select(content(), tags, glob, parse_shard(shard))
@@ -199,7 +199,7 @@ def _run_all(options, tags, glob, concurrency, shard) -> None:
 
 @app.command()
 @handled
-def status(question: Optional[str] = typer.Argument(None, help="One question; default all.")):
+def status(question: str | None = typer.Argument(None, help="One question; default all.")):
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost."""
     from .report import STATUS_HEADER, status_row, table
     from .store import discussions as store
@@ -236,7 +236,7 @@ def show(question: str = typer.Argument(..., help="Slug of the question, or path
 
 @app.command()
 @handled
-def doctor(panel: Optional[str] = typer.Option(None, "--panel", help="Check one panel; default all.")):
+def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all.")):
     """Check every panelist before spending: key, model known to litellm, endpoint answering."""
     from .doctor import check
     from .report import table

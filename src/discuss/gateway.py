@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .calls import CallResult, CallSpec
 from .domain import Panelist, Usage

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from . import budget
 from .domain import Discussion, Panel, Question, Settings
@@ -27,7 +27,7 @@ __all__ = ["Plan", "Runner", "prompts_for", "start", "utc_now"]
 
 
 def utc_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str = DEFAULT) -> Discussion:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .rules.agreement import label
 from .domain import Discussion
+from .rules.agreement import label
 
 
 def approval_rate(votes) -> float:

@@ -7,8 +7,8 @@ run time (a plugin, or a test's toy protocol).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import import_module
-from typing import Callable
 
 from ..errors import InputError
 from .base import Protocol

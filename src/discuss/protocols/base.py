@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import string
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..calls import CallResult, CallSpec
 from ..domain import Discussion, Failure, Panelist, Question, Reply, Round

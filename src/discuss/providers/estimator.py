@@ -9,7 +9,7 @@ by the provider that would really answer.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 from ..calls import CallSpec
 from ..domain import Panelist, Usage

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Callable, Sequence
 
 CONSENSUS, CONTESTED = "consensus", "contested"
 WORD = re.compile(r"[a-z][a-z0-9'-]+")

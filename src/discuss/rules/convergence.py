@@ -11,6 +11,20 @@ Each returns the figures it looked at, so the decision can be audited.
 from __future__ import annotations
 
 import re
+from typing import TypedDict
+
+
+class Convergence(TypedDict, total=False):
+    """What a convergence test looked at and whether it passed; recorded in the round."""
+
+    test: str
+    converged: bool
+    value: float | None
+    threshold: float
+    changed: int
+    matching: int
+    titles: int
+
 
 TESTS = ("judge", "titles", "agreement")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$|^\s*[-*]\s+\*\*(.+?)\*\*", re.MULTILINE)
@@ -31,15 +45,15 @@ def titles(texts: list[str]) -> set[str]:
     return found
 
 
-def title_overlap(previous: set[str], current: set[str]) -> dict:
+def title_overlap(previous: set[str], current: set[str]) -> Convergence:
     changed, matching = len(previous ^ current), len(previous & current)
     return {"test": "titles", "changed": changed, "matching": matching, "titles": len(current),
             "converged": bool(current) and changed <= 1 and matching * 2 > len(current)}
 
 
-def judge_test(score: float | None, bar: float) -> dict:
+def judge_test(score: float | None, bar: float) -> Convergence:
     return {"test": "judge", "value": score, "threshold": bar, "converged": score is not None and score >= bar}
 
 
-def agreement_test(value: float | None, bar: float) -> dict:
+def agreement_test(value: float | None, bar: float) -> Convergence:
     return {"test": "agreement", "value": value, "threshold": bar, "converged": value is not None and value >= bar}

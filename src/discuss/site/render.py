@@ -9,8 +9,8 @@ Every other string goes through jinja2's autoescaping.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from importlib.resources import files as package_files
-from typing import Callable
 
 import markdown as md
 import nh3
@@ -26,6 +26,7 @@ from ..report import budget_line
 from ..stats import agreement_label, discussion_stats, leader
 from . import charts
 from .collect import Entry
+
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
     "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "ins", "kbd", "li", "ol", "p", "pre", "q", "s",

@@ -13,8 +13,21 @@ from pathlib import Path
 
 from ..conclusions import parse_markdown_conclusion, render_markdown
 from ..domain import (
-    Abstention, Ballot, Conclusion, Discussion, Failure, MinorityPosition, Panel,
-    Panelist, Reply, Round, Settings, TerminationVote, Usage, Vote, VoteResult,
+    Abstention,
+    Ballot,
+    Conclusion,
+    Discussion,
+    Failure,
+    MinorityPosition,
+    Panel,
+    Panelist,
+    Reply,
+    Round,
+    Settings,
+    TerminationVote,
+    Usage,
+    Vote,
+    VoteResult,
 )
 from ..errors import InputError
 from ..naming import camel, is_safe_id

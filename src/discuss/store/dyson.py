@@ -9,12 +9,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..protocols import DEFAULT
-from ..domain import (
-    Conclusion, Discussion, Panel, Panelist, Reply, Round, Settings, TerminationVote, Vote, VoteResult,
-)
 from ..conclusions import split_sections
+from ..domain import (
+    Conclusion,
+    Discussion,
+    Panel,
+    Panelist,
+    Reply,
+    Round,
+    Settings,
+    TerminationVote,
+    Vote,
+    VoteResult,
+)
 from ..naming import is_safe_id
+from ..protocols import DEFAULT
 from . import documents
 
 

@@ -51,7 +51,7 @@ class DiscussionLock:
         self.folder = folder
         self._fd: int | None = None
 
-    def __enter__(self) -> "DiscussionLock":
+    def __enter__(self) -> DiscussionLock:
         self.folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
         try:

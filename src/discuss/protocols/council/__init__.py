@@ -24,7 +24,14 @@ from ...conclusions import parse_conclusion
 from ...domain import Discussion, Panelist, Reply, Round
 from ...rules.agreement import agreement, measure, pairwise
 from ..base import (
-    Context, Protocol, Step, make_labels, messages, record_failure, require_measure, require_replies,
+    Context,
+    Protocol,
+    Step,
+    make_labels,
+    messages,
+    record_failure,
+    require_measure,
+    require_replies,
 )
 from . import moves
 from .critiques import parse_critiques

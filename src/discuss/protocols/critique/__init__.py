@@ -19,7 +19,14 @@ from ...domain import Discussion, Panelist, Reply, Round
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import agreement_test, judge_test, title_overlap, titles
 from ..base import (
-    Context, Protocol, Step, convergence_line, make_labels, messages, record_failure, require_measure,
+    Context,
+    Protocol,
+    Step,
+    convergence_line,
+    make_labels,
+    messages,
+    record_failure,
+    require_measure,
     require_replies,
 )
 from . import moves

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 
-
 def split(name: str, persona: dict, ctx: dict) -> str:
     return json.dumps({"parts": [
         {"title": "Options", "question": f"Which options exist for \"{ctx.get('title')}\", and what does each cost?"},

@@ -10,20 +10,34 @@ from __future__ import annotations
 
 import hashlib
 import random
-
 from typing import Any
 
 from ...calls import CallResult, CallSpec
 from ...conclusions import parse_conclusion
 from ...domain import (
-    Abstention, Ballot, Discussion, Panelist, Question, Reply, Round, TerminationVote, Vote,
+    Abstention,
+    Ballot,
+    Discussion,
+    Panelist,
+    Question,
+    Reply,
+    Round,
+    TerminationVote,
+    Vote,
 )
 from ...outcomes import describe
 from ...prompting import Prompts, estimate_tokens
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import agreement_test, title_overlap, titles
 from ..base import (
-    Context, Protocol, Step, convergence_line, make_labels, messages, record_failure, require_measure,
+    Context,
+    Protocol,
+    Step,
+    convergence_line,
+    make_labels,
+    messages,
+    record_failure,
+    require_measure,
     require_replies,
 )
 from . import moves

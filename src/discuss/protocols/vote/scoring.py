@@ -13,6 +13,7 @@ from itertools import combinations
 
 from ...domain import VOTE_SCORES, Vote, VoteResult
 
+
 def vote_weight(vote: Vote, self_weight: float) -> float:
     base = VOTE_SCORES[vote.vote]
     return base * self_weight if vote.voter_id == vote.target_id else float(base)

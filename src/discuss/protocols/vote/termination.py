@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ...domain import Round, Settings
 from .scoring import max_possible
 
+
 @dataclass(frozen=True)
 class Decision:
     terminate: bool

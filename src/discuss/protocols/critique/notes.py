@@ -1,0 +1,33 @@
+"""What a critique round records in its round.yaml."""
+
+from __future__ import annotations
+
+from typing import TypedDict, cast
+
+from ...domain import Round
+from ...rules.convergence import Convergence
+
+
+class Stance(TypedDict):
+    confidence: float
+    agreements: list[dict[str, str]]  # {"with": id, "on": what}
+    disagreements: list[dict[str, str]]  # {"with": id, "on": what, "why": reason}
+
+
+class Verdict(TypedDict, total=False):
+    judgeId: str
+    recommendation: float
+    keyFacts: float
+    caveats: float
+    score: float | None
+    failed: bool
+
+
+class CritiqueNotes(TypedDict, total=False):
+    stances: dict[str, Stance]  # by panelist id
+    judge: Verdict
+    convergence: Convergence
+
+
+def notes(rnd: Round) -> CritiqueNotes:
+    return cast(CritiqueNotes, rnd.notes)

@@ -1,0 +1,55 @@
+"""What each deliberate round records in its round.yaml."""
+
+from __future__ import annotations
+
+from typing import TypedDict, cast
+
+from ...domain import Round
+
+
+class Alternative(TypedDict):
+    title: str
+    description: str
+
+
+class Ranking(TypedDict):
+    scores: dict[str, dict[str, float]]  # alternative label -> dimension -> 0..1
+    concern: str
+    confidence: float
+
+
+class Check(TypedDict):
+    check: str
+    passed: bool
+    detail: str
+
+
+class Gate(TypedDict):
+    passed: bool
+    checks: list[Check]
+
+
+class Consensus(TypedDict, total=False):
+    means: dict[str, float]
+    best: str | None
+    score: float
+    preferred: dict[str, str | None]
+    taskType: str
+    threshold: float
+    dissenters: list[str]
+    initialConfidence: float | None
+    finalConfidence: float | None
+
+
+class DeliberateNotes(TypedDict, total=False):
+    confidence: dict[str, float]  # research: each persona's confidence
+    alternatives: list[Alternative]  # alternatives: what the chair proposed
+    rankings: dict[str, Ranking]  # ranking: each persona's scores
+    consensus: Consensus
+    gate1: Gate
+    gate2: Gate
+    conformity: list[str]
+
+
+def notes(rnd: Round) -> DeliberateNotes:
+    return cast(DeliberateNotes, rnd.notes)

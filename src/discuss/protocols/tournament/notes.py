@@ -1,0 +1,24 @@
+"""What a tournament round records in its round.yaml: the bracket as it is played."""
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict, cast
+
+from ...domain import Round
+
+
+class Match(TypedDict):
+    a: str
+    b: str
+    winner: str | None
+    shownFirst: NotRequired[str]
+
+
+class TournamentNotes(TypedDict, total=False):
+    matches: list[Match]
+    byes: list[str]
+    champion: str
+
+
+def notes(rnd: Round) -> TournamentNotes:
+    return cast(TournamentNotes, rnd.notes)
