@@ -3,4 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Lint and type check first: cheap, and they name the line.
+.venv/bin/ruff check src tests scripts
+.venv/bin/mypy
 .venv/bin/python -m pytest "$@"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from pathlib import Path
 
 import typer
@@ -271,4 +270,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

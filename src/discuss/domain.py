@@ -306,7 +306,9 @@ class Discussion:
         """Summed from every call's record, so a crash between two writes cannot skew it."""
         total = Usage()
         for r in self.rounds:
-            for part in [*r.replies.values(), *r.ballots, *r.abstentions, *r.failures]:
+            records: list[Reply | Ballot | Abstention | Failure] = [*r.replies.values(), *r.ballots, *r.abstentions,
+                                                                     *r.failures]
+            for part in records:
                 total.add(part.usage)
         if self.conclusion:
             total.add(self.conclusion.usage)

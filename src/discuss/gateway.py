@@ -16,6 +16,7 @@ import contextlib
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 from .calls import CallResult, CallSpec
 from .domain import Panelist, Usage
@@ -55,7 +56,7 @@ class ProviderLimits:
     def provider(p: Panelist) -> str:
         return p.model.split("/", 1)[0]
 
-    def gate(self, p: Panelist):
+    def gate(self, p: Panelist) -> contextlib.AbstractAsyncContextManager[Any]:
         name = self.provider(p)
         if name not in self.limits:
             return contextlib.nullcontext()
@@ -137,7 +138,7 @@ class Gateway:
         self.on_event("done" if result.ok else "failed", spec, result)
         return result
 
-    async def _with_retries(self, spec: CallSpec, messages: list[dict], result: CallResult):
+    async def _with_retries(self, spec: CallSpec, messages: list[dict[str, Any]], result: CallResult) -> tuple[str, Usage]:
         for attempt in range(1, self.attempts + 1):
             result.attempts += 1
             try:

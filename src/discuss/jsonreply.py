@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
@@ -17,7 +18,7 @@ class ReplyError(ValueError):
     """A reply that does not follow the requested format; the text says why."""
 
 
-def extract_object(text: str) -> dict:
+def extract_object(text: str) -> dict[str, Any]:
     if not text or not text.strip():
         raise ReplyError("the reply was empty")
     fenced = FENCE.search(text)
@@ -34,7 +35,7 @@ def extract_object(text: str) -> dict:
     return value
 
 
-def text_field(obj: dict, key: str, *, required: bool = True) -> str:
+def text_field(obj: dict[str, Any], key: str, *, required: bool = True) -> str:
     value = obj.get(key, "")
     if value is None:
         value = ""
@@ -45,7 +46,7 @@ def text_field(obj: dict, key: str, *, required: bool = True) -> str:
     return value.strip()
 
 
-def fraction(obj: dict, key: str) -> float:
+def fraction(obj: dict[str, Any], key: str) -> float:
     """A number from 0 to 1."""
     value = obj.get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
@@ -53,7 +54,7 @@ def fraction(obj: dict, key: str) -> float:
     return float(value)
 
 
-def titled_list(obj: dict, key: str, least: int, most: int, body: str) -> list[dict]:
+def titled_list(obj: dict[str, Any], key: str, least: int, most: int, body: str) -> list[dict[str, Any]]:
     """A list of 'least' to 'most' objects, each with a distinct title and a `body` text."""
     items = obj.get(key)
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
@@ -66,7 +67,7 @@ def titled_list(obj: dict, key: str, least: int, most: int, body: str) -> list[d
     return out
 
 
-def per_label(entries, labels: list[str], label_key: str, read, repeated: str, missing: str) -> dict:
+def per_label(entries, labels: list[str], label_key: str, read, repeated: str, missing: str) -> dict[str, Any]:
     """Entries keyed by their label: known labels only, each exactly once, none missing.
 
     `read(entry, label)` turns an entry into its value; `repeated` and `missing`
@@ -74,7 +75,7 @@ def per_label(entries, labels: list[str], label_key: str, read, repeated: str, m
     """
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ReplyError(f"expected a list of objects, each with a '{label_key}'")
-    found: dict = {}
+    found: dict[str, Any] = {}
     for entry in entries:
         label = str(entry.get(label_key, "")).strip().upper()
         if label not in labels:
@@ -88,7 +89,7 @@ def per_label(entries, labels: list[str], label_key: str, read, repeated: str, m
     return {label: found[label] for label in labels}
 
 
-def text_list(obj: dict, key: str) -> list[str]:
+def text_list(obj: dict[str, Any], key: str) -> list[str]:
     value = obj.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ReplyError(f"'{key}' must be a list of strings")

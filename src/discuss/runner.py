@@ -10,15 +10,17 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from . import budget
+from .calls import CallResult
 from .domain import Discussion, Panel, Question, Settings
 from .errors import InputError
 from .gateway import Gateway
 from .prompting import Prompts
 from .protocols import DEFAULT, get_protocol
-from .protocols.base import Context, Plan, finish, next_step, open_round
+from .protocols.base import Context, Plan, Step, finish, next_step, open_round
 from .store import discussions as store
 from .store.files import DiscussionLock
 from .store.layout import Layout
@@ -77,12 +79,18 @@ class Runner:
                 if step.label:
                     self.say(step.label)
                 if step.specs:
-                    # A failure is recorded in the index, so that one is written at once too.
-                    await self.gateway.run_phase(step.specs, lambda r: (step.apply(r), save(index=not r.ok)))
+                    await self.gateway.run_phase(step.specs, partial(self._fold, step, save))
                 if step.after and (line := step.after()):
                     self.say(line)
                 save()
         return d
+
+    @staticmethod
+    def _fold(step: Step, save: Callable[..., None], result: CallResult) -> None:
+        """A finished call into the state, saved at once; a failure is in the index, so that is written too."""
+        if step.apply:
+            step.apply(result)
+        save(index=not result.ok)
 
     def _over_budget(self, d: Discussion, step) -> dict | None:
         if not budget.limited(d.settings):

@@ -137,7 +137,7 @@ def convergence_line(check: dict[str, Any] | None) -> list[str]:
     return [f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}"] if check else []
 
 
-def messages(p: Panelist, prompts: Prompts, user: str) -> list[dict]:
+def messages(p: Panelist, prompts: Prompts, user: str) -> list[dict[str, Any]]:
     return [{"role": "system", "content": prompts.render("system", panelist=p)},
             {"role": "user", "content": user}]
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from ..calls import CallSpec, Move
 from ..domain import Panelist, Usage
 from . import Diagnosis
 
-PERSONAS = {
+PERSONAS: dict[str, dict[str, Any]] = {
     "pragmatist": {
         "lens": "what can be built and verified first",
         "patience": 2,
@@ -49,7 +50,7 @@ PERSONAS = {
         "risks": ["over-engineering the first phase", "losing focus on near-term milestones"],
     },
 }
-DEFAULT_PERSONA = {
+DEFAULT_PERSONA: dict[str, Any] = {
     "lens": "a balanced view of benefits and costs",
     "patience": 2,
     "moves": PERSONAS["pragmatist"]["moves"][:2] + PERSONAS["skeptic"]["moves"][:2],
@@ -58,21 +59,21 @@ DEFAULT_PERSONA = {
 NOTE = "_Simulated reply from the offline panel; no language model wrote this._"
 
 
-def hash_of(*parts) -> int:
+def hash_of(*parts: object) -> int:
     return int(hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:12], 16)
 
 
-def persona_of(model: str) -> tuple[str, dict]:
+def persona_of(model: str) -> tuple[str, dict[str, Any]]:
     name = model.split("/", 1)[-1]
     return name, PERSONAS.get(name, DEFAULT_PERSONA)
 
 
-def pick(items: list[str], count: int, *seed) -> list[str]:
+def pick(items: list[str], count: int, *seed: object) -> list[str]:
     start = hash_of(*seed) % len(items)
     return [items[(start + i) % len(items)] for i in range(min(count, len(items)))]
 
 
-def respond(name: str, persona: dict, ctx: dict) -> str:
+def respond(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     rnd = ctx.get("round", 1)
     moves = pick(persona["moves"], 3, name, ctx.get("title"), rnd)
     risks = pick(persona["risks"], 2, name, rnd)
@@ -91,7 +92,7 @@ def respond(name: str, persona: dict, ctx: dict) -> str:
 
 
 
-def conclude(name: str, persona: dict, ctx: dict) -> str:
+def conclude(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     title = ctx.get("title", "the question")
     attributed = {
         "triggers": ["A pilot result that misses its success criteria.",

@@ -74,7 +74,7 @@ def bracket(rounds: list[dict], names: dict[str, str], title: str = "Bracket") -
     rows = max(len(c) for c in columns)
     height = 30 + rows * (box_h + gap_y)
     width = len(columns) * (box_w + gap_x)
-    ys = [{} for _ in columns]
+    ys: list[dict[str, float]] = [{} for _ in columns]
     parts = [f'<svg class="discuss-chart discuss-bracket" role="img" viewBox="0 0 {width} {height}" '
              f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
     for c, column in enumerate(columns):

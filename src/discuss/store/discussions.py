@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from ..conclusions import parse_markdown_conclusion, render_markdown
 from ..domain import (
@@ -55,28 +56,28 @@ def reply_path(folder: Path, number: int, model_id: str) -> Path:
 
 # ---- writing ---------------------------------------------------------------
 
-def usage_dict(u: Usage) -> dict:
-    out = {"calls": u.calls, "promptTokens": u.prompt_tokens,
+def usage_dict(u: Usage) -> dict[str, Any]:
+    out: dict[str, Any] = {"calls": u.calls, "promptTokens": u.prompt_tokens,
            "completionTokens": u.completion_tokens, "totalTokens": u.total_tokens}
     if u.cost is not None:
         out["cost"] = u.cost
     return out
 
 
-def _paid(u: Usage) -> dict:
+def _paid(u: Usage) -> dict[str, Any]:
     """A usage entry for records that may or may not have cost anything."""
     return {"usage": usage_dict(u)} if u.calls or u.total_tokens else {}
 
 
-def _member_dict(m: Panelist) -> dict:
+def _member_dict(m: Panelist) -> dict[str, Any]:
     entry = {"id": m.id, "model": m.model, "name": m.name}
     if m.persona:
         entry["persona"] = m.persona
     return entry
 
 
-def _panel_dict(panel: Panel) -> dict:
-    data = {"name": panel.name, "members": [_member_dict(m) for m in panel.members]}
+def _panel_dict(panel: Panel) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": panel.name, "members": [_member_dict(m) for m in panel.members]}
     for role in ("chairman", "judge", "synthesizer"):
         if (p := getattr(panel, role)) is not None:
             data[role] = _member_dict(p)
@@ -91,8 +92,8 @@ def _failures(r: Round) -> list[dict]:
     ]
 
 
-def index_dict(d: Discussion) -> dict:
-    data = {
+def index_dict(d: Discussion) -> dict[str, Any]:
+    data: dict[str, Any] = {
         "questionId": d.question_id,
         "questionSlug": d.question_slug,
         "questionTitle": d.question_title,
@@ -149,7 +150,7 @@ def _order(ids: list[str], panel: Panel) -> list[str]:
     return sorted(ids, key=lambda i: (rank.get(i, len(rank)), i))
 
 
-def votes_dict(r: Round, panel: Panel) -> dict:
+def votes_dict(r: Round, panel: Panel) -> dict[str, Any]:
     rank = {pid: i for i, pid in enumerate(panel.ids)}
     pos = lambda pid: (rank.get(pid, len(rank)), pid)  # noqa: E731
     data = {
@@ -263,14 +264,15 @@ def _panelist_from(m: dict) -> Panelist:
 def _panel_from(raw) -> Panel:
     raw = raw if isinstance(raw, dict) else {}
     members = tuple(_panelist_from(m) for m in raw.get("members") or [] if isinstance(m, dict) and "id" in m)
-    special = {role: _panelist_from(raw[role]) if isinstance(raw.get(role), dict) and "id" in raw[role] else None
-               for role in ("chairman", "judge", "synthesizer")}
-    return Panel(name=str(raw.get("name") or ""), members=members, **special)
+    chairman, judge, synthesizer = (
+        _panelist_from(raw[role]) if isinstance(raw.get(role), dict) and "id" in raw[role] else None
+        for role in ("chairman", "judge", "synthesizer"))
+    return Panel(str(raw.get("name") or ""), members, chairman=chairman, judge=judge, synthesizer=synthesizer)
 
 
 def read_reply(path: Path, number: int) -> Reply:
     meta, body = documents.read(path)
-    usage = meta.get("usage") if isinstance(meta.get("usage"), dict) else {}
+    usage: dict[str, Any] = meta["usage"] if isinstance(meta.get("usage"), dict) else {}
     return Reply(
         model_id=str(meta.get("modelId") or path.stem),
         model_name=str(meta.get("modelName") or meta.get("modelId") or path.stem),
@@ -432,7 +434,7 @@ def load(folder: Path) -> Discussion | None:
             termination_reason=data.get("terminationReason"),
             concluded_at=data.get("concludedAt"),
             budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,
-            personas=data.get("personas") if isinstance(data.get("personas"), dict) else {},
+            personas=data["personas"] if isinstance(data.get("personas"), dict) else {},
         )
         if (folder / CONCLUSION_FILE).is_file():
             d.conclusion = read_conclusion(folder / CONCLUSION_FILE)

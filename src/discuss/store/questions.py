@@ -103,7 +103,7 @@ def create_question(content: Path, section: str, title: str, tags: list[str]) ->
     path = content / section / f"{slug}.md"
     if path.exists():
         raise InputError(f"{path} already exists")
-    meta = {"title": title.strip(), "slug": slug, "questionType": "discussion", "status": "open"}
+    meta: dict[str, object] = {"title": title.strip(), "slug": slug, "questionType": "discussion", "status": "open"}
     if tags:
         meta["tags"] = tags
     body = "Describe the background of the question here: what is known, what is at stake.\n"

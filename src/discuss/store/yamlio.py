@@ -52,11 +52,11 @@ _Representer.add_representer(str, _Representer.represent_str)
 def _writer() -> YAML:
     # The safe dumper on ruamel's C emitter writes about four times faster than the
     # round-trip one; a run rewrites the current round's files after every call.
-    y = getattr(_local, "writer", None)
+    y: YAML | None = getattr(_local, "writer", None)
     if y is None:
         y = YAML(typ="safe", pure=False)
         y.Representer = _Representer
-        y.sort_base_mapping_type_on_output = False
+        y.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
         y.default_flow_style = False
         y.width = 4096
         y.allow_unicode = True
@@ -91,7 +91,7 @@ def dump(data) -> str:
     return buf.getvalue()
 
 
-HEAD_TYPES = {"status": str, "completedRounds": int, "leader": (str, type(None)),
+HEAD_TYPES: dict[str, type | tuple[type, ...]] = {"status": str, "completedRounds": int, "leader": (str, type(None)),
               "terminationReason": (str, type(None)), "usage": dict}
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...jsonreply import ReplyError, extract_object, per_label
 
 
-def _critique(entry: dict, label: str) -> str:
+def _critique(entry: dict[str, Any], label: str) -> str:
     critique = entry.get("critique")
     if not isinstance(critique, str) or not critique.strip():
         raise ReplyError(f"the critique of {label} is missing or empty")

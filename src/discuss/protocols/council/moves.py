@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...providers.offline import NOTE, pick
 
 
-def critique(name: str, persona: dict, ctx: dict) -> str:
+def critique(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     critiques = []
     for label, text in sorted(ctx.get("labels", {}).items()):
         risk = pick(persona["risks"], 1, name, label, text)[0]
@@ -18,7 +19,7 @@ def critique(name: str, persona: dict, ctx: dict) -> str:
     return json.dumps({"critiques": critiques}, indent=2)
 
 
-def rebut(name: str, persona: dict, ctx: dict) -> str:
+def rebut(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     moves = pick(persona["moves"], 2, name, "rebut", ctx.get("title"))
     return (
         "## Response to the critiques\n\n- The point about risk is fair; the revised answer names a fallback.\n"
@@ -27,7 +28,7 @@ def rebut(name: str, persona: dict, ctx: dict) -> str:
     )
 
 
-def review(name: str, persona: dict, ctx: dict) -> str:
+def review(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     risks = pick(persona["risks"], 2, name, "review")
     return (
         f"## Review from {persona['lens']}\n\n"

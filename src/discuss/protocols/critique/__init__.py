@@ -77,7 +77,7 @@ def answer_spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpe
 def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     p = result.spec.panelist
     if not result.ok:
-        record_failure(rnd, rnd.stage, result)
+        record_failure(rnd, rnd.stage or "", result)
         return
     text = result.text or ""
     if result.spec.task == "stance":
@@ -121,7 +121,7 @@ def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None
 def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
     members = d.panel.members if rnd.number == 1 else [
         m for m in d.panel.members if m.id in positions(d.rounds[rnd.number - 2])]
-    failed = rnd.failed(rnd.stage) if positions(rnd) else set()
+    failed = rnd.failed(rnd.stage or "") if positions(rnd) else set()
     pending = [p for p in members if p.id not in rnd.replies and p.id not in failed]
     if pending:
         specs = [answer_spec(d, rnd, p, ctx) for p in pending]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...providers.offline import respond
 
 
-def stance(name: str, persona: dict, ctx: dict) -> str:
+def stance(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     labels = sorted(ctx.get("labels", {}))
     rnd = ctx.get("round", 2)
     agreements = [{"with": lab, "on": "proceeding in stages"} for lab in labels[:1]]
@@ -18,7 +19,7 @@ def stance(name: str, persona: dict, ctx: dict) -> str:
                        "confidence": round(min(0.5 + 0.15 * rnd, 0.95), 2)}, indent=2)
 
 
-def judge(name: str, persona: dict, ctx: dict) -> str:
+def judge(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     level = round(min(0.45 + 0.2 * ctx.get("round", 2), 1.0), 2)  # positions converge as rounds go on
     return json.dumps({"recommendation": level, "keyFacts": level, "caveats": round(level - 0.05, 2),
                        "reasoning": "The simulated positions share their recommendation and most caveats."})

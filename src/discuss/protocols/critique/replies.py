@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...jsonreply import ReplyError, extract_object, fraction
 
 
-def _pointing(raw, key: str, labels: list[str], fields: tuple[str, ...]) -> list[dict]:
+def _pointing(raw: object, key: str, labels: list[str], fields: tuple[str, ...]) -> list[dict[str, Any]]:
     if raw is None:
         return []
     if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
@@ -25,7 +27,7 @@ def _pointing(raw, key: str, labels: list[str], fields: tuple[str, ...]) -> list
     return out
 
 
-def parse_stance(text: str, labels: list[str]) -> dict:
+def parse_stance(text: str, labels: list[str]) -> dict[str, Any]:
     """A critique round's reply: agreements, disagreements, updated position, confidence."""
     obj = extract_object(text)
     position = obj.get("position")
@@ -42,7 +44,7 @@ def parse_stance(text: str, labels: list[str]) -> dict:
 AXES = ("recommendation", "keyFacts", "caveats")
 
 
-def parse_judge(text: str) -> dict:
+def parse_judge(text: str) -> dict[str, Any]:
     """The judge's three convergence axes, each 0..1, and their mean as the score."""
     obj = extract_object(text)
     scores = {axis: fraction(obj, axis) for axis in AXES}

@@ -11,6 +11,7 @@ Gate 1 failing stops the discussion without a decision (reason
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ...calls import CallResult, CallSpec
@@ -43,7 +44,7 @@ def participants(d: Discussion, rnd: Round) -> list[Panelist]:
     return list(d.panel.members)
 
 
-def alternatives(d: Discussion) -> dict[str, dict]:
+def alternatives(d: Discussion) -> dict[str, dict[str, Any]]:
     alts = d.rounds[1].notes["alternatives"]
     return dict(zip(make_labels(len(alts)), alts))
 
@@ -73,7 +74,7 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
 def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     p = result.spec.panelist
     if not result.ok:
-        record_failure(rnd, rnd.stage, result)
+        record_failure(rnd, rnd.stage or "", result)
         return
     value = result.value
     if rnd.stage == "research":
@@ -89,11 +90,11 @@ def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
         if key in rnd.notes:
             rnd.notes[key] = dict(sorted(rnd.notes[key].items()))
     rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
-                              role=ROLES[rnd.stage], simulated=p.simulated)
+                              role=ROLES[rnd.stage or ""], simulated=p.simulated)
 
 
 def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
-    failed = rnd.failed(rnd.stage) if rnd.replies else set()
+    failed = rnd.failed(rnd.stage or "") if rnd.replies else set()
     pending = [p for p in participants(d, rnd) if p.id not in rnd.replies and p.id not in failed]
     if pending:
         return Step(f"round {rnd.number}: {rnd.stage}", [spec(d, rnd, p, ctx) for p in pending],
@@ -101,8 +102,8 @@ def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
     return Step("", after=lambda: close(d, rnd, ctx))
 
 
-def mean(values) -> float | None:
-    values = list(values)
+def mean(found: Iterable[float]) -> float | None:
+    values = list(found)
     return round(sum(values) / len(values), 4) if values else None
 
 

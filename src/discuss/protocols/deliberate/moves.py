@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...providers.offline import hash_of, pick, respond
 
 
-def research(name: str, persona: dict, ctx: dict) -> str:
+def research(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     role = ctx.get("persona", {})
     findings = respond(name, persona, ctx).replace("## Position", f"## Findings of the {role.get('name', name)}")
     return json.dumps({"findings": findings, "confidence": round(0.5 + (hash_of(name, "c") % 20) / 100, 2)})
 
 
-def alternatives(name: str, persona: dict, ctx: dict) -> str:
+def alternatives(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     return json.dumps({"alternatives": [
         {"title": "Staged pilot", "description": "A small pilot with explicit criteria before scaling."},
         {"title": "Full build-out", "description": "Commit to the complete design now to capture scale early."},
@@ -21,7 +22,7 @@ def alternatives(name: str, persona: dict, ctx: dict) -> str:
     ]})
 
 
-def rank(name: str, persona: dict, ctx: dict) -> str:
+def rank(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     role = ctx.get("persona", {}).get("id", name)
     scores = []
     for i, label in enumerate(ctx.get("labels", [])):

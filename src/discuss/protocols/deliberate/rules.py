@@ -10,6 +10,7 @@ the agreement can be trusted.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 from ...rules.agreement import lexical_similarity
 
@@ -28,7 +29,7 @@ def weighted(scores: dict[str, float]) -> float:
     return round(sum(WEIGHTS[d] * scores[d] for d in WEIGHTS), 4)
 
 
-def consensus(rankings: dict[str, dict]) -> dict:
+def consensus(rankings: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """rankings: persona -> {"scores": {alternative: {dimension: 0..1}}, ...}.
 
     Returns each alternative's mean weighted score, the best one, and each
@@ -43,10 +44,10 @@ def consensus(rankings: dict[str, dict]) -> dict:
         preferred[persona] = max(sorted(totals), key=lambda a: totals[a]) if totals else None
     means = {alt: round(sum(v) / len(v), 4) for alt, v in sorted(per_alt.items())}
     best = max(sorted(means), key=lambda a: means[a]) if means else None
-    return {"means": means, "best": best, "score": means.get(best, 0.0), "preferred": preferred}
+    return {"means": means, "best": best, "score": means[best] if best else 0.0, "preferred": preferred}
 
 
-def dissenters(result: dict) -> list[str]:
+def dissenters(result: dict[str, Any]) -> list[str]:
     return sorted(p for p, alt in result["preferred"].items() if alt != result["best"])
 
 
@@ -54,11 +55,11 @@ def confidence_class(score: float) -> str:
     return "strong" if score > 0.85 else "moderate" if score >= 0.70 else "weak"
 
 
-def _check(name: str, passed: bool, detail: str) -> dict:
+def _check(name: str, passed: bool, detail: str) -> dict[str, Any]:
     return {"check": name, "passed": bool(passed), "detail": detail}
 
 
-def gate_one(reached_ranking: bool, rankings: dict, result: dict, bar: float) -> dict:
+def gate_one(reached_ranking: bool, rankings: dict[str, Any], result: dict[str, Any], bar: float) -> dict[str, Any]:
     dissent = dissenters(result)
     silent = [p for p in dissent if not rankings[p].get("concern")]
     checks = [
@@ -72,8 +73,8 @@ def gate_one(reached_ranking: bool, rankings: dict, result: dict, bar: float) ->
     return {"passed": all(c["passed"] for c in checks), "checks": checks}
 
 
-def gate_two(rankings: dict, personas: dict[str, str], result: dict, initial: float | None,
-             final: float | None) -> dict:
+def gate_two(rankings: dict[str, Any], personas: dict[str, str], result: dict[str, Any], initial: float | None,
+             final: float | None) -> dict[str, Any]:
     distinct = len(set(personas[p] for p in rankings))
     dissent = dissenters(result)
     level = confidence_class(result["score"])
@@ -89,7 +90,7 @@ def gate_two(rankings: dict, personas: dict[str, str], result: dict, initial: fl
     return {"passed": all(c["passed"] for c in checks), "checks": checks}
 
 
-def conformity(rankings: dict, result: dict, conflicts: set[frozenset]) -> list[str]:
+def conformity(rankings: dict[str, Any], result: dict[str, Any], conflicts: set[frozenset[str]]) -> list[str]:
     """Warnings that agreement may be herding rather than judgement."""
     warnings = []
     concerns = [(p, r["concern"]) for p, r in rankings.items() if r.get("concern")]

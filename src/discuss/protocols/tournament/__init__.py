@@ -16,6 +16,7 @@ from ...errors import RunError
 from ...rules.agreement import agreement
 from ..base import Context, Protocol, Step, messages, record_failure, record_reply, require_replies
 from . import moves
+from .notes import notes
 from .replies import parse_match
 
 JUDGE = "judge"
@@ -34,7 +35,7 @@ class Tournament(Protocol):
     conclusion_title = "Champion"
     partial = "discuss.protocols.tournament:site.html.j2"
 
-    def __init__(self):
+    def __init__(self) -> None:
         # Matches whose judging failed in this run: asked again by the next run, not this one.
         self.failed_now: set[str] = set()
 
@@ -47,7 +48,8 @@ class Tournament(Protocol):
             entrants = sorted(last.replies)
             random.Random(f"{d.question_slug}:bracket").shuffle(entrants)
             return entrants
-        return [m["winner"] for m in last.notes["matches"]] + last.notes.get("byes", [])
+        played = notes(last)
+        return [str(m["winner"]) for m in played.get("matches", [])] + played.get("byes", [])
 
     def finished_rounds(self, d: Discussion) -> bool:
         return bool(d.rounds) and d.rounds[-1].complete and len(self.survivors(d)) <= 1

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...providers.offline import hash_of
 
 
-def match(name: str, persona: dict, ctx: dict) -> str:
+def match(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     texts = ctx.get("labels", {})
     pick = "A" if hash_of(name, texts.get("A"), "A") >= hash_of(name, texts.get("B"), "B") else "B"
     return json.dumps({"winner": pick, "reasoning": f"Seen from {persona['lens']}, answer {pick} is more "

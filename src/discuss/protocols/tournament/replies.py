@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...jsonreply import ReplyError, extract_object, text_field
 
 
-def parse_match(text: str) -> dict:
+def parse_match(text: str) -> dict[str, Any]:
     obj = extract_object(text)
     winner = str(obj.get("winner", "")).strip().upper()
     if winner not in ("A", "B"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from functools import partial
 from typing import Any
 
 from ...calls import CallResult, CallSpec
@@ -28,7 +29,7 @@ from ...domain import (
 from ...outcomes import describe
 from ...prompting import Prompts, estimate_tokens
 from ...rules.agreement import agreement, measure
-from ...rules.convergence import agreement_test, title_overlap, titles
+from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
 from ..base import (
     Context,
     Protocol,
@@ -77,17 +78,17 @@ def _vote_summary(rnd: Round, me: str) -> str:
     return "; ".join(scores) + f". {conclude} of {len(rnd.termination_votes)} asked to conclude."
 
 
-def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict], int]:
+def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict[str, Any]], int]:
     """Earlier rounds, newest first into the budget, oldest first out.
 
     The newest round gets its winning text in full if it fits, else clipped;
     older rounds keep their vote summary once their text no longer fits.
     """
     done = [r for r in d.rounds if r.complete and r.winner_id in r.replies]
-    chosen: list[dict] = []
+    chosen: list[dict[str, Any]] = []
     left = budget
     for r in list(reversed(done))[: d.settings.context_rounds]:
-        entry = {
+        entry: dict[str, Any] = {
             "number": r.number,
             "winner_is_you": r.winner_id == me,
             "winner_score": f"{r.winner_score:g}",
@@ -98,7 +99,7 @@ def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict], in
         left -= estimate_tokens(entry["summary"]) + ROUND_OVERHEAD
         if left <= 0:
             break
-        text = r.replies[r.winner_id].text.strip()
+        text = r.replies[str(r.winner_id)].text.strip()
         if estimate_tokens(text) <= left or not chosen:
             entry["winner_text"] = clip(text, left)
             left -= estimate_tokens(entry["winner_text"])
@@ -158,7 +159,7 @@ def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list
         labels = list(order)
         specs.append(CallSpec(
             key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote",
-            max_tokens=1500, validate=lambda text, labels=labels: parse_ballot(text, labels),
+            max_tokens=1500, validate=partial(parse_ballot, labels=labels),
             context={"round": rnd.number, "labels": dict(replies), "order": order},
             offline=moves.vote, worst_case=moves.worst_case,
         ))
@@ -198,7 +199,7 @@ def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
     return decision
 
 
-def text_convergence(d: Discussion, rnd: Round) -> dict | None:
+def text_convergence(d: Discussion, rnd: Round) -> Convergence | None:
     """The `titles` or `agreement` test on the answers, when chosen; the vote has no judge."""
     test, texts = d.settings.convergence_test, [r.text for r in rnd.replies.values()]
     if test == "agreement":
@@ -235,7 +236,7 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
     share = max(d.settings.context_tokens // max(len(done), 1), 200)
     rounds = [
         {"number": r.number, "winner_score": f"{r.winner_score:g}",
-         "winner_text": clip(r.replies[r.winner_id].text.strip(), share),
+         "winner_text": clip(r.replies[str(r.winner_id)].text.strip(), share),
          "dissent": _dissent(r, names)}
         for r in done
     ]

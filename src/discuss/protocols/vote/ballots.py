@@ -8,6 +8,7 @@ Nothing is filled in: a ballot that breaks a rule is refused with a reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ...domain import TERMINATION_CHOICES, VOTE_SCORES
 from ...jsonreply import ReplyError, extract_object, per_label, text_field
@@ -20,7 +21,7 @@ class ParsedBallot:
     termination_reasoning: str
 
 
-def _entries(raw) -> list[dict]:
+def _entries(raw: object) -> list[dict[str, Any]]:
     if isinstance(raw, dict):
         # {"A": {"vote": ..., "reasoning": ...}} or {"A": "APPROVE"}
         return [
@@ -31,7 +32,7 @@ def _entries(raw) -> list[dict]:
     raise ReplyError("'votes' must be a list of objects with label, vote and reasoning")
 
 
-def _vote(entry: dict, label: str) -> tuple[str, str, str]:
+def _vote(entry: dict[str, Any], label: str) -> tuple[str, str, str]:
     vote = str(entry.get("vote", "")).strip().upper()
     if vote not in VOTE_SCORES:
         raise ReplyError(f"vote on {label} must be APPROVE, NEUTRAL or REJECT, not {vote or '(none)'!r}")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...providers.offline import hash_of
 
 
-def vote(name: str, persona: dict, ctx: dict) -> str:
+def vote(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     votes = []
     for label, text in sorted(ctx.get("labels", {}).items()):
         own = persona["lens"] in text
@@ -30,7 +31,7 @@ def vote(name: str, persona: dict, ctx: dict) -> str:
     }, indent=2)
 
 
-def worst_case(name: str, persona: dict, ctx: dict) -> str:
+def worst_case(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     """The estimator's ballot: neutral on every answer and asking to go on, so no early stop is assumed."""
     votes = [{"label": label, "vote": "NEUTRAL", "reasoning": "estimate"} for label in ctx.get("labels", {})]
     return json.dumps({"votes": votes, "termination": {"vote": "CONTINUE", "reasoning": "estimate"}})
