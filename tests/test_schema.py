@@ -85,3 +85,16 @@ def test_command_line_settings_are_checked_too(project):
     result = project.cli("run", "swarm-power", "--panel", "offline", "--max-rounds", "500")
     assert result.exit_code == 2 and "maxRounds" in result.stderr and "100" in result.stderr, result.output
     assert project.snapshot() == before
+
+
+def test_round_notes_of_the_wrong_type_are_refused(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "council", "-q").exit_code == 0
+    notes = project.folder / "round-1" / "round.yaml"
+    text = notes.read_text()
+    assert "  score: 0." in text
+    notes.write_text(text.replace("  score: 0.", "  score: high0.", 1))
+    before = project.snapshot()
+    shown = project.cli("show", "swarm-power")
+    assert shown.exit_code == 2, shown.output
+    assert "round-1/round.yaml" in shown.stderr and "similarity[1]: 'score'" in shown.stderr
+    assert project.snapshot() == before

@@ -23,6 +23,7 @@ from ..errors import InputError, RunError
 
 if TYPE_CHECKING:
     from ..prompting import Prompts
+    from ..rules.convergence import Convergence
 
 
 @dataclass
@@ -76,6 +77,8 @@ class Protocol(ABC):
     # The site partial, "package:file": a template with macros `summary(view)` (above the rounds)
     # and `round(r, view)` (inside each round) for what only this protocol records.
     partial: ClassVar[str] = "discuss.protocols:site.html.j2"
+    # The TypedDict of what its rounds record in round.yaml; checked when a discussion is loaded.
+    notes_type: ClassVar[Any] = None
 
     @abstractmethod
     def new_round(self, d: Discussion) -> Round: ...
@@ -133,7 +136,7 @@ def require_measure(d: Discussion) -> None:
         raise InputError(f"agreementMeasure: {exc}") from None
 
 
-def convergence_line(check: dict[str, Any] | None) -> list[str]:
+def convergence_line(check: Convergence | None) -> list[str]:
     return [f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}"] if check else []
 
 

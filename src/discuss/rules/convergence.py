@@ -11,7 +11,8 @@ Each returns the figures it looked at, so the decision can be audited.
 from __future__ import annotations
 
 import re
-from typing import TypedDict
+
+from typing_extensions import TypedDict
 
 
 class Convergence(TypedDict, total=False):

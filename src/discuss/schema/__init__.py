@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import InputError
 
@@ -60,6 +60,14 @@ def describe_error(error: Any, noun: str = "field") -> str:
     shown = repr(error.get("input"))
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     return f"{at}'{name}': {message[0].lower() + message[1:]} (got {shown})"
+
+
+def validated_as(adapter: TypeAdapter[Any], data: Any, where: str) -> Any:
+    """Like `validated`, for a type that is no model (a TypedDict, say)."""
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        raise InputError(f"{where}: " + "; ".join(describe_error(e) for e in relevant(exc.errors()))) from None
 
 
 def validated(model: type[M], data: Any, where: str, noun: str = "field") -> M:

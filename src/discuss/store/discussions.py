@@ -308,7 +308,18 @@ def _read_votes(r: Round, path: Path) -> None:
                  for b in data.get("ballots") or []]
 
 
-def _round_from(raw: dict, folder: Path) -> Round:
+def _check_notes(r: Round, protocol: str, path: Path) -> None:
+    """A round's notes hold what its protocol records, each of the type it records it in."""
+    kind = get_protocol(protocol).notes_type
+    if kind is not None and r.notes:
+        from pydantic import TypeAdapter
+
+        from ..schema import validated_as
+
+        validated_as(TypeAdapter(kind), r.notes, str(path))
+
+
+def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
     number = int(raw["roundNumber"])
     r = Round(
         number=number,
@@ -338,6 +349,7 @@ def _round_from(raw: dict, folder: Path) -> Round:
             if not isinstance(notes, dict):
                 raise ValueError(f"{directory / ROUND_FILE}: expected a mapping")
             r.notes = {k: v for k, v in notes.items() if k not in ("roundNumber", "stage", "agreement")}
+            _check_notes(r, protocol, directory / ROUND_FILE)
     return r
 
 
@@ -430,7 +442,7 @@ def load(folder: Path) -> Discussion | None:
             protocol=str(data.get("protocol") or DEFAULT),
             status=str(data.get("status") or "active"),
             started_at=str(data.get("startedAt") or ""),
-            rounds=[_round_from(r, folder) for r in data.get("rounds") or []],
+            rounds=[_round_from(r, folder, str(data.get("protocol") or DEFAULT)) for r in data.get("rounds") or []],
             termination_reason=data.get("terminationReason"),
             concluded_at=data.get("concludedAt"),
             budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,

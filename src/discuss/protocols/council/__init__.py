@@ -35,6 +35,7 @@ from ..base import (
 )
 from . import moves
 from .critiques import parse_critiques
+from .notes import CouncilNotes, Critique, notes
 
 
 @dataclass(frozen=True)
@@ -49,13 +50,14 @@ def drafter(d: Discussion) -> Panelist:
 
 
 def escalated(d: Discussion) -> bool:
-    return bool(d.rounds and d.rounds[0].notes.get("escalation", {}).get("debate"))
+    return bool(d.rounds and notes(d.rounds[0]).get("escalation", {}).get("debate"))
 
 
 class Staged(Protocol):
     runs_to_end = True
     conclusion_title = "Synthesis by the chairman"
     partial = "discuss.protocols.council:site.html.j2"
+    notes_type = CouncilNotes
 
     def check_ready(self, d: Discussion) -> None:
         require_measure(d)
@@ -66,8 +68,8 @@ class Staged(Protocol):
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)
         out += [f"  {names.get(c['critic'], c['critic'])} critiqued {names.get(c['target'], c['target'])}"
-                for c in r.notes.get("critiques", [])]
-        if escalation := r.notes.get("escalation"):
+                for c in notes(r).get("critiques", [])]
+        if escalation := notes(r).get("escalation"):
             out.append(f"  escalation: {escalation.get('reason')}")
         return out
 
@@ -150,9 +152,10 @@ class Staged(Protocol):
         text = result.text or ""
         if stage.name == "cross-examination":
             order = result.spec.context["order"]
-            found = [{"critic": p.id, "target": order[lab], "critique": c} for lab, c in result.value.items()]
-            rnd.notes.setdefault("critiques", []).extend(found)
-            rnd.notes["critiques"].sort(key=lambda c: (c["critic"], c["target"]))
+            found: list[Critique] = [{"critic": p.id, "target": order[lab], "critique": c}
+                                     for lab, c in result.value.items()]
+            notes(rnd).setdefault("critiques", []).extend(found)
+            notes(rnd)["critiques"].sort(key=lambda c: (c["critic"], c["target"]))
             names = {m.id: m.name for m in d.panel.members}
             text = "\n\n".join(f"## On the answer of {names.get(c['target'], c['target'])}\n\n{c['critique']}"
                                for c in found) + "\n"
@@ -165,18 +168,18 @@ class Staged(Protocol):
         rnd.agreement = agreement(texts, similarity)
         ids = sorted(rnd.replies)
         scores = iter(pairwise([rnd.replies[i].text for i in ids], similarity))
-        rnd.notes["similarity"] = [{"a": a, "b": b, "score": round(next(scores), 4)}
+        notes(rnd)["similarity"] = [{"a": a, "b": b, "score": round(next(scores), 4)}
                                    for n, a in enumerate(ids) for b in ids[n + 1:]]
         line = f"round {rnd.number}: agreement {rnd.agreement if rnd.agreement is not None else '-'}"
         if self.name == "auto" and rnd.number == 1:
             debate = rnd.agreement is not None and rnd.agreement < d.settings.escalate_below
-            rnd.notes["escalation"] = {
+            notes(rnd)["escalation"] = {
                 "debate": debate, "agreement": rnd.agreement, "below": d.settings.escalate_below,
                 "reason": (f"agreement {rnd.agreement} is below {d.settings.escalate_below}: the panel debates"
                            if debate else f"agreement {rnd.agreement} reaches {d.settings.escalate_below}: "
                            "the chairman synthesises now"),
             }
-            line += f"; {rnd.notes['escalation']['reason']}"
+            line += f"; {notes(rnd)['escalation']['reason']}"
         rnd.completed_at = now
         return line
 
@@ -207,7 +210,7 @@ class Staged(Protocol):
 
 
 def critiques_of(rnd: Round, target: str) -> list[str]:
-    return [c["critique"] for c in rnd.notes.get("critiques", []) if c["target"] == target]
+    return [c["critique"] for c in notes(rnd).get("critiques", []) if c["target"] == target]
 
 
 class Council(Staged):

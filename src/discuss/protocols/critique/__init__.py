@@ -30,6 +30,7 @@ from ..base import (
     require_replies,
 )
 from . import moves
+from .notes import CritiqueNotes, notes
 from .replies import parse_judge, parse_stance
 
 JUDGE = "judge"  # role of the judge's record in a round
@@ -84,13 +85,13 @@ def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> Non
         order = result.spec.context["order"]
         stance = result.value
         text = stance["position"]
-        rnd.notes.setdefault("stances", {})[p.id] = {
+        notes(rnd).setdefault("stances", {})[p.id] = {
             "confidence": stance["confidence"],
             "agreements": [{"with": order[a["with"]], "on": a["on"]} for a in stance["agreements"]],
             "disagreements": [{"with": order[x["with"]], "on": x["on"], "why": x["why"]}
                               for x in stance["disagreements"]],
         }
-        rnd.notes["stances"] = dict(sorted(rnd.notes["stances"].items()))
+        notes(rnd)["stances"] = dict(sorted(notes(rnd)["stances"].items()))
     rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
                               role="respondent" if rnd.number == 1 else "critic", simulated=p.simulated)
 
@@ -108,11 +109,11 @@ def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None
     judge = result.spec.panelist
     if not result.ok:
         record_failure(rnd, JUDGE, result)
-        rnd.notes["judge"] = {"judgeId": judge.id, "score": None, "failed": True}
+        notes(rnd)["judge"] = {"judgeId": judge.id, "score": None, "failed": True}
         return
     verdict = result.value
-    rnd.notes["judge"] = {"judgeId": judge.id, **{k: verdict[k] for k in ("recommendation", "keyFacts", "caveats",
-                                                                          "score")}}
+    notes(rnd)["judge"] = {"judgeId": judge.id, "recommendation": verdict["recommendation"],
+                           "keyFacts": verdict["keyFacts"], "caveats": verdict["caveats"], "score": verdict["score"]}
     rnd.replies[f"{JUDGE}-{judge.id}"] = Reply(judge.id, judge.name, rnd.number, verdict["reasoning"] + "\n", now,
                                                result.usage, result.latency_ms, role=JUDGE,
                                                simulated=judge.simulated)
@@ -127,7 +128,7 @@ def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
         specs = [answer_spec(d, rnd, p, ctx) for p in pending]
         return Step(f"round {rnd.number}: {rnd.stage}", specs,
                     lambda r: apply_answer(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
-    if rnd.number > 1 and "judge" not in rnd.notes:
+    if rnd.number > 1 and "judge" not in notes(rnd):
         return Step(f"round {rnd.number}: judge", [judge_spec(d, rnd, ctx)],
                     lambda r: apply_judge(d, rnd, r, ctx.clock()))
     return Step("", after=lambda: close(d, rnd, ctx.clock()))
@@ -145,8 +146,8 @@ def close(d: Discussion, rnd: Round, now: str) -> str:
     elif test == "agreement":
         check = agreement_test(rnd.agreement, d.settings.consensus_at)
     else:
-        check = judge_test(rnd.notes["judge"].get("score"), d.settings.convergence_threshold)
-    rnd.notes["convergence"] = check
+        check = judge_test(notes(rnd)["judge"].get("score"), d.settings.convergence_threshold)
+    notes(rnd)["convergence"] = check
     if check["converged"]:
         rnd.should_terminate, rnd.termination_reason = True, "converged"
     elif rnd.number - 1 >= d.settings.critique_rounds:
@@ -162,11 +163,11 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
     names = {m.id: m.name for m in d.panel.members}
     rounds = []
     for r in done:
-        stances = r.notes.get("stances", {})
+        stances = notes(r).get("stances", {})
         rounds.append({
             "number": r.number,
-            "score": (r.notes.get("judge") or {}).get("score"),
-            "positions": [(names.get(pid, pid), reply.text, stances.get(pid, {}).get("confidence"))
+            "score": notes(r).get("judge", {}).get("score"),
+            "positions": [(names.get(pid, pid), reply.text, stances[pid]["confidence"] if pid in stances else None)
                           for pid, reply in positions(r).items()],
             "disagreements": [f"{names.get(pid, pid)} disagreed with {names.get(x['with'], x['with'])} on "
                               f"{x['on']}: {x['why']}" for pid, s in stances.items() for x in s["disagreements"]],
@@ -183,6 +184,7 @@ class Critique(Protocol):
     summary = "answers, then rounds of structured critique scored by a judge, then an attributed synthesis"
     conclusion_title = "Attributed answer by the synthesizer"
     partial = "discuss.protocols.critique:site.html.j2"
+    notes_type = CritiqueNotes
 
     def new_round(self, d: Discussion) -> Round:
         return new_round(d)
@@ -201,8 +203,9 @@ class Critique(Protocol):
 
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)
-        if judge := r.notes.get("judge"):
-            out.append(f"  judge {names.get(judge.get('judgeId'), judge.get('judgeId'))}: convergence {judge.get('score')}"
+        if judge := notes(r).get("judge"):
+            who = judge.get("judgeId", "")
+            out.append(f"  judge {names.get(who, who)}: convergence {judge.get('score')}"
                        + ("" if judge.get("score") is None else f" (recommendation {judge['recommendation']}, "
                           f"key facts {judge['keyFacts']}, caveats {judge['caveats']})"))
-        return out + convergence_line(r.notes.get("convergence"))
+        return out + convergence_line(notes(r).get("convergence"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TypedDict, cast
+from typing import cast
+
+from typing_extensions import TypedDict
 
 from ...domain import Round
 from ...rules.convergence import Convergence

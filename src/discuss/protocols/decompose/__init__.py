@@ -12,6 +12,7 @@ from ...conclusions import parse_conclusion
 from ...domain import Discussion, Panelist, Round
 from ..base import Context, Protocol, Step, messages, record_failure, record_reply, require_replies
 from . import moves
+from .notes import DecomposeNotes, notes
 from .replies import parse_split
 
 MIN_PARTS, MAX_PARTS = 2, 6
@@ -22,6 +23,7 @@ class Decompose(Protocol):
     runs_to_end = True
     conclusion_title = "Reassembled answer by the splitter"
     partial = "discuss.protocols.decompose:site.html.j2"
+    notes_type = DecomposeNotes
 
     @staticmethod
     def splitter(d: Discussion) -> Panelist:
@@ -36,8 +38,8 @@ class Decompose(Protocol):
         if number == 2:
             lead = self.splitter(d)
             helpers = [m.id for m in d.panel.members if m.id != lead.id] or [lead.id]
-            rnd.notes["parts"] = [{**part, "assignee": helpers[i % len(helpers)]}
-                                  for i, part in enumerate(d.rounds[0].notes["parts"])]
+            notes(rnd)["parts"] = [{**part, "assignee": helpers[i % len(helpers)]}
+                                  for i, part in enumerate(notes(d.rounds[0])["parts"])]
         d.rounds.append(rnd)
         return rnd
 
@@ -53,7 +55,7 @@ class Decompose(Protocol):
                         lambda: require_replies(rnd))
         if rnd.number == 2:
             failed = rnd.failed("parts") if rnd.replies else set()
-            pending = [(i, part) for i, part in enumerate(rnd.notes["parts"])
+            pending = [(i, part) for i, part in enumerate(notes(rnd)["parts"])
                        if f"part-{i + 1}" not in rnd.replies and f"part-{i + 1}" not in failed]
             if pending:
                 specs = []
@@ -70,7 +72,7 @@ class Decompose(Protocol):
     def apply_split(rnd: Round, result: CallResult, now: str) -> None:
         if not result.ok:
             return record_failure(rnd, "split", result)
-        rnd.notes["parts"] = result.value
+        notes(rnd)["parts"] = result.value
         text = "\n".join(f"## {p['title']}\n\n{p['question']}\n" for p in result.value)
         record_reply(rnd, result.spec.panelist, result, result.spec.panelist.id, "splitter", text, now)
 
@@ -87,7 +89,7 @@ class Decompose(Protocol):
         rnd, lead = d.rounds[1], self.splitter(d)
         names = {m.id: m.name for m in d.panel.members}
         parts = [(part["title"], names.get(part["assignee"], part["assignee"]), rnd.replies[f"part-{i + 1}"].text)
-                 for i, part in enumerate(rnd.notes["parts"]) if f"part-{i + 1}" in rnd.replies]
+                 for i, part in enumerate(notes(rnd)["parts"]) if f"part-{i + 1}" in rnd.replies]
         user = ctx.prompts.render("reassemble", question=ctx.q, parts=parts)
         return CallSpec(lead.id, lead, messages(lead, ctx.prompts, user), "conclude", 3000,
                         validate=parse_conclusion, context={"title": ctx.q.title})

@@ -12,13 +12,14 @@ Gate 1 failing stops the discussion without a decision (reason
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from ...calls import CallResult, CallSpec
 from ...conclusions import parse_conclusion
 from ...domain import Discussion, Panelist, Reply, Round
 from ..base import Context, Protocol, Step, make_labels, messages, record_failure, require_replies
 from . import moves
+from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
 from .replies import parse_alternatives, parse_ranking, parse_research
 from .rules import WEIGHTS, conformity, consensus, dissenters, gate_one, gate_two, threshold
 
@@ -44,8 +45,8 @@ def participants(d: Discussion, rnd: Round) -> list[Panelist]:
     return list(d.panel.members)
 
 
-def alternatives(d: Discussion) -> dict[str, dict[str, Any]]:
-    alts = d.rounds[1].notes["alternatives"]
+def alternatives(d: Discussion) -> dict[str, Alternative]:
+    alts = notes(d.rounds[1])["alternatives"]
     return dict(zip(make_labels(len(alts)), alts))
 
 
@@ -79,16 +80,18 @@ def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     value = result.value
     if rnd.stage == "research":
         text = value["findings"]
-        rnd.notes.setdefault("confidence", {})[p.id] = value["confidence"]
+        notes(rnd).setdefault("confidence", {})[p.id] = value["confidence"]
     elif rnd.stage == "alternatives":
-        rnd.notes["alternatives"] = value
+        notes(rnd)["alternatives"] = value
         text = "\n".join(f"## {a['title']}\n\n{a['description']}\n" for a in value)
     else:
-        rnd.notes.setdefault("rankings", {})[p.id] = value
+        notes(rnd).setdefault("rankings", {})[p.id] = cast(Ranking, value)
         text = (value["concern"] or "(no concern)") + "\n"
-    for key in ("confidence", "rankings"):
-        if key in rnd.notes:
-            rnd.notes[key] = dict(sorted(rnd.notes[key].items()))
+    kept = notes(rnd)  # by persona id, whatever order the replies came in
+    if "confidence" in kept:
+        kept["confidence"] = dict(sorted(kept["confidence"].items()))
+    if "rankings" in kept:
+        kept["rankings"] = dict(sorted(kept["rankings"].items()))
     rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
                               role=ROLES[rnd.stage or ""], simulated=p.simulated)
 
@@ -111,39 +114,39 @@ def close(d: Discussion, rnd: Round, ctx: Context) -> str:
     rnd.completed_at = ctx.clock()
     if rnd.stage != "ranking":
         return f"round {rnd.number}: {rnd.stage} done"
-    rankings = rnd.notes.get("rankings", {})
+    rankings = notes(rnd).get("rankings", {})
     result = consensus(rankings)
     bar = threshold(ctx.q.task_type)
     persona_of = {pid: d.personas.get(pid, {}).get("id", pid) for pid in rankings}
     conflicts = {frozenset((a, b)) for a in rankings for b in rankings
                  if persona_of[b] in d.personas.get(a, {}).get("conflictsWith", [])}
-    initial = mean(d.rounds[0].notes.get("confidence", {}).values())
+    initial = mean(notes(d.rounds[0]).get("confidence", {}).values())
     final = mean(r["confidence"] for r in rankings.values())
-    rnd.notes["consensus"] = {**result, "taskType": ctx.q.task_type, "threshold": bar,
-                              "dissenters": dissenters(result), "initialConfidence": initial,
-                              "finalConfidence": final}
-    rnd.notes["gate1"] = gate_one(True, rankings, result, bar)
-    rnd.notes["gate2"] = gate_two(rankings, persona_of, result, initial, final)
-    rnd.notes["conformity"] = conformity(rankings, result, conflicts)
-    if not rnd.notes["gate1"]["passed"]:
+    found: Consensus = {**result, "taskType": ctx.q.task_type, "threshold": bar, "dissenters": dissenters(result),
+                        "initialConfidence": initial, "finalConfidence": final}
+    notes(rnd)["consensus"] = found
+    notes(rnd)["gate1"] = gate_one(True, rankings, result, bar)
+    notes(rnd)["gate2"] = gate_two(rankings, persona_of, result, initial, final)
+    notes(rnd)["conformity"] = conformity(rankings, result, conflicts)
+    if not notes(rnd)["gate1"]["passed"]:
         d.termination_reason = "gate-failed"
     return (f"round 3: consensus {result['score']} on {result['best']} (threshold {bar}); gate 1 "
-            f"{'passed' if rnd.notes['gate1']['passed'] else 'failed'}, gate 2 "
-            f"{'passed' if rnd.notes['gate2']['passed'] else 'failed'}")
+            f"{'passed' if notes(rnd)['gate1']['passed'] else 'failed'}, gate 2 "
+            f"{'passed' if notes(rnd)['gate2']['passed'] else 'failed'}")
 
 
 def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
     if d.termination_reason != "completed" or len(d.rounds) < 3:
         return None  # gate 1 failed, or stopped early: no decision is written
-    notes, alts = d.rounds[2].notes, alternatives(d)
-    c = notes["consensus"]
+    ranking, alts = notes(d.rounds[2]), alternatives(d)
+    c = ranking["consensus"]
     name = lambda pid: d.personas.get(pid, {}).get("name", pid)  # noqa: E731
-    dissent = [(name(p), alts[c["preferred"][p]]["title"], notes["rankings"][p]["concern"] or "(no reason given)")
+    dissent = [(name(p), alts[str(c["preferred"][p])]["title"], ranking["rankings"][p]["concern"] or "(no reason given)")
                for p in c["dissenters"]]
     ranked = [(f"{label}: {alts[label]['title']}", score) for label, score in
               sorted(c["means"].items(), key=lambda kv: -kv[1])]
     chair = d.panel.chair
-    user = ctx.prompts.render("decision", question=ctx.q, ranked=ranked, best=alts[c["best"]]["title"],
+    user = ctx.prompts.render("decision", question=ctx.q, ranked=ranked, best=alts[str(c["best"])]["title"],
                               consensus=c["score"], threshold=c["threshold"], dissent=dissent)
     return CallSpec(chair.id, chair, messages(chair, ctx.prompts, user), "conclude", 3000,
                     validate=parse_conclusion, context={"title": ctx.q.title})
@@ -154,6 +157,7 @@ class Deliberate(Protocol):
     runs_to_end = True
     conclusion_title = "Decision by the chair"
     partial = "discuss.protocols.deliberate:site.html.j2"
+    notes_type = DeliberateNotes
 
     def new_round(self, d: Discussion) -> Round:
         return new_round(d)
@@ -178,10 +182,10 @@ class Deliberate(Protocol):
 
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)
-        if c := r.notes.get("consensus"):
+        if c := notes(r).get("consensus"):
             out.append(f"  consensus {c['score']} on {c['best']} against {c['threshold']} ({c['taskType']})")
             for gate in ("gate1", "gate2"):
-                failed = [x["check"] for x in r.notes[gate]["checks"] if not x["passed"]]
+                failed = [x["check"] for x in notes(r)[gate]["checks"] if not x["passed"]]
                 out.append(f"  {gate}: {'failed: ' + ', '.join(failed) if failed else 'passed'}")
-            out += [f"  conformity warning: {w}" for w in r.notes.get("conformity", [])]
+            out += [f"  conformity warning: {w}" for w in notes(r).get("conformity", [])]
         return out

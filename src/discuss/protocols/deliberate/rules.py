@@ -10,9 +10,9 @@ the agreement can be trusted.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
 
 from ...rules.agreement import lexical_similarity
+from .notes import Check, Consensus, Gate, Ranking
 
 WEIGHTS = {"impact": 0.25, "quality": 0.25, "feasibility": 0.20, "reusability": 0.15, "risk": 0.15}
 THRESHOLDS = {"security": 0.85, "architecture": 0.80, "default": 0.70, "refactoring": 0.65, "documentation": 0.50}
@@ -29,14 +29,14 @@ def weighted(scores: dict[str, float]) -> float:
     return round(sum(WEIGHTS[d] * scores[d] for d in WEIGHTS), 4)
 
 
-def consensus(rankings: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def consensus(rankings: dict[str, Ranking]) -> Consensus:
     """rankings: persona -> {"scores": {alternative: {dimension: 0..1}}, ...}.
 
     Returns each alternative's mean weighted score, the best one, and each
     persona's preferred alternative.
     """
     per_alt: dict[str, list[float]] = {}
-    preferred = {}
+    preferred: dict[str, str | None] = {}
     for persona, ranking in rankings.items():
         totals = {alt: weighted(s) for alt, s in ranking["scores"].items()}
         for alt, value in totals.items():
@@ -47,7 +47,7 @@ def consensus(rankings: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {"means": means, "best": best, "score": means[best] if best else 0.0, "preferred": preferred}
 
 
-def dissenters(result: dict[str, Any]) -> list[str]:
+def dissenters(result: Consensus) -> list[str]:
     return sorted(p for p, alt in result["preferred"].items() if alt != result["best"])
 
 
@@ -55,11 +55,11 @@ def confidence_class(score: float) -> str:
     return "strong" if score > 0.85 else "moderate" if score >= 0.70 else "weak"
 
 
-def _check(name: str, passed: bool, detail: str) -> dict[str, Any]:
+def _check(name: str, passed: bool, detail: str) -> Check:
     return {"check": name, "passed": bool(passed), "detail": detail}
 
 
-def gate_one(reached_ranking: bool, rankings: dict[str, Any], result: dict[str, Any], bar: float) -> dict[str, Any]:
+def gate_one(reached_ranking: bool, rankings: dict[str, Ranking], result: Consensus, bar: float) -> Gate:
     dissent = dissenters(result)
     silent = [p for p in dissent if not rankings[p].get("concern")]
     checks = [
@@ -73,8 +73,8 @@ def gate_one(reached_ranking: bool, rankings: dict[str, Any], result: dict[str, 
     return {"passed": all(c["passed"] for c in checks), "checks": checks}
 
 
-def gate_two(rankings: dict[str, Any], personas: dict[str, str], result: dict[str, Any], initial: float | None,
-             final: float | None) -> dict[str, Any]:
+def gate_two(rankings: dict[str, Ranking], personas: dict[str, str], result: Consensus, initial: float | None,
+             final: float | None) -> Gate:
     distinct = len(set(personas[p] for p in rankings))
     dissent = dissenters(result)
     level = confidence_class(result["score"])
@@ -90,7 +90,7 @@ def gate_two(rankings: dict[str, Any], personas: dict[str, str], result: dict[st
     return {"passed": all(c["passed"] for c in checks), "checks": checks}
 
 
-def conformity(rankings: dict[str, Any], result: dict[str, Any], conflicts: set[frozenset[str]]) -> list[str]:
+def conformity(rankings: dict[str, Ranking], result: Consensus, conflicts: set[frozenset[str]]) -> list[str]:
     """Warnings that agreement may be herding rather than judgement."""
     warnings = []
     concerns = [(p, r["concern"]) for p, r in rankings.items() if r.get("concern")]

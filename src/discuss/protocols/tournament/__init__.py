@@ -16,7 +16,7 @@ from ...errors import RunError
 from ...rules.agreement import agreement
 from ..base import Context, Protocol, Step, messages, record_failure, record_reply, require_replies
 from . import moves
-from .notes import notes
+from .notes import TournamentNotes, notes
 from .replies import parse_match
 
 JUDGE = "judge"
@@ -34,6 +34,7 @@ class Tournament(Protocol):
     runs_to_end = True
     conclusion_title = "Champion"
     partial = "discuss.protocols.tournament:site.html.j2"
+    notes_type = TournamentNotes
 
     def __init__(self) -> None:
         # Matches whose judging failed in this run: asked again by the next run, not this one.
@@ -59,8 +60,8 @@ class Tournament(Protocol):
         rnd = Round(number=number, seed=0, stage="answers" if number == 1 else "matches")
         if number > 1:
             alive = self.survivors(d)
-            rnd.notes["matches"] = [{"a": a, "b": b, "winner": None} for a, b in zip(alive[::2], alive[1::2])]
-            rnd.notes["byes"] = alive[len(alive) - len(alive) % 2:]
+            notes(rnd)["matches"] = [{"a": a, "b": b, "winner": None} for a, b in zip(alive[::2], alive[1::2])]
+            notes(rnd)["byes"] = alive[len(alive) - len(alive) % 2:]
         d.rounds.append(rnd)
         return rnd
 
@@ -72,7 +73,7 @@ class Tournament(Protocol):
                 return Step("round 1: answers", [_answers_spec(d, p, ctx) for p in pending],
                             lambda r: self.apply_answer(rnd, r, ctx.clock()), lambda: require_replies(rnd))
         else:
-            open_matches = [i for i, m in enumerate(rnd.notes["matches"])
+            open_matches = [i for i, m in enumerate(notes(rnd)["matches"])
                             if m["winner"] is None and f"match-{i + 1}" not in self.failed_now]
             if open_matches:
                 specs = [self.match_spec(d, rnd, i, ctx) for i in open_matches]
@@ -87,7 +88,7 @@ class Tournament(Protocol):
 
     @staticmethod
     def match_spec(d: Discussion, rnd: Round, i: int, ctx: Context) -> CallSpec:
-        match = rnd.notes["matches"][i]
+        match = notes(rnd)["matches"][i]
         first, second = match["a"], match["b"]
         if random.Random(f"{d.question_slug}:{rnd.number}:{i}").random() < 0.5:
             first, second = second, first  # neither side is always shown first
@@ -104,20 +105,20 @@ class Tournament(Protocol):
         if not result.ok:
             self.failed_now.add(result.spec.key)
             return record_failure(rnd, "match", result)
-        match = rnd.notes["matches"][i]
+        match = notes(rnd)["matches"][i]
         match["winner"] = result.spec.context["sides"][result.value["winner"]]
         match["shownFirst"] = result.spec.context["sides"]["A"]
         record_reply(rnd, result.spec.panelist, result, result.spec.key, JUDGE, result.value["reasoning"] + "\n", now)
 
     def close(self, d: Discussion, rnd: Round, now: str) -> str:
-        if rnd.number > 1 and any(m["winner"] is None for m in rnd.notes["matches"]):
+        if rnd.number > 1 and any(m["winner"] is None for m in notes(rnd)["matches"]):
             raise RunError(f"round {rnd.number}: a match could not be judged; run again to retry")
         rnd.completed_at = now
         if rnd.number == 1:
             rnd.agreement = agreement([r.text for r in rnd.replies.values()])
         alive = self.survivors(d)
         if len(alive) == 1:
-            d.rounds[-1].notes["champion"] = alive[0]
+            notes(d.rounds[-1])["champion"] = alive[0]
             return f"round {rnd.number}: champion {alive[0]}"
         return f"round {rnd.number}: {len(alive)} answers go on"
 
@@ -131,7 +132,7 @@ class Tournament(Protocol):
         out = super().show_round(r, names)
         out += [f"  {names.get(m['a'], m['a'])} vs {names.get(m['b'], m['b'])}: "
                 f"{names.get(m['winner'], m['winner']) if m['winner'] else 'undecided'}"
-                for m in r.notes.get("matches", [])]
-        if champion := r.notes.get("champion"):
+                for m in notes(r).get("matches", [])]
+        if champion := notes(r).get("champion"):
             out.append(f"  champion: {names.get(champion, champion)}")
         return out

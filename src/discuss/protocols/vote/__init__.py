@@ -43,6 +43,7 @@ from ..base import (
 )
 from . import moves
 from .ballots import parse_ballot
+from .notes import VoteNotes, notes
 from .scoring import pick_winner, tally, vote_agreement
 from .termination import Decision, conclude_counts, decide
 
@@ -191,7 +192,7 @@ def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
     rnd.agreement = vote_agreement(rnd.votes)
     decision = decide(d.rounds, d.settings)
     if not decision.terminate and (check := text_convergence(d, rnd)) is not None:
-        rnd.notes["convergence"] = check
+        notes(rnd)["convergence"] = check
         if check["converged"]:
             decision = Decision(True, "converged", str(check))
     rnd.should_terminate, rnd.termination_reason = decision.terminate, decision.reason
@@ -256,6 +257,7 @@ class VoteProtocol(Protocol):
     conclusion_title = "Conclusion"
     has_winners = True
     partial = "discuss.protocols.vote:site.html.j2"
+    notes_type = VoteNotes
 
     def new_round(self, d: Discussion) -> Round:
         return new_round(d)
@@ -293,7 +295,7 @@ class VoteProtocol(Protocol):
             "roundNumber": r.number, "seed": r.seed, "winnerId": r.winner_id, "winnerScore": r.winner_score,
             "tieBreak": r.tie_break, "shouldTerminate": r.should_terminate,
             "terminationReason": r.termination_reason, "agreement": r.agreement,
-            **({"convergence": r.notes["convergence"]} if "convergence" in r.notes else {}),
+            **({"convergence": notes(r)["convergence"]} if "convergence" in notes(r) else {}),
             "failures": failures, "completedAt": r.completed_at,
         }
 
@@ -315,4 +317,4 @@ class VoteProtocol(Protocol):
             out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
         out += [f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}" for t in r.termination_votes]
         out += [f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})" for a in r.abstentions]
-        return out + convergence_line(r.notes.get("convergence"))
+        return out + convergence_line(notes(r).get("convergence"))
