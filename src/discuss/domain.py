@@ -253,6 +253,25 @@ class Round:
     def voted(self) -> set[str]:
         return {b.voter_id for b in self.ballots} | {a.voter_id for a in self.abstentions}
 
+    def settle(self, panel_order: list[str]) -> None:
+        """Put every record in the order a reload gives it, never the order calls finished in.
+
+        Replies by key (as their files sort), the rest by the panel's order (as
+        votes.yaml and discussion.yaml list them): a resumed run and an
+        uninterrupted one then show the same prompts and write the same files.
+        """
+        rank = {pid: i for i, pid in enumerate(panel_order)}
+
+        def pos(pid: str) -> tuple[int, str]:
+            return rank.get(pid, len(rank)), pid
+
+        self.replies = dict(sorted(self.replies.items()))
+        self.votes.sort(key=lambda v: (pos(v.voter_id), pos(v.target_id)))
+        self.termination_votes.sort(key=lambda t: pos(t.model_id))
+        self.ballots.sort(key=lambda b: pos(b.voter_id))
+        self.abstentions.sort(key=lambda a: pos(a.voter_id))
+        self.failures.sort(key=lambda f: (f.phase, pos(f.model_id)))
+
 
 @dataclass
 class MinorityPosition:

@@ -23,6 +23,7 @@ from .domain import Panelist, Usage
 from .jsonreply import ReplyError
 from .providers import Provider, TransientError, route
 from .secrets import scrub
+from .text import clean
 
 REASK = (
     "Your reply could not be used: {error}. "
@@ -109,7 +110,8 @@ class Gateway:
         try:
             for ask in range(1, self.asks + 1):
                 result.asks = ask
-                text, usage = await self._with_retries(spec, messages, result)
+                raw, usage = await self._with_retries(spec, messages, result)
+                text = clean(scrub(raw, spec.panelist))
                 result.usage.add(usage)
                 result.text = text
                 if spec.validate is None:
@@ -134,7 +136,7 @@ class Gateway:
             result.error = f"{type(exc).__name__}: {exc}"
         result.latency_ms = 0 if self.route(spec.panelist).simulated else int((time.monotonic() - started) * 1000)
         if result.error:
-            result.error = scrub(result.error, spec.panelist)[:500]
+            result.error = clean(scrub(result.error, spec.panelist))[:500]
         self.on_event("done" if result.ok else "failed", spec, result)
         return result
 

@@ -1,14 +1,18 @@
 """Finding the JSON object in a model's reply.
 
-Models wrap JSON in code fences or add a sentence around it; we take the
-fenced block if there is one, else the outermost braces. Anything we cannot
-read raises `ReplyError` with a message fit to send back to the model.
+Models wrap JSON in code fences or add a sentence around it. We try the
+whole reply, then each fenced block, then each opening brace in turn, and
+take the first that parses as an object: a fence inside a JSON string (a
+YAML snippet in a summary) is part of the string, not the end of the JSON.
+Anything we cannot read raises `ReplyError` with a message fit to send back
+to the model.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -18,21 +22,40 @@ class ReplyError(ValueError):
     """A reply that does not follow the requested format; the text says why."""
 
 
+def _objects(text: str) -> Iterator[tuple[Any, json.JSONDecodeError | None]]:
+    """What parses, in the order we trust it: the whole reply, fenced blocks, then from each '{'."""
+    decoder = json.JSONDecoder()
+    for candidate in [text.strip(), *(m.group(1).strip() for m in FENCE.finditer(text))]:
+        try:
+            yield decoder.decode(candidate), None
+        except json.JSONDecodeError as exc:
+            yield None, exc
+    start = text.find("{")
+    while start >= 0:
+        try:
+            yield decoder.raw_decode(text, start)[0], None
+        except json.JSONDecodeError as exc:
+            yield None, exc
+        start = text.find("{", start + 1)
+
+
 def extract_object(text: str) -> dict[str, Any]:
     if not text or not text.strip():
         raise ReplyError("the reply was empty")
-    fenced = FENCE.search(text)
-    candidate = fenced.group(1) if fenced else text
-    start, end = candidate.find("{"), candidate.rfind("}")
-    if start < 0 or end <= start:
+    if "{" not in text:
         raise ReplyError("the reply holds no JSON object")
-    try:
-        value = json.loads(candidate[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise ReplyError(f"the JSON does not parse: {exc.msg} at line {exc.lineno}") from None
-    if not isinstance(value, dict):
+    first_error: json.JSONDecodeError | None = None
+    found_other = False
+    for value, error in _objects(text):
+        if isinstance(value, dict):
+            return value
+        found_other = found_other or error is None
+        first_error = first_error or (error if error is not None and error.pos > 0 else None)
+    if found_other and first_error is None:
         raise ReplyError("the JSON must be an object")
-    return value
+    if first_error is not None:
+        raise ReplyError(f"the JSON does not parse: {first_error.msg} at line {first_error.lineno}")
+    raise ReplyError("the reply holds no JSON object")
 
 
 def text_field(obj: dict[str, Any], key: str, *, required: bool = True) -> str:

@@ -79,17 +79,19 @@ class Runner:
                 if step.label:
                     self.say(step.label)
                 if step.specs:
-                    await self.gateway.run_phase(step.specs, partial(self._fold, step, save))
+                    await self.gateway.run_phase(step.specs, partial(self._fold, d, step, save))
                 if step.after and (line := step.after()):
                     self.say(line)
                 save()
         return d
 
     @staticmethod
-    def _fold(step: Step, save: Callable[..., None], result: CallResult) -> None:
+    def _fold(d: Discussion, step: Step, save: Callable[..., None], result: CallResult) -> None:
         """A finished call into the state, saved at once; a failure is in the index, so that is written too."""
         if step.apply:
             step.apply(result)
+        if d.rounds:
+            d.rounds[-1].settle(d.panel.ids)
         save(index=not result.ok)
 
     def _over_budget(self, d: Discussion, step) -> dict | None:

@@ -14,13 +14,14 @@ import tempfile
 from pathlib import Path
 
 from ..errors import InputError
+from ..text import encode
 
 LOCK_NAME = ".discuss.lock"
 
 
 def write_atomic(path: Path, text: str) -> bool:
     """Write `text` to `path`; returns False when the file already held it."""
-    data = text.encode("utf-8")
+    data = encode(text)
     try:
         if path.read_bytes() == data:
             return False

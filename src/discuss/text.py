@@ -1,0 +1,34 @@
+"""Text from outside (models, providers, files) made safe to keep and to show.
+
+`clean` is applied once, where text enters: lone UTF-16 surrogates (half an
+emoji cut at max_tokens, or a JSON escape) become U+FFFD so every write can
+encode them, and terminal control sequences and other control characters
+are removed so no reply or error can retitle, clear or recolour a terminal.
+Tabs and line breaks stay.
+"""
+
+from __future__ import annotations
+
+import re
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and two-character escapes.
+ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_]?)")
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def valid_unicode(text: str) -> str:
+    return SURROGATE.sub("\ufffd", text)
+
+
+def clean(text: str) -> str:
+    """Valid Unicode without control sequences; tabs, newlines and carriage returns kept."""
+    return CONTROL.sub("", ESCAPE.sub("", valid_unicode(text)))
+
+
+def encode(text: str) -> bytes:
+    """UTF-8 that never fails on content: a lone surrogate that got this far becomes U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return valid_unicode(text).encode("utf-8")
