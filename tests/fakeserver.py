@@ -151,7 +151,8 @@ class FakeLLM:
     def handle(self, body: dict, auth: str = "") -> tuple[int, dict, dict]:
         model, messages = body.get("model", ""), body.get("messages", [])
         with self._lock:
-            self.requests.append({"model": model, "task": task_of(messages), "messages": messages})
+            self.requests.append({"model": model, "task": task_of(messages), "messages": messages,
+                                  "at": time.monotonic()})
         action = self._next(model) or Action()
         with self._lock:
             self.in_flight += 1

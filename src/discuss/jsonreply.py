@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .text import clean
+
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
@@ -39,6 +41,17 @@ def _objects(text: str) -> Iterator[tuple[Any, json.JSONDecodeError | None]]:
         start = text.find("{", start + 1)
 
 
+def clean_strings(value: Any) -> Any:
+    """JSON escapes can spell what the reply's text could not hold (a lone surrogate, an escape code)."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list):
+        return [clean_strings(v) for v in value]
+    if isinstance(value, dict):
+        return {clean(str(k)): clean_strings(v) for k, v in value.items()}
+    return value
+
+
 def extract_object(text: str) -> dict[str, Any]:
     if not text or not text.strip():
         raise ReplyError("the reply was empty")
@@ -48,7 +61,7 @@ def extract_object(text: str) -> dict[str, Any]:
     found_other = False
     for value, error in _objects(text):
         if isinstance(value, dict):
-            return value
+            return clean_strings(value)
         found_other = found_other or error is None
         first_error = first_error or (error if error is not None and error.pos > 0 else None)
     if found_other and first_error is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -17,6 +18,15 @@ from ..errors import InputError
 from ..text import encode
 
 LOCK_NAME = ".discuss.lock"
+FILE_MODE = 0o666
+
+
+@functools.cache
+def current_umask() -> int:
+    # Reading the umask means setting it; done once, before any thread of ours writes.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_atomic(path: Path, text: str) -> bool:
@@ -30,6 +40,7 @@ def write_atomic(path: Path, text: str) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, FILE_MODE & ~current_umask())  # mkstemp makes 0600 whatever the umask
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

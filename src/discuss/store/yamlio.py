@@ -16,6 +16,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.representer import SafeRepresenter
 
+from ..text import valid_unicode
+
 _local = threading.local()
 
 
@@ -66,9 +68,11 @@ def _writer() -> YAML:
 
 def _prepare(value):
     if isinstance(value, dict):
-        return {str(k): _prepare(v) for k, v in value.items()}
+        return {valid_unicode(str(k)): _prepare(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_prepare(v) for v in value]
+    if isinstance(value, str):
+        return valid_unicode(value)  # a write never fails on content
     return value
 
 
