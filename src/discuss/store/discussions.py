@@ -34,7 +34,7 @@ from ..errors import InputError
 from ..naming import camel, is_safe_id
 from ..protocols import DEFAULT, get_protocol
 from ..stats import discussion_stats, leader, leader_of
-from . import documents, dyson, yamlio
+from . import documents, dyson, history, yamlio
 from .files import write_atomic
 from .questions import DISCUSSION_FILE
 
@@ -288,9 +288,12 @@ def read_reply(path: Path, number: int) -> Reply:
 
 
 def _read_votes(r: Round, path: Path) -> None:
-    data = yamlio.load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = yamlio.load(path.read_text(encoding="utf-8")) or {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read (a merge conflict?): {exc}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping")
+        raise InputError(f"{path}: cannot be read: expected a mapping")
     r.votes = [Vote(str(v["voterId"]), str(v["targetId"]), str(v["vote"]), str(v.get("reasoning") or ""))
                for v in data.get("votes") or []]
     r.termination_votes = [TerminationVote(str(t["modelId"]), str(t["vote"]), str(t.get("reasoning") or ""))
@@ -433,6 +436,7 @@ def load(folder: Path) -> Discussion | None:
             raise ValueError("expected a mapping of fields")
         if dyson.is_legacy(data):
             return dyson.load_legacy(data, folder)
+        history.check_index(data, index)
         d = Discussion(
             question_id=str(data.get("questionId") or ""),
             question_slug=str(data.get("questionSlug") or ""),
@@ -448,6 +452,7 @@ def load(folder: Path) -> Discussion | None:
             budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,
             personas=data["personas"] if isinstance(data.get("personas"), dict) else {},
         )
+        history.check_files(d, folder, VOTES_FILE, get_protocol(d.protocol).has_winners)
         if (folder / CONCLUSION_FILE).is_file():
             d.conclusion = read_conclusion(folder / CONCLUSION_FILE)
         return d

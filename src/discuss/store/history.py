@@ -1,0 +1,51 @@
+"""A discussion's history checked against its index before anything builds on it.
+
+A run that trusted a truncated discussion.yaml would ask round 1 again and
+overwrite what was paid for; one that trusted a folder with a reply or
+votes.yaml deleted would show other prompts and other winners. Every
+recorded round must have its files, and no round may exist on disk that
+the index does not record. What is wrong is named, with the way out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ..domain import Discussion
+from ..errors import InputError
+
+REQUIRED = ("questionSlug", "status", "currentRound", "panel", "config", "rounds")
+ROUND_DIR = re.compile(r"^round-(\d+)$")
+RESTORE = "restore it from git (git checkout -- <file>), or move the discussion folder away to start over"
+
+
+def check_index(data: dict[str, Any], index: Path) -> None:
+    missing = [key for key in REQUIRED if key not in data]
+    if missing:
+        raise InputError(f"{index}: damaged or cut short, no {', '.join(missing)}; {RESTORE}")
+    rounds = data["rounds"]
+    if not isinstance(rounds, list) or data["currentRound"] != len(rounds):
+        raise InputError(f"{index}: currentRound is {data['currentRound']!r} but {len(rounds or [])} round(s) "
+                         f"are recorded; {RESTORE}")
+
+
+def check_files(d: Discussion, folder: Path, votes_file: str, has_winners: bool) -> None:
+    on_disk = sorted(int(m.group(1)) for p in folder.iterdir() if p.is_dir() and (m := ROUND_DIR.match(p.name)))
+    extra = [n for n in on_disk if n > len(d.rounds)]
+    if extra:
+        raise InputError(f"{folder}: round-{extra[0]}/ is on disk but discussion.yaml records "
+                         f"{len(d.rounds)} round(s); {RESTORE}")
+    for r in d.rounds:
+        where = folder / f"round-{r.number}"
+        if r.complete and not r.replies:
+            raise InputError(f"{where}: round {r.number} is recorded as complete but its replies are missing; "
+                             f"{RESTORE}")
+        if r.complete and has_winners and not (where / votes_file).is_file():
+            raise InputError(f"{where / votes_file}: missing, though round {r.number} is complete; {RESTORE}")
+        voted_on = {x.target_id for x in r.results} | ({r.winner_id} if r.winner_id else set())
+        absent = sorted(voted_on - set(r.replies))
+        if absent:
+            raise InputError(f"{where}: the reply of {', '.join(absent)} is missing, though the round's votes "
+                             f"are on it; {RESTORE}")
