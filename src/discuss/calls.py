@@ -45,6 +45,8 @@ class CallResult:
     asks: int = 0
     usage: Usage = field(default_factory=Usage)
     latency_ms: int = 0
+    # The reply's length in characters when it was longer than the cap and cut to it.
+    cut_from: int | None = None
 
     @property
     def ok(self) -> bool:

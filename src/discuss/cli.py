@@ -98,6 +98,8 @@ def run(
     max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, help="Budget: tokens (0: none)."),
     max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds a panelist may take per call before "
+                                         "it is dropped from the round (recorded in the config)."),
     estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the run "
                                   "would take at most, without making a call or writing a file."),
     all_open: bool = typer.Option(False, "--all", help="Run every open discussion to its end."),
@@ -110,7 +112,8 @@ def run(
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
     from .prepare import Options
 
-    overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost}
+    overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost,
+                 "timeout_seconds": timeout}
     options = Options(panel=panel, protocol=protocol, overrides=overrides)
     if all_open:
         if question or rounds or conclude or estimate:

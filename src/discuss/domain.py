@@ -120,6 +120,10 @@ class Settings:
     max_rounds: int = 5
     self_vote_weight: float = 0.5
     consecutive_conclude_rounds: int = 2
+    # CONCLUDE votes the consecutive rule needs in each of those rounds ("2+ models").
+    consecutive_conclude_votes: int = 2
+    # Termination votes of a round count only if more than this share of the panel cast one.
+    quorum: float = 0.5
     convergence_rounds: int = 3
     # Fraction of the highest weighted score a reply could get.
     convergence_score: float = 0.8
@@ -127,7 +131,11 @@ class Settings:
     context_tokens: int = 6000
     context_rounds: int = 3  # earlier rounds an answer prompt shows at most, newest first
     max_response_words: int = 800
+    # Longer replies are cut to this many characters (the cut is recorded) before anyone reads them.
+    max_reply_chars: int = 24000
     timeout_seconds: float = 120.0
+    # A call that timed out is dropped from its round at once unless this asks to try it again.
+    retry_timeouts: bool = False
     attempts: int = 3
     retry_base_delay: float = 1.0
     conclusion_author: str = "winner"
@@ -161,6 +169,8 @@ class Reply:
     latency_ms: int = 0
     role: str = "respondent"
     simulated: bool = False
+    # Characters the reply had before it was cut to the cap; None: kept whole.
+    cut_from: int | None = None
     # True once this reply is on disk as it is here; a reply never changes after that.
     saved: bool = field(default=False, compare=False, repr=False)
 

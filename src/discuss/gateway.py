@@ -76,7 +76,11 @@ class Gateway:
         on_event: Callable[[str, CallSpec, CallResult | None], None] | None = None,
         limits: ProviderLimits | None = None,
         providers: Callable[[Panelist], Provider] = route,
+        retry_timeouts: bool = False,
+        max_chars: int | None = None,
     ):
+        self.retry_timeouts = retry_timeouts
+        self.max_chars = max_chars
         self.route = providers
         self.limits = limits or ProviderLimits()
         self.timeout = timeout
@@ -93,6 +97,8 @@ class Gateway:
         self, specs: list[CallSpec], on_result: Callable[[CallResult], None] | None = None
     ) -> list[CallResult]:
         """Run every call at once; `on_result` sees each as it finishes."""
+        for provider in {id(p): p for p in (self.route(s.panelist) for s in specs)}.values():
+            provider.warm_up()
 
         async def one(spec: CallSpec) -> CallResult:
             result = await self.call(spec)
@@ -111,7 +117,7 @@ class Gateway:
             for ask in range(1, self.asks + 1):
                 result.asks = ask
                 raw, usage = await self._with_retries(spec, messages, result)
-                text = clean(scrub(raw, spec.panelist))
+                text = self._capped(clean(scrub(raw, spec.panelist)), result)
                 result.usage.add(usage)
                 result.text = text
                 if spec.validate is None:
@@ -150,12 +156,19 @@ class Gateway:
                 err = _retriable(exc)
                 if err is None:
                     raise
-                if attempt == self.attempts:
+                if attempt == self.attempts or (err.timed_out and not self.retry_timeouts):
                     raise err from None
                 delay = err.wait if err.wait is not None else self.base_delay * 2 ** (attempt - 1)
                 self.on_event("retry", spec, result)
                 await asyncio.sleep(delay * (1 + random.random() * 0.1))
         raise AssertionError("unreachable")
+
+    def _capped(self, text: str, result: CallResult) -> str:
+        """No reply longer than the cap reaches a file or another panelist's prompt."""
+        if self.max_chars is None or len(text) <= self.max_chars:
+            return text
+        result.cut_from = len(text)
+        return text[: self.max_chars] + f"\n\n[cut: {len(text)} characters, at most {self.max_chars} kept]\n"
 
     async def _complete(self, spec: CallSpec, messages: list[dict[str, str]]) -> tuple[str, Usage]:
         return await self.route(spec.panelist).complete(spec, messages, self.timeout)

@@ -76,4 +76,5 @@ def check_ready(d: Discussion) -> None:
 def gateway_for(d: Discussion, on_event=None, limits: ProviderLimits | None = None) -> Gateway:
     s = d.settings
     return Gateway(timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
-                   asks=s.vote_attempts, on_event=on_event, limits=limits)
+                   asks=s.vote_attempts, on_event=on_event, limits=limits, retry_timeouts=s.retry_timeouts,
+                   max_chars=s.max_reply_chars)

@@ -156,8 +156,9 @@ def record_failure(rnd: Round, phase: str, result: CallResult, who: str | None =
 
 
 def record_reply(rnd: Round, p: Panelist, result: CallResult, key: str, role: str, text: str, now: str) -> None:
+    """A finished call's text as the round keeps it, with its usage and any cut the gateway made."""
     rnd.replies[key] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
-                             role=role, simulated=p.simulated)
+                             role=role, simulated=p.simulated, cut_from=result.cut_from)
 
 
 def require_replies(rnd: Round) -> None:

@@ -53,6 +53,10 @@ class Provider(Protocol):
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         ...
 
+    def warm_up(self) -> None:
+        """Load what the first call needs, so its timeout counts only the provider's time."""
+        ...
+
 
 def route(p: Panelist) -> Provider:
     """The provider that answers for `p`."""

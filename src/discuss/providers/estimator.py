@@ -45,5 +45,8 @@ class EstimatorProvider:
     def missing_keys(self, panelists: list[Panelist]) -> list[str]:
         return []
 
+    def warm_up(self) -> None:
+        pass
+
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         return self.real(p).diagnose(p, timeout)

@@ -108,6 +108,9 @@ class LitellmProvider:
                 missing += [f"{var} (for {p.id})" for var in report.get("missing_keys") or []]
         return missing
 
+    def warm_up(self) -> None:
+        load()  # seconds of import that must not eat into the first call's timeout
+
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         missing = self.missing_keys([p])
         key = "ok" if not missing else "fail: missing " + ", ".join(m.split(" ")[0] for m in missing)

@@ -157,6 +157,9 @@ class OfflineProvider:
     def missing_keys(self, panelists: list[Panelist]) -> list[str]:
         return []
 
+    def warm_up(self) -> None:
+        pass
+
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         return Diagnosis("ok (offline)", "ok (offline)", "ok (offline)")
 

@@ -140,6 +140,8 @@ def _reply_doc(d: Discussion, r: Reply) -> str:
         "type": "discussion-response",
         "usage": {**usage_dict(r.usage), "latencyMs": r.latency_ms},
     }
+    if r.cut_from is not None:
+        meta["cutFrom"] = r.cut_from
     if r.simulated:
         meta["simulated"] = SIMULATED_NOTE
     return documents.render(meta, r.text)
@@ -283,6 +285,7 @@ def read_reply(path: Path, number: int) -> Reply:
         latency_ms=int(usage.get("latencyMs") or 0),
         role=str(meta.get("role") or "respondent"),
         simulated=bool(meta.get("simulated")),
+        cut_from=meta["cutFrom"] if isinstance(meta.get("cutFrom"), int) else None,
         saved=True,
     )
 

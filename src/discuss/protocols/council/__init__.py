@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ...calls import CallResult, CallSpec
 from ...conclusions import parse_conclusion
-from ...domain import Discussion, Panelist, Reply, Round
+from ...domain import Discussion, Panelist, Round
 from ...rules.agreement import agreement, measure, pairwise
 from ..base import (
     Context,
@@ -30,6 +30,7 @@ from ..base import (
     make_labels,
     messages,
     record_failure,
+    record_reply,
     require_measure,
     require_replies,
 )
@@ -159,8 +160,7 @@ class Staged(Protocol):
             names = {m.id: m.name for m in d.panel.members}
             text = "\n\n".join(f"## On the answer of {names.get(c['target'], c['target'])}\n\n{c['critique']}"
                                for c in found) + "\n"
-        rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
-                                  role=stage.role, simulated=p.simulated)
+        record_reply(rnd, p, result, p.id, stage.role, text, now)
 
     def close(self, d: Discussion, rnd: Round, now: str) -> str:
         texts = [r.text for r in rnd.replies.values()]

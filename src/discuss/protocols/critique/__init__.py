@@ -26,6 +26,7 @@ from ..base import (
     make_labels,
     messages,
     record_failure,
+    record_reply,
     require_measure,
     require_replies,
 )
@@ -92,8 +93,7 @@ def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> Non
                               for x in stance["disagreements"]],
         }
         notes(rnd)["stances"] = dict(sorted(notes(rnd)["stances"].items()))
-    rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
-                              role="respondent" if rnd.number == 1 else "critic", simulated=p.simulated)
+    record_reply(rnd, p, result, p.id, "respondent" if rnd.number == 1 else "critic", text, now)
 
 
 def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
@@ -114,9 +114,7 @@ def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None
     verdict = result.value
     notes(rnd)["judge"] = {"judgeId": judge.id, "recommendation": verdict["recommendation"],
                            "keyFacts": verdict["keyFacts"], "caveats": verdict["caveats"], "score": verdict["score"]}
-    rnd.replies[f"{JUDGE}-{judge.id}"] = Reply(judge.id, judge.name, rnd.number, verdict["reasoning"] + "\n", now,
-                                               result.usage, result.latency_ms, role=JUDGE,
-                                               simulated=judge.simulated)
+    record_reply(rnd, judge, result, f"{JUDGE}-{judge.id}", JUDGE, verdict["reasoning"] + "\n", now)
 
 
 def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:

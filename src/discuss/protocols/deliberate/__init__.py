@@ -16,8 +16,8 @@ from typing import Any, cast
 
 from ...calls import CallResult, CallSpec
 from ...conclusions import parse_conclusion
-from ...domain import Discussion, Panelist, Reply, Round
-from ..base import Context, Protocol, Step, make_labels, messages, record_failure, require_replies
+from ...domain import Discussion, Panelist, Round
+from ..base import Context, Protocol, Step, make_labels, messages, record_failure, record_reply, require_replies
 from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
 from .replies import parse_alternatives, parse_ranking, parse_research
@@ -92,8 +92,7 @@ def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
         kept["confidence"] = dict(sorted(kept["confidence"].items()))
     if "rankings" in kept:
         kept["rankings"] = dict(sorted(kept["rankings"].items()))
-    rnd.replies[p.id] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
-                              role=ROLES[rnd.stage or ""], simulated=p.simulated)
+    record_reply(rnd, p, result, p.id, ROLES[rnd.stage or ""], text, now)
 
 
 def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:

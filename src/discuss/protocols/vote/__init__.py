@@ -21,7 +21,6 @@ from ...domain import (
     Discussion,
     Panelist,
     Question,
-    Reply,
     Round,
     TerminationVote,
     Vote,
@@ -38,6 +37,7 @@ from ..base import (
     make_labels,
     messages,
     record_failure,
+    record_reply,
     require_measure,
     require_replies,
 )
@@ -132,10 +132,7 @@ def apply_reply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None
     if not result.ok:
         record_failure(rnd, "respond", result)
         return
-    rnd.replies[p.id] = Reply(
-        model_id=p.id, model_name=p.name, round_number=rnd.number, text=result.text or "",
-        generated=now, usage=result.usage, latency_ms=result.latency_ms, simulated=p.simulated,
-    )
+    record_reply(rnd, p, result, p.id, "respondent", result.text or "", now)
 
 
 # ---- vote ------------------------------------------------------------------
@@ -190,7 +187,7 @@ def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
     rnd.winner_id, rnd.tie_break = pick_winner(rnd.results, rnd.seed)
     rnd.winner_score = next(x.weighted_score for x in rnd.results if x.target_id == rnd.winner_id)
     rnd.agreement = vote_agreement(rnd.votes)
-    decision = decide(d.rounds, d.settings)
+    decision = decide(d.rounds, d.settings, len(d.panel.members))
     if not decision.terminate and (check := text_convergence(d, rnd)) is not None:
         notes(rnd)["convergence"] = check
         if check["converged"]:

@@ -1,8 +1,13 @@
 """When a vote discussion stops: pure rules over the rounds so far.
 
 Only termination votes actually cast count; an abstention is neither a
-CONCLUDE nor a CONTINUE. The first rule that fires is returned by name,
-with the figures that made it fire, so the decision can be audited.
+CONCLUDE nor a CONTINUE, and a round's votes count at all only with a
+quorum: more than `quorum` of the panel cast one. So one panelist cannot
+end a discussion while the others are down. Unanimity is of the votes cast
+(with the quorum); the consecutive rule asks `consecutiveConcludeVotes`
+CONCLUDE votes (Project Dyson's "2+ models") for `consecutiveConcludeRounds`
+rounds running. The first rule that fires is returned by name, with the
+figures and the rule in force, so the decision can be audited.
 """
 
 from __future__ import annotations
@@ -25,9 +30,13 @@ def conclude_counts(rnd: Round) -> tuple[int, int]:
     return sum(t.vote == "CONCLUDE" for t in rnd.termination_votes), cast
 
 
-def has_conclude_majority(rnd: Round) -> bool:
-    conclude, cast = conclude_counts(rnd)
-    return cast > 0 and conclude * 2 > cast
+def has_quorum(rnd: Round, panel_size: int, quorum: float) -> bool:
+    return len(rnd.termination_votes) > quorum * panel_size
+
+
+def enough_to_conclude(rnd: Round, panel_size: int, settings: Settings) -> bool:
+    conclude, _ = conclude_counts(rnd)
+    return has_quorum(rnd, panel_size, settings.quorum) and conclude >= settings.consecutive_conclude_votes
 
 
 def winner_ratio(rnd: Round, self_weight: float) -> float:
@@ -37,17 +46,20 @@ def winner_ratio(rnd: Round, self_weight: float) -> float:
     return rnd.winner_score / top if top else 0.0
 
 
-def decide(rounds: list[Round], settings: Settings) -> Decision:
-    """Whether the discussion stops after the last of `rounds`."""
+def decide(rounds: list[Round], settings: Settings, panel_size: int) -> Decision:
+    """Whether the discussion stops after the last of `rounds`, on a panel of `panel_size`."""
     current = rounds[-1]
     conclude, cast = conclude_counts(current)
-    if cast and conclude == cast:
-        return Decision(True, "unanimous-conclude", f"{conclude} of {cast} votes cast")
+    quorum = f"quorum: more than {settings.quorum:g} of {panel_size} panelists voting"
+    if has_quorum(current, panel_size, settings.quorum) and conclude == cast:
+        return Decision(True, "unanimous-conclude",
+                        f"{conclude} of {cast} votes cast, {panel_size} on the panel; {quorum}")
 
-    streak = settings.consecutive_conclude_rounds
+    streak, least = settings.consecutive_conclude_rounds, settings.consecutive_conclude_votes
     recent = rounds[-streak:]
-    if len(recent) == streak and all(has_conclude_majority(r) for r in recent):
-        return Decision(True, "consecutive-conclude", f"majority in the last {streak} rounds")
+    if len(recent) == streak and all(enough_to_conclude(r, panel_size, settings) for r in recent):
+        return Decision(True, "consecutive-conclude",
+                        f"{least}+ CONCLUDE votes in each of the last {streak} rounds; {quorum}")
 
     runs = settings.convergence_rounds
     recent = rounds[-runs:]
