@@ -110,3 +110,37 @@ def test_files_take_the_umask(project):
         os.umask(old)
     modes = {stat.S_IMODE(p.stat().st_mode) for p in project.folder.rglob("*") if p.is_file()}
     assert modes == {0o644}
+
+
+def test_a_linked_round_folder_that_leaves_the_project_is_refused(project, tmp_path):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1", "-q").exit_code == 0
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project.folder / "round-2").symlink_to(outside, target_is_directory=True)
+    result = project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1")
+    assert result.exit_code == 2 and "outside the project" in result.stderr, result.output
+    assert list(outside.iterdir()) == []
+
+
+def test_a_linked_question_folder_that_leaves_the_project_is_refused(project, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    project.folder.symlink_to(outside, target_is_directory=True)
+    result = project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1")
+    assert result.exit_code == 2 and "outside the project" in result.stderr, result.output
+    assert list(outside.iterdir()) == []
+
+
+def test_a_member_with_an_empty_id_is_refused(project):
+    project.write_panels("    offline:\n      members:\n        - {id: null, model: offline/skeptic}\n")
+    result = project.cli("run", "swarm-power", "--panel", "offline")
+    assert result.exit_code == 2 and "'id' is empty" in result.stderr, result.output
+
+
+def test_a_reply_without_choices_is_a_failure_in_words(project, fake):
+    fake.script("beta", Action(raw=b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", '
+                                   b'"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0}}'))
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1").exit_code == 0
+    (failure,) = store.load(project.folder).rounds[0].failures
+    assert "no choices" in failure.error and "IndexError" not in failure.error

@@ -205,3 +205,15 @@ def test_critique_pages_show_judge_scores_and_stances(tmp_path):
     assert "Convergence test <code>judge</code>: passed." in html
     assert "Disagrees with" in html and "how fast to scale" in html
     assert "Attributed answer by the synthesizer" in html and "Triggers to revisit" in html
+
+
+def test_a_question_title_written_as_html_is_shown_as_text(tmp_path):
+    from sitekit import question
+
+    root = sample_site(tmp_path)
+    path = question(root, "first", "Title <img src=x onerror=alert(1)>?")
+    d = first_discussion()
+    store.save(d, path.with_suffix(""))
+    html = page(build(root), "questions/first")
+    assert "<img src=x onerror" not in html and "<img src=\"x\" onerror" not in html
+    assert "Title &lt;img src=x onerror=alert(1)&gt;?" in html

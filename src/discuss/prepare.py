@@ -47,8 +47,21 @@ def _protocol(q: Question, existing: Discussion | None, panel, wanted: str | Non
     return name
 
 
+def inside_project(root: Path, q: Question) -> None:
+    """A question's file and discussion folder, and every round folder, must resolve inside the project."""
+    top = root.resolve()
+    paths = [q.path, q.folder, *(q.folder.iterdir() if q.folder.is_dir() else [])]
+    for path in paths:
+        if path.is_symlink() and not path.resolve().is_relative_to(top):
+            raise InputError(f"{path}: a link to {path.resolve()}, outside the project; discuss writes only "
+                             "inside it")
+    if not q.folder.resolve().is_relative_to(top):
+        raise InputError(f"{q.folder}: resolves outside the project ({top}); discuss writes only inside it")
+
+
 def prepare(root: Path, q: Question, options: Options) -> Discussion:
     """The discussion to run on `q`, new or resumed; InputError for anything unusable."""
+    inside_project(root, q)
     existing = store.load(q.folder)
     if existing and existing.legacy:
         raise InputError(f"{q.folder}: written by Project Dyson's tool; `discuss show` reads it, "

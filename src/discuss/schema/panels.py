@@ -33,6 +33,8 @@ class MemberModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _plain_model(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "id" in value and value["id"] is None:
+            raise ValueError("'id' is empty; give the member an id, or leave the key out to take the model's name")
         return {"model": value} if isinstance(value, str) else value
 
     @field_validator("model")

@@ -8,6 +8,7 @@ page build (they hold untrusted model text), and ships its stylesheet.
 from __future__ import annotations
 
 import posixpath
+from html import escape
 from importlib.resources import files as package_files
 from pathlib import Path
 
@@ -60,6 +61,12 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         css = package_files("discuss.site") / "assets" / "discuss.css"
         files.append(File.generated(config, CSS, content=css.read_text(encoding="utf-8")))
         return files
+
+    def on_page_markdown(self, markdown: str, page, config, files: Files) -> str:
+        # The theme prints a page's title as HTML; a question's title is text a person or a model wrote.
+        if self.config.enabled and page.file.src_uri in self.entries and isinstance(page.meta.get("title"), str):
+            page.meta["title"] = escape(page.meta["title"])
+        return markdown
 
     def on_page_content(self, html: str, page, config, files: Files) -> str:
         if not self.config.enabled:
