@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from conftest import Project, fake_panel
 from fakeserver import FakeLLM
 from test_cli import files_of, without_stamps

@@ -96,3 +96,33 @@ def test_damaged_files_are_refused_by_name_never_crash(tmp_path, index, votes):
         store.summary(folder)
     except InputError as exc:
         assert "discussion.yaml" in str(exc) or "round-1" in str(exc)
+
+
+hostile_text = st.text(alphabet=st.characters(categories=["L", "N", "P", "S", "Z", "Cc", "Cs", "Cf"]), max_size=300)
+
+
+@FUZZ
+@given(text=hostile_text, reasoning=hostile_text)
+def test_the_whole_text_path_holds_for_any_code_point(tmp_path, text, reasoning):
+    """Reply in (cleaned at the edge), file out, file read back, page rendered: no crash, no control code."""
+    from discuss.jsonreply import extract_object
+    from discuss.site.collect import Entry
+    from discuss.site.render import question_section
+    from discuss.store.questions import read_question
+    from discuss.text import clean
+    from test_store import sample
+
+    reply = clean(text)
+    ballot = extract_object(json.dumps({"reasoning": reasoning}))["reasoning"]  # a JSON escape spelled it
+    for kept in (reply, ballot):
+        assert not any(0xD800 <= ord(c) <= 0xDFFF for c in kept) and "\x1b" not in kept
+    d = sample((reply, "x"))
+    d.rounds[0].votes[0].reasoning = ballot
+    folder = tmp_path / f"d{abs(hash((text, reasoning)))}"
+    store.save(d, folder)
+    back = store.load(folder)
+    assert back.rounds[0].replies["a"].text == reply and back.rounds[0].votes[0].reasoning == ballot
+    question = folder.with_suffix(".md")
+    question.write_text("---\ntitle: Q\nslug: q\n---\n\nBody\n")
+    html = question_section(Entry(read_question(question), "q.md", back))
+    assert "<script" not in html.lower() and "\x1b" not in html
