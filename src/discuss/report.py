@@ -12,6 +12,7 @@ from .domain import Discussion
 from .outcomes import describe
 from .protocols import get_protocol
 from .stats import agreement_label, discussion_stats
+from .text import clean
 
 
 def money(cost: float | None) -> str:
@@ -25,7 +26,7 @@ class Progress:
         self.stream = stream or sys.stderr
 
     def line(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        print(clean(text), file=self.stream, flush=True)
 
     def event(self, kind: str, spec, result) -> None:
         who = f"{spec.panelist.id} [{spec.task}]"
@@ -84,7 +85,7 @@ def show(d: Discussion) -> str:
         out.append(f"Agreement after the last round: {verdict}.")
     if d.conclusion:
         out += _conclusion_lines(d.conclusion, names)
-    return "\n".join(out) + "\n"
+    return clean("\n".join(out)) + "\n"  # files written before text was cleaned may still hold escapes
 
 
 def _header(d: Discussion, names: dict[str, str]) -> list[str]:
