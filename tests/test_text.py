@@ -1,0 +1,76 @@
+"""The edge where outside text enters: cleaning, encoding, scrubbing keys, finding JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+from discuss.jsonreply import ReplyError, extract_object
+from discuss.secrets import leaked_spans, scrub
+from discuss.text import clean, encode, valid_unicode
+
+
+@pytest.mark.parametrize("raw, kept", [
+    ("plain text", "plain text"),
+    ("tab\tnew\nline\r\n", "tab\tnew\nline\r\n"),
+    ("half \ud83d emoji", "half \ufffd emoji"),
+    ("\udfff", "\ufffd"),
+    ("a\x1b[31mred\x1b[0m", "ared"),
+    ("\x1b]0;title\x07shown", "shown"),
+    ("\x1b]8;;http://x\x1b\\link", "link"),
+    ("bell\x07 nul\x00 del\x7f c1\x9b", "bell nul del c1"),
+    ("a\x1bMb", "ab"),
+    ("right\u202eleft and é", "right\u202eleft and é"),
+])
+def test_clean(raw, kept):
+    assert clean(raw) == kept
+
+
+def test_encode_never_fails_and_leaves_valid_text_alone():
+    assert encode("ok é") == "ok é".encode()
+    assert encode("x\ud800y") == "x\ufffdy".encode()
+    assert valid_unicode("fine") == "fine"
+
+
+KEY = "sk-abcdefghijklmnopqrstuvwxy"
+
+
+@pytest.mark.parametrize("text, leaked", [
+    (f"full {KEY} end", True),
+    (f"part {KEY[3:11]} end", True),   # exactly 8 characters of it
+    (f"part {KEY[3:10]} end", False),  # 7 are not enough to tell it from chance
+    ("nothing here", False),
+])
+def test_runs_of_a_key_are_found(text, leaked):
+    assert bool(leaked_spans(text, KEY)) is leaked
+
+
+def test_scrub_replaces_every_run_and_keeps_the_rest(monkeypatch):
+    monkeypatch.setenv("SOME_API_KEY", KEY)
+    out = scrub(f"a {KEY[:12]} b {KEY[10:25]} c")
+    assert out == "a [redacted] b [redacted] c"
+    assert scrub("short keys are kept: abc") == "short keys are kept: abc"
+
+
+@pytest.mark.parametrize("text, value", [
+    ('{"a": 1}', {"a": 1}),
+    ('Sure:\n```json\n{"a": 2}\n```\nDone.', {"a": 2}),
+    ('{"s": "has ``` inside"}', {"s": "has ``` inside"}),
+    ('```\n{"s": "```yaml\\nk: v\\n```"}\n```', {"s": "```yaml\nk: v\n```"}),
+    ('text {"a": {"b": 3}} more', {"a": {"b": 3}}),
+    ('{"bad": } then {"good": 4}', {"good": 4}),
+    ('{"s": "\\u001b[2Jx\\ud800"}', {"s": "x\ufffd"}),
+])
+def test_extract_object(text, value):
+    assert extract_object(text) == value
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "empty"), ("   ", "empty"), ("no braces", "no JSON object"), ("[1, 2]", "no JSON object"),
+    ('{"a": ', "does not parse"), ('["x", {"a": 1}]', None),
+])
+def test_extract_object_refuses_with_a_reason(text, message):
+    if message is None:
+        assert extract_object(text) == {"a": 1}
+        return
+    with pytest.raises(ReplyError, match=message):
+        extract_object(text)
