@@ -127,3 +127,11 @@ def test_resume_when_the_judge_was_interrupted(project, tmp_path):
     assert made == Counter({**{(m, "respond"): 1 for m in IDS}, **{(m, "stance"): 1 for m in IDS},
                             ("referee", "judge"): 2, ("scribe", "conclude"): 1})
     assert store.load(project.folder).termination_reason == "converged"
+
+
+def test_max_rounds_bounds_the_critique_rounds_too(project):
+    with FakeLLM(judge=0.1) as server:  # never converges
+        result = run(project, server, "--max-rounds", "2")
+        assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert len(d.rounds) == 2 and d.termination_reason == "max-rounds"

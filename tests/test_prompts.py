@@ -26,12 +26,13 @@ def respond_prompt(d: Discussion, who: str) -> str:
     return spec.messages[-1]["content"]
 
 
-def test_each_panelist_is_told_which_winning_answer_was_its_own():
+def test_each_panelist_sees_every_answer_with_its_own_and_the_winner_marked():
     d = discussion(rounds=2, words=5, budget=6000)
     prompt_a = respond_prompt(d, "a")
-    assert "### Round 1\n\nThe winning reply (yours)" in prompt_a
-    assert "### Round 2\n\nThe winning reply (another panelist's)" in prompt_a
-    assert "Your own reply in that round scored 4" in prompt_a
+    assert "### Round 1\n\n#### Answer A (yours) (the round's winner), weighted score 4" in prompt_a
+    assert "### Round 2\n\n#### Answer A (the round's winner), weighted score 2" in prompt_a
+    assert "#### Answer B (yours), weighted score 4" in prompt_a
+    assert all(f"round {n} by {pid}" in prompt_a for n in (1, 2) for pid in "ab")  # the other's answers too
 
 
 def test_prompt_size_levels_off_at_the_context_budget():

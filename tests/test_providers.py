@@ -204,3 +204,14 @@ def test_vote_can_stop_early_on_a_text_convergence_test(project):
     check = d.rounds[0].notes["convergence"]
     assert check["test"] == "agreement" and check["converged"] and check["value"] >= 0.5
     assert "convergence:" in (project.folder / "discussion.yaml").read_text()
+
+
+def test_round_two_shows_the_other_answers_and_the_reasons_given_on_ones_own(project, fake):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    fake.termination = "CONTINUE"
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "2").exit_code == 0
+    second = [r for r in fake.requests_for("beta", "respond")][1]["messages"][-1]["content"]
+    assert "Answer of alpha in round 1." in second and "Answer of gamma in round 1." in second
+    assert "Answer of beta in round 1." in second and "(yours)" in second and "(the round's winner)" in second
+    said = re.findall(r"^- (APPROVE|NEUTRAL|REJECT): (\w+) on answer [A-C]$", second, re.MULTILINE)
+    assert sorted(voter for _, voter in said) == ["alpha", "gamma"]  # what the others said of beta's answer

@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_browser import PAYLOADS, READABLE
 
 from discuss.domain import Reply, Round, Settings, Vote
 from discuss.protocols.deliberate.rules import THRESHOLDS, WEIGHTS, gate_one, threshold
@@ -19,6 +18,7 @@ from discuss.protocols.vote.termination import winner_ratio
 from discuss.rules.agreement import label
 from discuss.rules.convergence import agreement_test, judge_test
 from discuss.site.render import safe_inline, safe_markdown
+from test_browser import PAYLOADS, READABLE
 
 DANGER = re.compile(r"<\s*(script|iframe|object|embed|style|meta|base|form|input|svg|math)\b|\son\w+\s*=|"
                     r"javascript:|style\s*=", re.IGNORECASE)
@@ -165,3 +165,86 @@ def test_a_kill_during_a_large_write_leaves_the_old_file_or_the_new_never_a_pref
         child.wait()
         data = target.read_bytes()
         assert len(data) == size and data in (b"A" * size, b"B" * size)
+
+
+def test_confidence_classes_at_their_bars():
+    from discuss.protocols.deliberate.rules import confidence_class
+
+    assert [confidence_class(x) for x in (0.86, 0.85, 0.70, 0.6999)] == ["strong", "moderate", "moderate", "weak"]
+
+
+def ranking(concern: str, best: float, other: float) -> dict:
+    dims = ("impact", "quality", "feasibility", "reusability", "risk")
+    return {"scores": {"A": dict.fromkeys(dims, best), "B": dict.fromkeys(dims, other)}, "concern": concern,
+            "confidence": 0.8}
+
+
+def test_gates_by_hand():
+    from discuss.protocols.deliberate.rules import consensus, gate_two
+
+    rankings = {"x": ranking("cost", 0.9, 0.1), "y": ranking("", 0.1, 0.9), "z": ranking("time", 0.9, 0.2)}
+    result = consensus(rankings)
+    assert result["best"] == "A" and result["preferred"] == {"x": "A", "y": "B", "z": "A"}
+    one = gate_one(True, rankings, result, 0.9)
+    assert one == {"passed": False, "checks": [
+        {"check": "phase reached", "passed": True, "detail": "ranking done"},
+        {"check": "enough personas", "passed": True, "detail": "3 finished, 2 needed"},
+        {"check": "threshold met", "passed": False, "detail": f"consensus {result['score']} against 0.9"},
+        {"check": "dissent has reasons", "passed": False, "detail": "without a reason: y"},
+    ]}
+    two = gate_two(rankings, {"x": "p", "y": "q", "z": "p"}, result, 0.5, 0.8)
+    assert [c["passed"] for c in two["checks"]] == [True, False, True, False, True] and not two["passed"]
+    assert two["checks"][0]["detail"] == "2 distinct personas" and two["checks"][2]["detail"] == "2 alternatives"
+    assert not gate_one(False, {"x": rankings["x"]}, consensus({"x": rankings["x"]}), 0.5)["passed"]
+
+
+def test_conformity_warnings_by_hand():
+    from discuss.protocols.deliberate.rules import conformity, consensus
+
+    same = {p: ranking("the cost is too high for the first phase", 0.9, 0.1) for p in ("x", "y", "z")}
+    warnings = conformity(same, consensus(same), {frozenset(("x", "y"))})
+    assert "x and y word their concerns alike" in warnings
+    assert any(w.startswith("scores for the best alternative cluster within 0.000") for w in warnings)
+    assert "unanimous although priorities conflict (x/y)" in warnings
+    varied = {"x": ranking("cost", 0.9, 0.1), "y": ranking("schedule risk", 0.5, 0.1)}
+    assert conformity(varied, consensus(varied), set()) == []
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"votes": [{"label": "A", "vote": "MAYBE"}], "termination": {"vote": "CONCLUDE"}}',
+     "vote on A must be APPROVE, NEUTRAL or REJECT, not 'MAYBE'"),
+    ('{"votes": [{"label": "A"}], "termination": {"vote": "CONCLUDE"}}', "not '(none)'"),
+    ('{"votes": [{"label": "A", "vote": "approve "}], "termination": {"vote": "stop"}}',
+     "termination vote must be CONCLUDE or CONTINUE, not 'STOP'"),
+    ('{"votes": [{"label": "A", "vote": "APPROVE"}], "termination": "CONCLUDE"}', "'termination' must be an object"),
+    ('{"votes": 3, "termination": {}}', "'votes' must be a list"),
+    ('{"termination": {}}', "'votes' is missing"),
+])
+def test_ballot_refusals_say_why(text, message):
+    from discuss.jsonreply import ReplyError
+    from discuss.protocols.vote.ballots import parse_ballot
+
+    with pytest.raises(ReplyError) as caught:
+        parse_ballot(text, ["A"])
+    assert message in str(caught.value)
+
+
+def test_a_ballot_is_read_whole():
+    from discuss.protocols.vote.ballots import parse_ballot
+
+    ballot = parse_ballot('{"votes": {"B": "reject", "A": {"vote": " approve", "reasoning": " good "}}, '
+                          '"termination": {"vote": "continue", "reasoning": " more "}}', ["A", "B"])
+    assert ballot.votes == [("A", "APPROVE", "good"), ("B", "REJECT", "")]
+    assert (ballot.termination, ballot.termination_reasoning) == ("CONTINUE", "more")
+
+
+def test_the_key_of_a_panelist_is_known_whatever_its_variable_is_called(monkeypatch):
+    from discuss.domain import Panelist
+    from discuss.secrets import known_secrets, scrub
+
+    monkeypatch.setenv("LOCAL_LLM", "local-secret-value")
+    p = Panelist("l", "openai/x", "L", api_key_env="LOCAL_LLM")
+    assert "local-secret-value" in known_secrets(p) and "local-secret-value" not in known_secrets()
+    assert scrub("echo local-secret-value", p) == "echo [redacted]"
+    monkeypatch.setenv("TINY_TOKEN", "abc")
+    assert "abc" not in known_secrets()  # too short to tell from ordinary text

@@ -74,3 +74,40 @@ def test_extract_object_refuses_with_a_reason(text, message):
         return
     with pytest.raises(ReplyError, match=message):
         extract_object(text)
+
+
+def test_the_field_readers_say_exactly_what_is_wrong():
+    from discuss.jsonreply import fraction, per_label, text_field, titled_list
+
+    assert text_field({}, "k", required=False) == "" and text_field({"k": None}, "k", required=False) == ""
+    assert text_field({"k": "  v "}, "k") == "v"
+    for obj, message in (({"k": 3}, "'k' must be a string"), ({}, "'k' is missing or empty"),
+                         ({"k": None}, "'k' is missing or empty")):
+        with pytest.raises(ReplyError) as caught:
+            text_field(obj, "k")
+        assert str(caught.value) == message
+    assert fraction({"c": 0}, "c") == 0.0 and fraction({"c": 1}, "c") == 1.0
+    for bad in (True, -0.01, 1.01, "0.5", None):
+        with pytest.raises(ReplyError) as caught:
+            fraction({"c": bad}, "c")
+        assert str(caught.value) == "'c' must be a number from 0 to 1"
+    read = lambda e, lab: e.get("v")  # noqa: E731
+    assert per_label([{"l": " b", "v": 2}, {"l": "a", "v": 1}], ["A", "B"], "l", read, "r {label}", "m {labels}") \
+        == {"A": 1, "B": 2}
+    cases = [(3, "expected a list of objects, each with a 'l'"),
+             ([{"x": 1}], "unknown l '(none)'; the labels are A, B"),
+             ([{"l": "C"}], "unknown l 'C'; the labels are A, B"),
+             ([{"l": "A"}, {"l": "a"}], "r A"),
+             ([{"l": "A"}], "m B")]
+    for entries, message in cases:
+        with pytest.raises(ReplyError) as caught:
+            per_label(entries, ["A", "B"], "l", read, "r {label}", "m {labels}")
+        assert str(caught.value) == message
+    good = {"parts": [{"title": "T1", "question": "Q1"}, {"title": "T2", "question": "Q2"}]}
+    assert titled_list(good, "parts", 2, 3, "question") == good["parts"]
+    for obj, message in (({"parts": [{"title": "T", "question": "Q"}]}, "give 2 to 3 parts, not 1"),
+                         ({"parts": [{"title": "T", "question": "Q"}] * 2}, "two parts have the same title"),
+                         ({"parts": "x"}, "'parts' must be a list of objects with title and question")):
+        with pytest.raises(ReplyError) as caught:
+            titled_list(obj, "parts", 2, 3, "question")
+        assert str(caught.value) == message

@@ -2,8 +2,10 @@
 
 Three tests, chosen by the `convergenceTest` setting:
 - judge: the judge's convergence score (mean of its three axes) reaches a bar;
-- titles: the set of finding titles (the answers' headings, normalised)
-  changed by at most one since the previous round and most of them match it;
+- titles: the set of finding titles (the answers' headings and bold list
+  heads, normalised, the sections every answer has, such as "Position" or
+  "Risks", left out) changed by at most one since the previous round and
+  most of them match it, two titles matching when they nearly read alike;
 - agreement: the agreement meter reaches the consensus bar.
 Each returns the figures it looked at, so the decision can be audited.
 """
@@ -11,6 +13,7 @@ Each returns the figures it looked at, so the decision can be audited.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from typing_extensions import TypedDict
 
@@ -28,6 +31,15 @@ class Convergence(TypedDict, total=False):
 
 
 TESTS = ("judge", "titles", "agreement")
+# Section names of an answer's form, not findings: they match between any two rounds.
+GENERIC = frozenset((
+    "position", "reasoning", "risks", "risks to watch", "summary", "answer", "my answer", "revised answer",
+    "recommendation", "recommendations", "conclusion", "conclusions", "analysis", "background", "overview",
+    "introduction", "key points", "assumptions", "evidence", "next steps", "proposal", "rationale", "trade offs",
+    "tradeoffs", "open questions", "caveats", "findings", "response", "response to the critiques", "discussion",
+))
+# Two titles match when this alike (difflib's ratio) or sharing this share of their words.
+NEAR_RATIO, NEAR_WORDS = 0.8, 0.6
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$|^\s*[-*]\s+\*\*(.+?)\*\*", re.MULTILINE)
 
 
@@ -37,19 +49,32 @@ def normalise_title(title: str) -> str:
 
 
 def titles(texts: list[str]) -> set[str]:
+    """The finding titles of a round's answers: headings and bold list heads, the answer's form left out."""
     found = set()
     for text in texts:
         for m in HEADING.finditer(text):
             name = normalise_title(m.group(1) or m.group(2))
-            if name:
+            if name and name not in GENERIC:
                 found.add(name)
     return found
 
 
+def near(a: str, b: str) -> bool:
+    """Two titles name the same finding: nearly the same letters, or mostly the same words."""
+    if a == b:
+        return True
+    words_a, words_b = set(a.split()), set(b.split())
+    shared = len(words_a & words_b) / len(words_a | words_b)
+    return shared >= NEAR_WORDS or SequenceMatcher(None, a, b).ratio() >= NEAR_RATIO
+
+
 def title_overlap(previous: set[str], current: set[str]) -> Convergence:
-    changed, matching = len(previous ^ current), len(previous & current)
-    return {"test": "titles", "changed": changed, "matching": matching, "titles": len(current),
-            "converged": bool(current) and changed <= 1 and matching * 2 > len(current)}
+    """Converged when at most one finding came or went and most of this round's findings were there before."""
+    kept_before = {p for p in previous if any(near(p, c) for c in current)}
+    kept_now = {c for c in current if any(near(p, c) for p in previous)}
+    changed = len(previous - kept_before) + len(current - kept_now)
+    return {"test": "titles", "changed": changed, "matching": len(kept_now), "titles": len(current),
+            "converged": bool(current) and changed <= 1 and len(kept_now) * 2 > len(current)}
 
 
 def judge_test(score: float | None, bar: float) -> Convergence:

@@ -5,7 +5,8 @@ reads its peers' positions from the round before (never a same-round reply)
 and answers JSON: whom it agrees with on what, whom it disagrees with on
 what and why, its updated position and its confidence. After each critique
 round the judge scores convergence on three axes; the discussion stops when
-the chosen convergence test passes, or after `critiqueRounds` rounds. A
+the chosen convergence test passes, after `critiqueRounds` critique rounds,
+or at `maxRounds` rounds in all (`--max-rounds`), whichever comes first. A
 synthesizer that did not debate writes the attributed answer.
 """
 
@@ -148,7 +149,7 @@ def close(d: Discussion, rnd: Round, now: str) -> str:
     notes(rnd)["convergence"] = check
     if check["converged"]:
         rnd.should_terminate, rnd.termination_reason = True, "converged"
-    elif rnd.number - 1 >= d.settings.critique_rounds:
+    elif rnd.number - 1 >= d.settings.critique_rounds or rnd.number >= d.settings.max_rounds:
         rnd.should_terminate, rnd.termination_reason = True, "max-rounds"
     d.termination_reason = rnd.termination_reason
     return f"round {rnd.number}: {test} test {'passed' if check['converged'] else 'not passed'} ({check})"
@@ -197,7 +198,7 @@ class Critique(Protocol):
         require_measure(d)
 
     def most_rounds(self, d: Discussion) -> int:
-        return d.settings.critique_rounds + 1
+        return min(d.settings.critique_rounds + 1, d.settings.max_rounds)
 
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)

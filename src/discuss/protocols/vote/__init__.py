@@ -26,7 +26,7 @@ from ...domain import (
     Vote,
 )
 from ...outcomes import describe
-from ...prompting import Prompts, estimate_tokens
+from ...prompting import Prompts
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
 from ..base import (
@@ -46,9 +46,7 @@ from .ballots import parse_ballot
 from .notes import VoteNotes, notes
 from .scoring import pick_winner, tally, vote_agreement
 from .termination import Decision, conclude_counts, decide
-
-# Tokens the respond template spends on one earlier round besides its texts.
-ROUND_OVERHEAD = 70
+from .thread import earlier_context
 
 
 def round_seed(slug: str, number: int) -> int:
@@ -68,45 +66,6 @@ def clip(text: str, tokens: int) -> str:
 
 
 # ---- respond ---------------------------------------------------------------
-
-def _vote_summary(rnd: Round, me: str) -> str:
-    scores = [
-        f"{'yours' if x.target_id == me else 'another'} {x.weighted_score:g}"
-        f" ({x.approve_count} approve, {x.reject_count} reject)"
-        for x in rnd.results
-    ]
-    conclude = sum(t.vote == "CONCLUDE" for t in rnd.termination_votes)
-    return "; ".join(scores) + f". {conclude} of {len(rnd.termination_votes)} asked to conclude."
-
-
-def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict[str, Any]], int]:
-    """Earlier rounds, newest first into the budget, oldest first out.
-
-    The newest round gets its winning text in full if it fits, else clipped;
-    older rounds keep their vote summary once their text no longer fits.
-    """
-    done = [r for r in d.rounds if r.complete and r.winner_id in r.replies]
-    chosen: list[dict[str, Any]] = []
-    left = budget
-    for r in list(reversed(done))[: d.settings.context_rounds]:
-        entry: dict[str, Any] = {
-            "number": r.number,
-            "winner_is_you": r.winner_id == me,
-            "winner_score": f"{r.winner_score:g}",
-            "summary": _vote_summary(r, me),
-            "own_score": next((f"{x.weighted_score:g}" for x in r.results if x.target_id == me), None),
-            "winner_text": "",
-        }
-        left -= estimate_tokens(entry["summary"]) + ROUND_OVERHEAD
-        if left <= 0:
-            break
-        text = r.replies[str(r.winner_id)].text.strip()
-        if estimate_tokens(text) <= left or not chosen:
-            entry["winner_text"] = clip(text, left)
-            left -= estimate_tokens(entry["winner_text"])
-        chosen.append(entry)
-    return list(reversed(chosen)), len(done) - len(chosen)
-
 
 def respond_pending(d: Discussion, rnd: Round) -> list[Panelist]:
     failed = rnd.failed("respond") if rnd.replies else set()

@@ -1,0 +1,77 @@
+"""What a panelist is shown of the discussion so far: the thread, within the context budget.
+
+For each of the latest rounds (at most `contextRounds`, newest first into
+the budget, oldest first out): every answer of that round, the panelist's
+own and the winner marked, each cut to a fair share of what is left (and
+never past `ANSWER_CHARS`, as Project Dyson's reference cuts them), then the
+reasons the other voters gave on the panelist's own answer, so it can answer
+the objections it is asked to answer. Voters and other authors stay
+anonymous. Pure: the prompt template only lays this out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...domain import Discussion, Round
+from ...prompting import estimate_tokens
+
+# Tokens the template spends on one earlier round and on one answer besides their texts.
+ROUND_OVERHEAD, ANSWER_OVERHEAD = 40, 20
+ANSWER_CHARS = 1000
+REASON_CHARS = 300
+# An answer cut shorter than this says too little to keep: the round is left out instead.
+LEAST_TOKENS = 30
+
+
+def clip(text: str, chars: int) -> str:
+    text = text.strip()
+    return text if len(text) <= chars else text[: max(chars, 0)].rstrip() + " [...]"
+
+
+def _order(r: Round, me: str) -> list[str]:
+    """The winner first, then the panelist's own answer, then the others as they sort."""
+    rest = sorted(pid for pid in r.replies if pid not in (r.winner_id, me))
+    return [pid for pid in (r.winner_id, me) if pid in r.replies] + rest
+
+
+def _reasons(r: Round, me: str) -> list[dict[str, str]]:
+    return [{"vote": v.vote, "reasoning": clip(v.reasoning, REASON_CHARS)}
+            for v in r.votes if v.target_id == me and v.voter_id != me and v.reasoning.strip()]
+
+
+def round_entry(r: Round, me: str, tokens: int) -> dict[str, Any] | None:
+    """One round within `tokens`, or None when its answers would be cut below use."""
+    reasons = _reasons(r, me)
+    ids = _order(r, me)
+    fixed = ROUND_OVERHEAD + len(ids) * ANSWER_OVERHEAD + sum(estimate_tokens(x["reasoning"]) + 5 for x in reasons)
+    share = (tokens - fixed) // max(len(ids), 1)
+    if share < LEAST_TOKENS:
+        return None
+    scores = {x.target_id: x.weighted_score for x in r.results}
+    answers = [{"label": chr(ord("A") + i), "yours": pid == me, "winner": pid == r.winner_id,
+                "score": f"{scores[pid]:g}" if pid in scores else "-",
+                "text": clip(r.replies[pid].text, min(ANSWER_CHARS, share * 4))}
+               for i, pid in enumerate(ids)]
+    conclude = sum(t.vote == "CONCLUDE" for t in r.termination_votes)
+    return {"number": r.number, "answers": answers, "reasons": reasons,
+            "termination": f"{conclude} of {len(r.termination_votes)} asked to conclude"}
+
+
+def entry_tokens(entry: dict[str, Any]) -> int:
+    return (ROUND_OVERHEAD + sum(estimate_tokens(a["text"]) + ANSWER_OVERHEAD for a in entry["answers"])
+            + sum(estimate_tokens(x["reasoning"]) + 5 for x in entry["reasons"]))
+
+
+def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict[str, Any]], int]:
+    """The rounds to show, oldest first, and how many earlier rounds were left out."""
+    done = [r for r in d.rounds if r.complete and r.winner_id in r.replies]
+    chosen: list[dict[str, Any]] = []
+    left = budget
+    for r in list(reversed(done))[: d.settings.context_rounds]:
+        entry = round_entry(r, me, left)
+        if entry is None:
+            break
+        chosen.append(entry)
+        left -= entry_tokens(entry)
+    return list(reversed(chosen)), len(done) - len(chosen)
