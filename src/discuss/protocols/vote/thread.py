@@ -24,15 +24,19 @@ REASON_CHARS = 300
 LEAST_TOKENS = 30
 
 
+CUT = " [...]"
+
+
 def clip(text: str, chars: int) -> str:
+    """At most `chars` characters, the cut marked within them."""
     text = text.strip()
-    return text if len(text) <= chars else text[: max(chars, 0)].rstrip() + " [...]"
+    return text if len(text) <= chars else text[: max(chars - len(CUT), 0)].rstrip() + CUT
 
 
 def _order(r: Round, me: str) -> list[str]:
     """The winner first, then the panelist's own answer, then the others as they sort."""
-    rest = sorted(pid for pid in r.replies if pid not in (r.winner_id, me))
-    return [pid for pid in (r.winner_id, me) if pid in r.replies] + rest
+    first = [pid for pid in dict.fromkeys((r.winner_id, me)) if pid in r.replies]
+    return first + sorted(pid for pid in r.replies if pid not in first)
 
 
 def _reasons(r: Round, me: str) -> list[dict[str, str]]:
@@ -51,7 +55,7 @@ def round_entry(r: Round, me: str, tokens: int) -> dict[str, Any] | None:
     scores = {x.target_id: x.weighted_score for x in r.results}
     answers = [{"label": chr(ord("A") + i), "yours": pid == me, "winner": pid == r.winner_id,
                 "score": f"{scores[pid]:g}" if pid in scores else "-",
-                "text": clip(r.replies[pid].text, min(ANSWER_CHARS, share * 4))}
+                "text": clip(r.replies[pid].text, min(ANSWER_CHARS, share * 4 - 3))}
                for i, pid in enumerate(ids)]
     conclude = sum(t.vote == "CONCLUDE" for t in r.termination_votes)
     return {"number": r.number, "answers": answers, "reasons": reasons,
