@@ -111,3 +111,16 @@ def test_the_field_readers_say_exactly_what_is_wrong():
         with pytest.raises(ReplyError) as caught:
             titled_list(obj, "parts", 2, 3, "question")
         assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "the reply was empty"),
+    ("no braces at all", "the reply holds no JSON object"),
+    ('["a list", 2]', "the reply holds no JSON object"),
+    ('{"a": ', "the JSON does not parse: Expecting value at line 1"),
+    ('note\n{"a": 1,,}', "the JSON does not parse: Expecting property name enclosed in double quotes at line 2"),
+])
+def test_extract_object_messages_are_exact(text, message):
+    with pytest.raises(ReplyError) as caught:
+        extract_object(text)
+    assert str(caught.value) == message

@@ -55,17 +55,12 @@ def clean_strings(value: Any) -> Any:
 def extract_object(text: str) -> dict[str, Any]:
     if not text or not text.strip():
         raise ReplyError("the reply was empty")
-    if "{" not in text:
-        raise ReplyError("the reply holds no JSON object")
     first_error: json.JSONDecodeError | None = None
-    found_other = False
     for value, error in _objects(text):
         if isinstance(value, dict):
             return clean_strings(value)
-        found_other = found_other or error is None
-        first_error = first_error or (error if error is not None and error.pos > 0 else None)
-    if found_other and first_error is None:
-        raise ReplyError("the JSON must be an object")
+        if first_error is None and error is not None and error.pos > 0:
+            first_error = error  # an object begun and broken off says more than text that is no JSON
     if first_error is not None:
         raise ReplyError(f"the JSON does not parse: {first_error.msg} at line {first_error.lineno}")
     raise ReplyError("the reply holds no JSON object")
