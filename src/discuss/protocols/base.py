@@ -66,7 +66,7 @@ class Protocol(ABC):
     """One way of deliberating. Subclasses live in `protocols/<name>/`, registered by name."""
 
     name: str = ""
-    # One line for the CLI's help and `discuss panels`.
+    # One line for `discuss protocols` and the CLI's help.
     summary: ClassVar[str] = ""
     # True: one `discuss run` runs every stage (a fixed sequence, not open-ended rounds).
     runs_to_end: ClassVar[bool] = False

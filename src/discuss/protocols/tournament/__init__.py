@@ -32,7 +32,6 @@ def _answers_spec(d: Discussion, p: Panelist, ctx: Context) -> CallSpec:
 class Tournament(Protocol):
     summary = "every panelist answers; answers meet in judged pairs until one is left"
     runs_to_end = True
-    conclusion_title = "Champion"
     partial = "discuss.protocols.tournament:site.html.j2"
     notes_type = TournamentNotes
 
