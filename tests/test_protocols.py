@@ -207,3 +207,19 @@ def test_resume_after_an_interruption_mid_protocol(project, tmp_path, protocol, 
     # every call that finished before the interruption was not made again; the one in flight was
     assert made == needed + Counter([hung_call])
     assert normalised(project.folder) == normalised(other.folder)
+
+
+def test_auto_debates_when_the_stakes_are_high_even_if_the_panel_agrees(project, fake):
+    project.question.write_text(project.question.read_text().replace("tags: [power]", "tags: [power]\nstakes: high"))
+    result = run(project, fake, "auto")
+    assert result.exit_code == 0, result.output
+    assert [t for _, t in calls(fake)] == ["respond"] * 3 + ["critique"] * 3 + ["rebut"] * 3 + ["conclude"]
+    escalation = store.load(project.folder).rounds[0].notes["escalation"]
+    assert escalation["debate"] is True and escalation["reason"] == "the question's stakes are high: the panel debates"
+    assert escalation["agreement"] >= 0.5  # it would have stayed a council on agreement alone
+
+
+def test_stakes_take_known_words_only(project):
+    project.question.write_text(project.question.read_text().replace("tags: [power]", "tags: [power]\nstakes: huge"))
+    result = project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "auto")
+    assert result.exit_code == 2 and "stakes" in result.stderr

@@ -87,6 +87,7 @@ class Question:
     panel: str | None = None
     protocol: str | None = None
     task_type: str = "default"  # sets the deliberate protocol's consensus threshold
+    stakes: str = ""  # low, medium or high: high stakes make an auto council debate
 
     @property
     def folder(self) -> Path:

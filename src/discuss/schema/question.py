@@ -6,6 +6,8 @@ and its theme read front matter too) and pass untouched.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..naming import is_safe_id
@@ -22,6 +24,7 @@ class FrontMatterModel(BaseModel):
     protocol: str | None = None
     panel: str | None = None
     task_type: str | None = Field(None, alias="taskType")
+    stakes: Literal["low", "medium", "high"] | None = None
 
     @field_validator("title")
     @classmethod

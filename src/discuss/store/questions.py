@@ -56,6 +56,7 @@ def read_question(path: Path) -> Question:
         panel=fm.panel,
         protocol=fm.protocol,
         task_type=fm.task_type or "default",
+        stakes=fm.stakes or "",
     )
 
 

@@ -10,8 +10,9 @@ chairman (or, in adversarial, the converger) written as the conclusion.
   chairman optional).
 - adversarial: one drafter; reviewers in parallel who see only the draft;
   a converger who judges the reviews (k + 2 calls).
-- auto: a council whose first-round agreement below `escalate_below` turns
-  it into a debate; the reason is recorded in round 1.
+- auto: a council whose first-round agreement below `escalate_below`, or a
+  question whose front matter says `stakes: high`, turns it into a debate
+  (DeepThnkr's rule for choosing a mode); the reason is recorded in round 1.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def drafter(d: Discussion) -> Panelist:
 
 def escalated(d: Discussion) -> bool:
     return bool(d.rounds and notes(d.rounds[0]).get("escalation", {}).get("debate"))
+
+
+HIGH_STAKES = "high"
 
 
 class Staged(Protocol):
@@ -109,7 +113,7 @@ class Staged(Protocol):
             specs = [self.spec(d, rnd, stage, p, ctx) for p in pending]
             return Step(f"round {rnd.number}: {stage.name}", specs,
                         lambda r: self.apply(d, rnd, stage, r, ctx.clock()), lambda: require_replies(rnd))
-        return Step("", after=lambda: self.close(d, rnd, ctx.clock()))
+        return Step("", after=lambda: self.close(d, rnd, ctx.clock(), ctx.q.stakes))
 
     def spec(self, d: Discussion, rnd: Round, stage: Stage, p: Panelist, ctx: Context) -> CallSpec:
         q, prompts, words = ctx.q, ctx.prompts, d.settings.max_response_words
@@ -162,7 +166,7 @@ class Staged(Protocol):
                                for c in found) + "\n"
         record_reply(rnd, p, result, p.id, stage.role, text, now)
 
-    def close(self, d: Discussion, rnd: Round, now: str) -> str:
+    def close(self, d: Discussion, rnd: Round, now: str, stakes: str = "") -> str:
         texts = [r.text for r in rnd.replies.values()]
         similarity = measure(d.settings.agreement_measure)
         rnd.agreement = agreement(texts, similarity)
@@ -172,11 +176,13 @@ class Staged(Protocol):
                                    for n, a in enumerate(ids) for b in ids[n + 1:]]
         line = f"round {rnd.number}: agreement {rnd.agreement if rnd.agreement is not None else '-'}"
         if self.name == "auto" and rnd.number == 1:
-            debate = rnd.agreement is not None and rnd.agreement < d.settings.escalate_below
+            disagree = rnd.agreement is not None and rnd.agreement < d.settings.escalate_below
+            high = stakes == HIGH_STAKES
             notes(rnd)["escalation"] = {
-                "debate": debate, "agreement": rnd.agreement, "below": d.settings.escalate_below,
+                "debate": disagree or high, "agreement": rnd.agreement, "below": d.settings.escalate_below,
                 "reason": (f"agreement {rnd.agreement} is below {d.settings.escalate_below}: the panel debates"
-                           if debate else f"agreement {rnd.agreement} reaches {d.settings.escalate_below}: "
+                           if disagree else "the question's stakes are high: the panel debates" if high
+                           else f"agreement {rnd.agreement} reaches {d.settings.escalate_below}: "
                            "the chairman synthesises now"),
             }
             line += f"; {notes(rnd)['escalation']['reason']}"
