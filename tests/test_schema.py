@@ -98,3 +98,9 @@ def test_round_notes_of_the_wrong_type_are_refused(project):
     assert shown.exit_code == 2, shown.output
     assert "round-1/round.yaml" in shown.stderr and "similarity[1]: 'score'" in shown.stderr
     assert project.snapshot() == before
+
+
+def test_the_field_path_keeps_names_people_chose(project):
+    project.write_panels("    Fast:\n      members: [offline/skeptic]\n      settings: {maxRounds: 2.5}\n")
+    result = project.cli("run", "swarm-power", "--panel", "Fast")
+    assert result.exit_code == 2 and "panels.Fast.settings: 'maxRounds'" in result.stderr, result.stderr

@@ -25,12 +25,13 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+# How pydantic names the branches of a union in an error's location: a type, or one of our models.
 BRANCH_TAGS = ("str", "int", "float", "bool")
 
 
 def _plain(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """The location without pydantic's union branch names."""
-    return tuple(p for p in loc if not (isinstance(p, str) and (p in BRANCH_TAGS or p[:1].isupper())))
+    return tuple(p for p in loc if not (isinstance(p, str) and (p in BRANCH_TAGS or p.endswith("Model"))))
 
 
 def relevant(errors: list[Any]) -> list[Any]:
