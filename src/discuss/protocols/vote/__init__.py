@@ -46,7 +46,7 @@ from .ballots import parse_ballot
 from .notes import VoteNotes, notes
 from .scoring import pick_winner, tally, vote_agreement
 from .termination import Decision, conclude_counts, decide
-from .thread import earlier_context
+from .thread import clip, earlier_context
 
 
 def round_seed(slug: str, number: int) -> int:
@@ -58,11 +58,6 @@ def new_round(d: Discussion) -> Round:
     rnd = Round(number=number, seed=round_seed(d.question_slug, number))
     d.rounds.append(rnd)
     return rnd
-
-
-def clip(text: str, tokens: int) -> str:
-    limit = max(tokens, 0) * 4
-    return text if len(text) <= limit else text[:limit].rstrip() + "\n\n[...]"
 
 
 # ---- respond ---------------------------------------------------------------
@@ -193,7 +188,7 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
     share = max(d.settings.context_tokens // max(len(done), 1), 200)
     rounds = [
         {"number": r.number, "winner_score": f"{r.winner_score:g}",
-         "winner_text": clip(r.replies[str(r.winner_id)].text.strip(), share),
+         "winner_text": clip(r.replies[str(r.winner_id)].text, share * 4),
          "dissent": _dissent(r, names)}
         for r in done
     ]
