@@ -60,7 +60,7 @@ async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], conc
     async def one(q: Question, d: Discussion) -> tuple[str, str]:
         async with gate:
             try:
-                done = await Runner(gateway_for(d, limits=limits), prompts).run(q, d, Plan(auto=True))
+                done = await Runner(gateway_for(d, root, limits=limits), prompts).run(q, d, Plan(auto=True))
             except DiscussError as exc:
                 outcome = f"failed: {exc}"
             else:

@@ -148,9 +148,9 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet) -> None
     prompts = prompts_for(root())
     if estimate:
         return _print_estimate(q, d, plan, prompts)
-    check_ready(d)
+    check_ready(d, root())
     progress = Progress()
-    runner = Runner(gateway_for(d, None if quiet else progress.event), prompts,
+    runner = Runner(gateway_for(d, root(), None if quiet else progress.event), prompts,
                     on_round=None if quiet else progress.line)
     d = asyncio.run(runner.run(q, d, plan))
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
@@ -187,7 +187,7 @@ def _run_all(options, tags, glob, concurrency, shard) -> None:
     questions = select(content(), tags, glob, parse_shard(shard))
     prepared = [(q, prepare(root(), q, options)) for q in questions]
     for _, d in prepared:
-        check_ready(d)  # every key is checked before the first call
+        check_ready(d, root())  # every key is checked before the first call
     if not prepared:
         typer.echo("no open discussion to run")
         return
@@ -249,7 +249,7 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
         if panel not in panels:
             raise InputError(f"no panel {panel!r} (panels: {', '.join(sorted(panels))})")
         panels = {panel: panels[panel]}
-    rows = check(panels)
+    rows = check(panels, scripts=layout().scripts)
     header = ["panel", "member", "model", "key", "price", "endpoint"]
     typer.echo(table(header, [[r.panel, r.member, r.model, r.key, r.price, r.endpoint] for r in rows]))
     failed = [f"{r.panel}/{r.member}" for r in rows if r.failed]

@@ -8,6 +8,7 @@ panelist's provider does its own checks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .domain import Panel
 from .providers import route
@@ -27,10 +28,10 @@ class Row:
         return any(v.startswith("fail") for v in (self.key, self.price, self.endpoint))
 
 
-def check(panels: dict[str, Panel], timeout: float = 3.0) -> list[Row]:
+def check(panels: dict[str, Panel], timeout: float = 3.0, scripts: Path | None = None) -> list[Row]:
     rows = []
     for name, panel in panels.items():
         for p in panel.everyone:
-            found = route(p).diagnose(p, timeout)
+            found = route(p, scripts).diagnose(p, timeout)
             rows.append(Row(name, p.id, p.model, found.key, found.price, found.endpoint))
     return rows

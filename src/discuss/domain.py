@@ -12,6 +12,7 @@ from pathlib import Path
 VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
 TERMINATION_CHOICES = ("CONCLUDE", "CONTINUE")
 OFFLINE_PREFIX = "offline/"
+SCRIPTED_PREFIX = "scripted/"
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Panelist:
 
     @property
     def simulated(self) -> bool:
-        return self.model.startswith(OFFLINE_PREFIX)
+        return self.model.startswith((OFFLINE_PREFIX, SCRIPTED_PREFIX))
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,15 @@ is made and before any file is written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from .domain import Discussion, Question
+from .domain import SCRIPTED_PREFIX, Discussion, Question
 from .errors import InputError
 from .gateway import Gateway, ProviderLimits
 from .protocols import DEFAULT, get_protocol
-from .providers import check_keys
+from .providers import check_keys, route
+from .providers.scripted import ScriptedProvider
 from .runner import start, utc_now
 from .store import discussions as store
 from .store.layout import Layout
@@ -80,14 +82,18 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     return d
 
 
-def check_ready(d: Discussion) -> None:
-    """What must hold before spending: keys present, the agreement measure available."""
+def check_ready(d: Discussion, root: Path) -> None:
+    """What must hold before spending: keys present, scripts readable, the agreement measure available."""
     check_keys(d.panel.everyone)
+    scripted = [p for p in d.panel.everyone if p.model.startswith(SCRIPTED_PREFIX)]
+    if scripted:
+        ScriptedProvider(Layout(root).scripts).check(scripted)
     get_protocol(d.protocol).check_ready(d)
 
 
-def gateway_for(d: Discussion, on_event=None, limits: ProviderLimits | None = None) -> Gateway:
+def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits | None = None) -> Gateway:
     s = d.settings
-    return Gateway(timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
+    return Gateway(providers=partial(route, scripts=Layout(root).scripts),
+                   timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
                    asks=s.vote_attempts, on_event=on_event, limits=limits, retry_timeouts=s.retry_timeouts,
                    max_chars=s.max_reply_chars)

@@ -97,7 +97,7 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
            f"{figure}   average words: {stats['averageResponseWords']}   "
            f"tokens: {d.usage.total_tokens}   cost: {money(d.usage.cost)}"]
     if d.panel.simulated:
-        out.append("simulated: written by the offline panel, not by language models")
+        out.append("simulated: written by the offline or scripted panel, not by language models")
     return out
 
 

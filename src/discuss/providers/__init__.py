@@ -2,18 +2,19 @@
 
 A provider turns a `CallSpec` into text and usage. `litellm` reaches real
 models (and is the only module that imports litellm); `offline` plays the
-simulated panel; `estimator` answers with worst-case stand-ins to price a
-run. The gateway asks `route(panelist)` for the provider of each call and
+simulated panel; `scripted` follows a script per panelist; `estimator`
+answers with worst-case stand-ins to price a run. The gateway asks `route(panelist)` for the provider of each call and
 knows none of them by name.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from ..calls import CallSpec
-from ..domain import Panelist, Usage
+from ..domain import SCRIPTED_PREFIX, Panelist, Usage
 from ..errors import InputError
 
 
@@ -58,8 +59,12 @@ class Provider(Protocol):
         ...
 
 
-def route(p: Panelist) -> Provider:
-    """The provider that answers for `p`."""
+def route(p: Panelist, scripts: Path | None = None) -> Provider:
+    """The provider that answers for `p`; `scripts` is the folder of the scripted panel's scripts."""
+    if p.model.startswith(SCRIPTED_PREFIX):
+        from .scripted import ScriptedProvider
+
+        return ScriptedProvider(scripts)
     if p.simulated:
         from .offline import OFFLINE
 

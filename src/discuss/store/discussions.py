@@ -41,7 +41,7 @@ from .questions import DISCUSSION_FILE
 VOTES_FILE = "votes.yaml"
 ROUND_FILE = "round.yaml"
 CONCLUSION_FILE = "conclusion.md"
-SIMULATED_NOTE = "Simulated by the offline panel: no language model wrote this."
+SIMULATED_NOTE = "Simulated by the offline or scripted panel: no language model wrote this."
 
 
 def round_dir(folder: Path, number: int) -> Path:

@@ -4,6 +4,7 @@
     <root>/discussions/panels.yaml   panels, their settings and providers' limits
     <root>/discussions/personas/     the persona library of the deliberate protocol
     <root>/discussions/prompts/      prompt templates that replace the packaged ones
+    <root>/discussions/scripts/      the scripts of `scripted/<name>` panelists
 """
 
 from __future__ import annotations
@@ -46,3 +47,7 @@ class Layout:
     @property
     def prompts(self) -> Path:
         return self.settings / "prompts"
+
+    @property
+    def scripts(self) -> Path:
+        return self.settings / "scripts"
