@@ -36,9 +36,9 @@ class Panel:
     # Writes syntheses; a member or a model of its own. None: the first member.
     chairman: Panelist | None = None
     protocol: str | None = None
-    # Scores convergence (critique protocol); a small model is enough. None: the chair.
+    # Scores convergence (critique protocol); a small model is enough. None: see protocols.base.referee.
     judge: Panelist | None = None
-    # Writes the critique protocol's answer; best one that did not debate. None: see `writer`.
+    # Writes the critique protocol's answer; best one that did not debate. None: see protocols.base.referee.
     synthesizer: Panelist | None = None
 
     def member(self, panelist_id: str) -> Panelist:
@@ -68,13 +68,6 @@ class Panel:
                 out.append(p)
         return out
 
-    @property
-    def writer(self) -> Panelist:
-        """Who writes an answer above the debate: a synthesizer, chairman or judge that is no member."""
-        for p in (self.synthesizer, self.chairman, self.judge):
-            if p is not None and p.id not in self.ids:
-                return p
-        return self.synthesizer or self.chair
 
 
 @dataclass

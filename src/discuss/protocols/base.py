@@ -11,6 +11,7 @@ conclusion.
 
 from __future__ import annotations
 
+import hashlib
 import string
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -134,6 +135,32 @@ def require_measure(d: Discussion) -> None:
         measure(d.settings.agreement_measure)
     except ValueError as exc:
         raise InputError(f"agreementMeasure: {exc}") from None
+
+
+def question_turn(d: Discussion) -> int:
+    """A number fixed by the question, so duties that rotate fall to different members across an archive."""
+    return int(hashlib.sha256(d.question_slug.encode()).hexdigest()[:8], 16)
+
+
+def referee(d: Discussion, named: Panelist | None, turn: int, avoid: tuple[str, ...] = ()) -> tuple[Panelist, bool]:
+    """Who judges or writes above the debate, and whether that one also debated.
+
+    The one the panel names; else a chairman, judge or synthesizer who is no
+    member; else the members take turns (`turn`), those in `avoid` last.
+    """
+    if named is not None:
+        return named, named.id in d.panel.ids
+    panel = d.panel
+    for p in (panel.chairman, panel.judge, panel.synthesizer):
+        if p is not None and p.id not in panel.ids:
+            return p, False
+    members = [m for m in panel.members if m.id not in avoid] or list(panel.members)
+    return members[turn % len(members)], True
+
+
+def dissent_context(p: Panelist) -> dict[str, str]:
+    """What a stand-in needs to voice the dissent of `p` in a conclusion."""
+    return {"minority": p.name, "minority_model": p.model}
 
 
 def convergence_line(check: Convergence | None) -> list[str]:

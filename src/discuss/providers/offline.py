@@ -119,14 +119,15 @@ def conclude(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
             "Commission an independent cost estimate.",
             "Write down the interface specification and review it.",
         ],
-        "minorityPositions": [
-            {
-                "position": "Design for the long-term scale from the start.",
-                "heldBy": ctx.get("minority", "visionary"),
-                "reasoning": "Retrofitting scale later may cost more than building it in.",
-            }
-        ],
+        "minorityPositions": [dissent(ctx)] if "minority_model" in ctx else [],
     }, indent=2)
+
+
+def dissent(ctx: dict[str, Any]) -> dict[str, str]:
+    """The minority position, in the words of the persona that holds it."""
+    name, persona = persona_of(ctx["minority_model"])
+    return {"position": persona["moves"][0], "heldBy": ctx.get("minority", name),
+            "reasoning": f"Seen from {persona['lens']}, the majority underrates {persona['risks'][0]}."}
 
 
 TASKS = {"respond": respond, "conclude": conclude}

@@ -28,10 +28,13 @@ from ..base import (
     Context,
     Protocol,
     Step,
+    dissent_context,
     make_labels,
     messages,
+    question_turn,
     record_failure,
     record_reply,
+    referee,
     require_measure,
     require_replies,
 )
@@ -49,6 +52,19 @@ class Stage:
 
 def drafter(d: Discussion) -> Panelist:
     return d.panel.member(d.settings.drafter) if d.settings.drafter else d.panel.members[0]
+
+
+def converger(d: Discussion) -> Panelist:
+    """Who judges the reviews: the chairman, a referee outside the panel, else a member who did not draft."""
+    return referee(d, d.panel.chairman, question_turn(d), avoid=(drafter(d).id,))[0]
+
+
+def reviewers(d: Discussion) -> tuple[Panelist, ...]:
+    """Everyone but the drafter; a converger from the panel sits out while two reviewers remain."""
+    lead, judge = drafter(d), converger(d)
+    others = tuple(m for m in d.panel.members if m.id != lead.id)
+    without_judge = tuple(m for m in others if m.id != judge.id)
+    return (without_judge if len(without_judge) >= 2 else others) or (lead,)
 
 
 def escalated(d: Discussion) -> bool:
@@ -91,9 +107,7 @@ class Staged(Protocol):
             return [positions, *debate]
         if self.name == "auto":
             return [positions, *debate] if escalated(d) else [positions]
-        lead = drafter(d)
-        reviewers = tuple(m for m in everyone if m.id != lead.id) or (lead,)
-        return [Stage("draft", "drafter", (lead,)), Stage("review", "reviewer", reviewers)]
+        return [Stage("draft", "drafter", (drafter(d),)), Stage("review", "reviewer", reviewers(d))]
 
     def finished_rounds(self, d: Discussion) -> bool:
         return len(d.rounds) >= len(self.stages(d))
@@ -198,21 +212,29 @@ class Staged(Protocol):
             return None
         last = done[-1]
         if self.name == "adversarial":
-            converger = d.panel.chairman or drafter(d)
+            chair = converger(d)
             reviews = [(names.get(pid, pid), r.text) for pid, r in last.replies.items() if last.number > 1]
             user = prompts.render("converge", question=q, draft=d.rounds[0].replies[drafter(d).id].text,
                                   reviews=reviews)
-            chair = converger
         else:
             if self.name == "debate" and not d.settings.debate_chairman:
                 return None
             chair = d.panel.chair
             answers = [(names.get(pid, pid), r.text) for pid, r in last.replies.items()]
             user = prompts.render("synthesis", question=q, answers=answers, debated=last.number > 1)
-        minority = next((n for pid, n in names.items() if pid != chair.id), chair.name)
+        minority = outlier(last)
         return CallSpec(key=chair.id, panelist=chair, messages=messages(chair, prompts, user), task="conclude",
                         max_tokens=3000, validate=parse_conclusion,
-                        context={"title": q.title, "minority": minority})
+                        context={"title": q.title, **(dissent_context(d.panel.member(minority)) if minority else {})})
+
+
+def outlier(rnd: Round) -> str | None:
+    """The member whose answer is least like the others' (by the round's recorded similarity)."""
+    totals: dict[str, list[float]] = {}
+    for pair in notes(rnd).get("similarity", []):
+        for pid in (pair["a"], pair["b"]):
+            totals.setdefault(pid, []).append(pair["score"])
+    return min(totals, key=lambda pid: sum(totals[pid]) / len(totals[pid])) if totals else None
 
 
 def critiques_of(rnd: Round, target: str) -> list[str]:

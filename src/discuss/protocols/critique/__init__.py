@@ -24,22 +24,38 @@ from ..base import (
     Protocol,
     Step,
     convergence_line,
+    dissent_context,
     make_labels,
     messages,
+    question_turn,
     record_failure,
     record_reply,
+    referee,
     require_measure,
     require_replies,
 )
 from . import moves
-from .notes import CritiqueNotes, notes
+from .notes import CritiqueNotes, Verdict, notes
 from .replies import parse_judge, parse_stance
 
 JUDGE = "judge"  # role of the judge's record in a round
 
 
-def judge_of(d: Discussion) -> Panelist:
-    return d.panel.judge or d.panel.chair
+def judge_of(d: Discussion, number: int) -> tuple[Panelist, bool]:
+    """Round `number`'s judge: the panel's, a referee who did not debate, else members in turn round by round."""
+    return referee(d, d.panel.judge, question_turn(d) + number)
+
+
+def synthesizer_of(d: Discussion) -> tuple[Panelist, bool]:
+    """The synthesizer (else the chairman) named; a referee who did not debate; else a member fixed by the question."""
+    return referee(d, d.panel.synthesizer or d.panel.chairman, question_turn(d))
+
+
+def dissenter(d: Discussion, rnd: Round) -> Panelist | None:
+    """Who disagreed most in `rnd`: the voice of the conclusion's dissent."""
+    stances = notes(rnd).get("stances", {})
+    counts = {pid: len(s["disagreements"]) for pid, s in stances.items() if s["disagreements"]}
+    return d.panel.member(max(counts, key=lambda pid: counts[pid])) if counts else None
 
 
 def positions(rnd: Round) -> dict[str, Reply]:
@@ -98,7 +114,7 @@ def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> Non
 
 
 def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
-    judge = judge_of(d)
+    judge, _ = judge_of(d, rnd.number)
     current = positions(rnd)
     labelled = list(zip(make_labels(len(current)), [current[pid].text for pid in sorted(current)]))
     user = ctx.prompts.render("judge", question=ctx.q, round=rnd.number - 1, positions=labelled)
@@ -108,12 +124,14 @@ def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
 
 def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     judge = result.spec.panelist
+    # A judge who also debates is on record, so a reader can weigh the score.
+    debated: Verdict = {"debated": True} if judge.id in d.panel.ids else {}
     if not result.ok:
         record_failure(rnd, JUDGE, result)
-        notes(rnd)["judge"] = {"judgeId": judge.id, "score": None, "failed": True}
+        notes(rnd)["judge"] = {"judgeId": judge.id, "score": None, "failed": True, **debated}
         return
     verdict = result.value
-    notes(rnd)["judge"] = {"judgeId": judge.id, "recommendation": verdict["recommendation"],
+    notes(rnd)["judge"] = {"judgeId": judge.id, "recommendation": verdict["recommendation"], **debated,
                            "keyFacts": verdict["keyFacts"], "caveats": verdict["caveats"], "score": verdict["score"]}
     record_reply(rnd, judge, result, f"{JUDGE}-{judge.id}", JUDGE, verdict["reasoning"] + "\n", now)
 
@@ -171,12 +189,13 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
             "disagreements": [f"{names.get(pid, pid)} disagreed with {names.get(x['with'], x['with'])} on "
                               f"{x['on']}: {x['why']}" for pid, s in stances.items() for x in s["disagreements"]],
         })
-    writer = d.panel.writer
+    writer, _ = synthesizer_of(d)
     user = ctx.prompts.render("attributed", question=ctx.q, rounds=rounds, panel_size=len(d.panel.members))
+    minority = dissenter(d, done[-1])
     return CallSpec(writer.id, writer, messages(writer, ctx.prompts, user), "conclude", 3000,
                     validate=parse_conclusion,
                     context={"title": ctx.q.title, "attributed": True,
-                             "minority": next(iter(names.values()), writer.name)})
+                             **(dissent_context(minority) if minority else {})})
 
 
 class Critique(Protocol):
@@ -200,7 +219,8 @@ class Critique(Protocol):
         out = super().show_round(r, names)
         if judge := notes(r).get("judge"):
             who = judge.get("judgeId", "")
-            out.append(f"  judge {names.get(who, who)}: convergence {judge.get('score')}"
+            also = " (also a debater)" if judge.get("debated") else ""
+            out.append(f"  judge {names.get(who, who)}{also}: convergence {judge.get('score')}"
                        + ("" if judge.get("score") is None else f" (recommendation {judge['recommendation']}, "
                           f"key facts {judge['keyFacts']}, caveats {judge['caveats']})"))
         return out + convergence_line(notes(r).get("convergence"))

@@ -23,6 +23,7 @@ class Verdict(TypedDict, total=False):
     caveats: float
     score: float | None
     failed: bool
+    debated: bool  # the judge is also a debater (no referee was free)
 
 
 class CritiqueNotes(TypedDict, total=False):

@@ -34,6 +34,7 @@ from ..base import (
     Protocol,
     Step,
     convergence_line,
+    dissent_context,
     make_labels,
     messages,
     record_failure,
@@ -193,11 +194,13 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
         for r in done
     ]
     user = prompts.render("conclude", question=q, rounds=rounds, reason=describe(d.termination_reason))
-    losers = [names[pid] for pid in d.panel.ids if done and pid != done[-1].winner_id]
+    # The dissent is voiced by the answer the last round scored lowest.
+    losers = sorted((x for x in done[-1].results if x.target_id != done[-1].winner_id),
+                    key=lambda x: x.weighted_score) if done else []
     return CallSpec(
         key=author.id, panelist=author, messages=messages(author, prompts, user), task="conclude",
         max_tokens=3000, validate=parse_conclusion,
-        context={"title": q.title, "minority": losers[0] if losers else author.name},
+        context={"title": q.title, **(dissent_context(d.panel.member(losers[0].target_id)) if losers else {})},
     )
 
 
