@@ -47,6 +47,8 @@ HEADINGS = {
     "# Research the question as": "research",
     "# Propose alternatives": "alternatives",
     "# Score the alternatives as": "rank",
+    "# Should the panel deliberate?": "triage",
+    "# Answer the question directly": "conclude",
 }
 
 
@@ -104,6 +106,9 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
         return f"Rebuttal of {model}.\n\n## Revised answer\n\nRevised answer of {model}.\n"
     if task == "review":
         return f"Review by {model}: the draft needs numbers.\n"
+    if task == "triage":
+        return json.dumps({"ambiguity": 0.9, "complexity": 0.9, "stakes": 0.9, "contextDependency": 0.9,
+                           "reasoning": f"Triage by {model}."})
     if task == "conclude":
         return json.dumps({
             "summary": f"Conclusion written by {model}.",

@@ -14,13 +14,13 @@ LIBRARY = Path(__file__).resolve().parent.parent / "discussions" / "personas"
 DIMS = ("impact", "quality", "feasibility", "reusability", "risk")
 
 
-def run(project, fake, task_type="default"):
+def run(project, fake, task_type="default", settings="{timeoutSeconds: 5, attempts: 3, retryBaseDelay: 0.01}"):
     text = project.question.read_text().replace("tags: [power]", f"tags: [power]\ntaskType: {task_type}")
     project.question.write_text(text)
     (project.root / "discussions" / "personas").mkdir()
     for path in LIBRARY.glob("*.yaml"):
         (project.root / "discussions" / "personas" / path.name).write_text(path.read_text())
-    project.write_panels(fake_panel(fake.url))
+    project.write_panels(fake_panel(fake.url, settings=settings))
     return project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "deliberate")
 
 
@@ -69,16 +69,30 @@ def test_gate_one_fails_for_an_unexplained_dissent(project, fake):
     assert [c["check"] for c in failed] == ["threshold met", "dissent has reasons"]
     assert "without a reason: gamma" in failed[1]["detail"]
     assert d.termination_reason == "gate-failed" and d.conclusion is None
+    assert d.status == "closed"  # ended, but nothing concluded
     assert [r["task"] for r in fake.requests][-1] == "rank"  # no decision was asked for
+    assert "closed" in project.cli("status").output
+
+
+def test_gate_one_needs_the_configured_number_of_personas(project, fake):
+    assert run(project, fake, settings="{retryBaseDelay: 0.01, minPersonas: 4}").exit_code == 0
+    d = store.load(project.folder)
+    failed = [c for c in d.rounds[2].notes["gate1"]["checks"] if not c["passed"]]
+    assert [(c["check"], c["detail"]) for c in failed] == [("enough personas", "3 finished, 4 needed")]
+    assert d.termination_reason == "gate-failed" and d.conclusion is None
 
 
 def test_gate_two_fails_when_confidence_did_not_improve(project, fake):
     for model in ("alpha", "beta", "gamma"):
         fake.script(model, Action(text='{"findings": "Sure of it.", "confidence": 0.95}'))
     assert run(project, fake).exit_code == 0
-    gate = store.load(project.folder).rounds[2].notes["gate2"]
-    assert not gate["passed"]
+    d = store.load(project.folder)
+    gate = d.rounds[2].notes["gate2"]
+    assert not gate["passed"] and d.rounds[2].notes["gate1"]["passed"]
     assert [c["check"] for c in gate["checks"] if not c["passed"]] == ["confidence improved"]
+    # Gate 2 blocks as gate 1 does: no decision is shipped that lacks rigour.
+    assert d.termination_reason == "gate-failed" and d.conclusion is None and d.status == "closed"
+    assert "conclude" not in [r["task"] for r in fake.requests]
 
 
 def test_copied_concerns_raise_a_conformity_warning(project, fake):
@@ -89,6 +103,33 @@ def test_copied_concerns_raise_a_conformity_warning(project, fake):
     assert run(project, fake).exit_code == 0
     warnings = store.load(project.folder).rounds[2].notes["conformity"]
     assert "alpha and beta word their concerns alike" in warnings
+    decision = fake.requests_for("alpha", "conclude")[0]["messages"][-1]["content"]
+    assert "## Conformity warnings" in decision and "- alpha and beta word their concerns alike" in decision
+
+
+def triage(**scores) -> Action:
+    import json
+
+    return Action(text=json.dumps({**scores, "reasoning": "rated by the chair"}))
+
+
+def test_triage_lets_an_uncertain_question_deliberate(project, fake):
+    fake.script("alpha", triage(ambiguity=0.8, complexity=0.8, stakes=0.2, contextDependency=0.0))
+    assert run(project, fake, settings="{retryBaseDelay: 0.01, triage: true}").exit_code == 0
+    d = store.load(project.folder)
+    assert [r.stage for r in d.rounds] == ["triage", "research", "alternatives", "ranking"]
+    assert d.rounds[0].notes["triage"]["confidence"] == 0.55 and d.rounds[0].notes["triage"]["deliberate"]
+    assert [r["task"] for r in fake.requests][0] == "triage" and d.conclusion is not None
+
+
+def test_triage_lets_the_chair_answer_a_question_high_on_one_dimension_only(project, fake):
+    fake.script("alpha", triage(ambiguity=0.0, complexity=1.0, stakes=0.0, contextDependency=0.0))
+    assert run(project, fake, settings="{retryBaseDelay: 0.01, triage: true}").exit_code == 0
+    d = store.load(project.folder)
+    assert [r["task"] for r in fake.requests] == ["triage", "conclude"]
+    assert d.termination_reason == "confident" and d.rounds[0].notes["triage"]["confidence"] == 0.75
+    assert d.status == "concluded" and d.conclusion.generated_by == "alpha"
+    assert "confidence 0.75" in fake.requests[-1]["messages"][-1]["content"]
 
 
 @pytest.mark.parametrize("task_type, bar", [("security", 0.85), ("architecture", 0.80), ("default", 0.70),

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# A discussion ends `concluded` (a conclusion was written) or `closed` (it ended without one).
+FINISHED = ("concluded", "closed")
 VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
 TERMINATION_CHOICES = ("CONCLUDE", "CONTINUE")
 OFFLINE_PREFIX = "offline/"
@@ -147,6 +149,11 @@ class Settings:
     convergence_threshold: float = 0.85
     # Deliberate protocol: personas to use (comma-separated ids; empty: a diverse default).
     personas: str = ""
+    # Gate 1 passes only when at least this many personas finished their ranking.
+    min_personas: int = 2
+    # True: the chair first rates how uncertain the question is; a confident one skips deliberation.
+    triage: bool = False
+    deliberate_below: float = 0.70  # the confidence under which triage lets the deliberation run
     # Budget of a discussion; 0 means no limit.
     max_calls: int = 0
     max_tokens: int = 0
@@ -344,4 +351,5 @@ class Discussion:
 
     @property
     def concluded(self) -> bool:
-        return self.status == "concluded"
+        """True once the discussion has ended, with a conclusion or (status `closed`) without one."""
+        return self.status in FINISHED

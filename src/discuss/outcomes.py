@@ -10,7 +10,8 @@ REASONS = {
     "forced": "the conclusion was requested by hand",
     "completed": "every stage of the protocol ran",
     "converged": "the panel's positions converged",
-    "gate-failed": "the consensus did not pass gate 1, so no decision was written",
+    "gate-failed": "the consensus did not pass its gates, so no decision was written",
+    "confident": "triage found the question clear enough for the chair to answer alone",
     "budget": "the budget would have been exceeded",
 }
 

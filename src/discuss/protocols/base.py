@@ -218,7 +218,7 @@ def next_step(protocol: Protocol, d: Discussion, ctx: Context) -> Step | None:
 
 
 def finish(d: Discussion, now: str) -> None:
-    d.status, d.concluded_at = "concluded", now
+    d.status, d.concluded_at = ("concluded" if d.conclusion else "closed"), now
 
 
 def conclusion_step(protocol: Protocol, d: Discussion, spec: CallSpec, ctx: Context) -> Step:

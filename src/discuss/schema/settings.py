@@ -41,6 +41,8 @@ BOUNDS: dict[str, dict[str, Any]] = {
     "contested_at": FRACTION,
     "critique_rounds": {"ge": 1, "le": 100},
     "convergence_threshold": FRACTION,
+    "min_personas": {"ge": 1},
+    "deliberate_below": FRACTION,
     "max_calls": {"ge": 0},
     "max_tokens": {"ge": 0},
     "max_cost": {"ge": 0},

@@ -1,12 +1,16 @@
 """The deliberate protocol: isolated research by personas, alternatives, weighted ranking, gates.
 
-Round 1: each member researches as its persona, alone (no prompt holds
-another persona's research). Round 2: the chair reads all research and
-proposes alternatives. Round 3: each persona scores every alternative on
-five weighted dimensions. Closing round 3 computes the consensus against
-the question's task-type threshold, both gates and the conformity warnings.
-Gate 1 failing stops the discussion without a decision (reason
-`gate-failed`); otherwise the chair writes the decision, dissent kept.
+With `triage` on, the chair first rates the question's ambiguity,
+complexity, stakes and context dependency; a confident question (at or
+above `deliberateBelow`) is answered by the chair alone (reason
+`confident`). Research: each member researches as its persona, alone (no
+prompt holds another persona's research). Alternatives: the chair reads all
+research and proposes alternatives. Ranking: each persona scores every
+alternative on five weighted dimensions; closing it computes the consensus
+against the question's task-type threshold, both gates and the conformity
+warnings. A failed gate stops the discussion without a decision (reason
+`gate-failed`, status `closed`); otherwise the chair writes the decision
+with the dissent and the conformity warnings before it.
 """
 
 from __future__ import annotations
@@ -17,54 +21,78 @@ from typing import Any, cast
 from ...calls import CallResult, CallSpec
 from ...conclusions import parse_conclusion
 from ...domain import Discussion, Panelist, Round
-from ..base import Context, Protocol, Step, make_labels, messages, record_failure, record_reply, require_replies
+from ..base import (
+    Context,
+    Protocol,
+    Step,
+    dissent_context,
+    make_labels,
+    messages,
+    record_failure,
+    record_reply,
+    require_replies,
+)
 from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
-from .replies import parse_alternatives, parse_ranking, parse_research
-from .rules import WEIGHTS, conformity, consensus, dissenters, gate_one, gate_two, threshold
+from .replies import parse_alternatives, parse_ranking, parse_research, parse_triage
+from .rules import DIMENSIONS, WEIGHTS, confidence, conformity, consensus, dissenters, gate_one, gate_two, threshold
 
 STAGES = ("research", "alternatives", "ranking")
-ROLES = {"research": "researcher", "alternatives": "proposer", "ranking": "ranker"}
+ROLES = {"triage": "triage", "research": "researcher", "alternatives": "proposer", "ranking": "ranker"}
 MIN_ALTERNATIVES, MAX_ALTERNATIVES = 2, 5
 
+
+def stages(d: Discussion) -> tuple[str, ...]:
+    return ("triage", *STAGES) if d.settings.triage else STAGES
+
+
+def stage(d: Discussion, name: str) -> Round:
+    return next(r for r in d.rounds if r.stage == name)
+
+
 def finished_rounds(d: Discussion) -> bool:
-    return len(d.rounds) >= len(STAGES)
+    return len(d.rounds) >= len(stages(d))
 
 
 def new_round(d: Discussion) -> Round:
-    rnd = Round(number=len(d.rounds) + 1, seed=0, stage=STAGES[len(d.rounds)])
+    rnd = Round(number=len(d.rounds) + 1, seed=0, stage=stages(d)[len(d.rounds)])
     d.rounds.append(rnd)
     return rnd
 
 
 def participants(d: Discussion, rnd: Round) -> list[Panelist]:
-    if rnd.stage == "alternatives":
+    if rnd.stage in ("triage", "alternatives"):
         return [d.panel.chair]
     if rnd.stage == "ranking":
-        return [m for m in d.panel.members if m.id in d.rounds[0].replies]
+        return [m for m in d.panel.members if m.id in stage(d, "research").replies]
     return list(d.panel.members)
 
 
 def alternatives(d: Discussion) -> dict[str, Alternative]:
-    alts = notes(d.rounds[1])["alternatives"]
+    alts = notes(stage(d, "alternatives"))["alternatives"]
     return dict(zip(make_labels(len(alts)), alts))
 
 
 def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
     words, persona = d.settings.max_response_words, d.personas.get(p.id, {})
+    if rnd.stage == "triage":
+        user = ctx.prompts.render("triage", question=ctx.q, dimensions=DIMENSIONS)
+        return CallSpec(p.id, p, messages(p, ctx.prompts, user), "triage", 800, validate=parse_triage,
+                        context={"title": ctx.q.title}, offline=moves.triage, worst_case=moves.uncertain)
     if rnd.stage == "research":
         user = ctx.prompts.render("research", question=ctx.q, persona=persona, max_words=words)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "research", words * 3, validate=parse_research,
                         context={"title": ctx.q.title, "round": 1, "persona": persona}, offline=moves.research)
     if rnd.stage == "alternatives":
-        research = [(d.personas.get(pid, {}).get("name", pid), r.text) for pid, r in d.rounds[0].replies.items()]
+        research = [(d.personas.get(pid, {}).get("name", pid), r.text)
+                    for pid, r in stage(d, "research").replies.items()]
         user = ctx.prompts.render("alternatives", question=ctx.q, research=research,
                                   min_alternatives=MIN_ALTERNATIVES, max_alternatives=MAX_ALTERNATIVES)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "alternatives", 2000,
                         validate=lambda t: parse_alternatives(t, MIN_ALTERNATIVES, MAX_ALTERNATIVES),
                         context={"title": ctx.q.title}, offline=moves.alternatives)
     alts = alternatives(d)
-    user = ctx.prompts.render("rank", question=ctx.q, persona=persona, own=d.rounds[0].replies[p.id].text,
+    user = ctx.prompts.render("rank", question=ctx.q, persona=persona, own=stage(d, "research").replies[p.id].text,
                               alternatives=list(alts.items()), labels=list(alts))
     labels = list(alts)
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "rank", 1500,
@@ -78,7 +106,10 @@ def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
         record_failure(rnd, rnd.stage or "", result)
         return
     value = result.value
-    if rnd.stage == "research":
+    if rnd.stage == "triage":
+        notes(rnd)["triage"] = value
+        text = value["reasoning"]
+    elif rnd.stage == "research":
         text = value["findings"]
         notes(rnd).setdefault("confidence", {})[p.id] = value["confidence"]
     elif rnd.stage == "alternatives":
@@ -111,6 +142,8 @@ def mean(found: Iterable[float]) -> float | None:
 
 def close(d: Discussion, rnd: Round, ctx: Context) -> str:
     rnd.completed_at = ctx.clock()
+    if rnd.stage == "triage":
+        return close_triage(d, rnd)
     if rnd.stage != "ranking":
         return f"round {rnd.number}: {rnd.stage} done"
     rankings = notes(rnd).get("rankings", {})
@@ -119,36 +152,55 @@ def close(d: Discussion, rnd: Round, ctx: Context) -> str:
     persona_of = {pid: d.personas.get(pid, {}).get("id", pid) for pid in rankings}
     conflicts = {frozenset((a, b)) for a in rankings for b in rankings
                  if persona_of[b] in d.personas.get(a, {}).get("conflictsWith", [])}
-    initial = mean(notes(d.rounds[0]).get("confidence", {}).values())
+    initial = mean(notes(stage(d, "research")).get("confidence", {}).values())
     final = mean(r["confidence"] for r in rankings.values())
     found: Consensus = {**result, "taskType": ctx.q.task_type, "threshold": bar, "dissenters": dissenters(result),
                         "initialConfidence": initial, "finalConfidence": final}
     notes(rnd)["consensus"] = found
-    notes(rnd)["gate1"] = gate_one(True, rankings, result, bar)
+    reached = all(r.complete for r in d.rounds if r is not rnd) and bool(rankings)
+    notes(rnd)["gate1"] = gate_one(reached, rankings, result, bar, d.settings.min_personas)
     notes(rnd)["gate2"] = gate_two(rankings, persona_of, result, initial, final)
     notes(rnd)["conformity"] = conformity(rankings, result, conflicts)
-    if not notes(rnd)["gate1"]["passed"]:
+    if not (notes(rnd)["gate1"]["passed"] and notes(rnd)["gate2"]["passed"]):
         d.termination_reason = "gate-failed"
     return (f"round 3: consensus {result['score']} on {result['best']} (threshold {bar}); gate 1 "
             f"{'passed' if notes(rnd)['gate1']['passed'] else 'failed'}, gate 2 "
             f"{'passed' if notes(rnd)['gate2']['passed'] else 'failed'}")
 
 
+def close_triage(d: Discussion, rnd: Round) -> str:
+    found = notes(rnd)["triage"]
+    level = confidence(found["scores"])
+    go = level < d.settings.deliberate_below
+    found["confidence"], found["below"], found["deliberate"] = level, d.settings.deliberate_below, go
+    if not go:
+        d.termination_reason = "confident"
+    return (f"round {rnd.number}: triage confidence {level} "
+            + (f"is below {d.settings.deliberate_below}: the panel deliberates" if go
+               else f"reaches {d.settings.deliberate_below}: the chair answers alone"))
+
+
 def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
-    if d.termination_reason != "completed" or len(d.rounds) < 3:
-        return None  # gate 1 failed, or stopped early: no decision is written
-    ranking, alts = notes(d.rounds[2]), alternatives(d)
+    chair = d.panel.chair
+    if d.termination_reason == "confident":
+        user = ctx.prompts.render("direct", question=ctx.q, triage=notes(stage(d, "triage"))["triage"])
+        return CallSpec(chair.id, chair, messages(chair, ctx.prompts, user), "conclude", 3000,
+                        validate=parse_conclusion, context={"title": ctx.q.title})
+    if d.termination_reason != "completed" or len(d.rounds) < len(stages(d)):
+        return None  # a gate failed, or stopped early: no decision is written
+    ranking, alts = notes(stage(d, "ranking")), alternatives(d)
     c = ranking["consensus"]
     name = lambda pid: d.personas.get(pid, {}).get("name", pid)  # noqa: E731
     dissent = [(name(p), alts[str(c["preferred"][p])]["title"], ranking["rankings"][p]["concern"] or "(no reason given)")
                for p in c["dissenters"]]
     ranked = [(f"{label}: {alts[label]['title']}", score) for label, score in
               sorted(c["means"].items(), key=lambda kv: -kv[1])]
-    chair = d.panel.chair
     user = ctx.prompts.render("decision", question=ctx.q, ranked=ranked, best=alts[str(c["best"])]["title"],
-                              consensus=c["score"], threshold=c["threshold"], dissent=dissent)
+                              consensus=c["score"], threshold=c["threshold"], dissent=dissent,
+                              warnings=ranking.get("conformity", []))
+    held = dissent_context(d.panel.member(c["dissenters"][0])) if c["dissenters"] else {}
     return CallSpec(chair.id, chair, messages(chair, ctx.prompts, user), "conclude", 3000,
-                    validate=parse_conclusion, context={"title": ctx.q.title})
+                    validate=parse_conclusion, context={"title": ctx.q.title, **held})
 
 
 class Deliberate(Protocol):
@@ -165,7 +217,7 @@ class Deliberate(Protocol):
     conclusion_spec = staticmethod(conclusion_spec)
 
     def most_rounds(self, d: Discussion) -> int:
-        return len(STAGES)
+        return len(stages(d))
 
     def prepare(self, d: Discussion, setup: Any) -> None:
         if not d.personas:

@@ -35,3 +35,14 @@ def rank(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     return json.dumps({"scores": scores, "confidence": 0.8,
                        "concern": f"Seen from the {role} perspective, the alternatives underplay "
                                   f"{pick(persona['risks'], 1, role)[0]}."})
+
+
+def triage(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
+    """Uncertain enough to deliberate: the offline demo shows the whole protocol."""
+    return json.dumps({"ambiguity": 0.6, "complexity": 0.7, "stakes": 0.6, "contextDependency": 0.4,
+                       "reasoning": "Several options, uncertain costs and a long horizon: worth deliberating."})
+
+
+def uncertain(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
+    """The estimator's triage: as uncertain as can be, so the whole deliberation is priced."""
+    return json.dumps({"ambiguity": 1, "complexity": 1, "stakes": 1, "contextDependency": 1, "reasoning": "estimate"})

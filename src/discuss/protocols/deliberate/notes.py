@@ -43,7 +43,16 @@ class Consensus(TypedDict, total=False):
     finalConfidence: float | None
 
 
+class Triage(TypedDict, total=False):
+    scores: dict[str, float]  # dimension -> 0..1
+    reasoning: str
+    confidence: float
+    below: float
+    deliberate: bool
+
+
 class DeliberateNotes(TypedDict, total=False):
+    triage: Triage  # triage: the chair's rating of the question
     confidence: dict[str, float]  # research: each persona's confidence
     alternatives: list[Alternative]  # alternatives: what the chair proposed
     rankings: dict[str, Ranking]  # ranking: each persona's scores

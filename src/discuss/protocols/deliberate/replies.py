@@ -25,3 +25,10 @@ def parse_ranking(text: str, labels: list[str], dimensions: list[str]) -> dict[s
     return {"scores": scores,
             "concern": concern.strip() if isinstance(concern, str) else "",
             "confidence": fraction(obj, "confidence")}
+
+
+def parse_triage(text: str) -> dict[str, Any]:
+    from .rules import DIMENSIONS
+
+    obj = extract_object(text)
+    return {"scores": {d: fraction(obj, d) for d in DIMENSIONS}, "reasoning": text_field(obj, "reasoning") + "\n"}

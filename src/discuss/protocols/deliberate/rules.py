@@ -16,7 +16,8 @@ from .notes import Check, Consensus, Gate, Ranking
 
 WEIGHTS = {"impact": 0.25, "quality": 0.25, "feasibility": 0.20, "reusability": 0.15, "risk": 0.15}
 THRESHOLDS = {"security": 0.85, "architecture": 0.80, "default": 0.70, "refactoring": 0.65, "documentation": 0.50}
-MIN_PERSONAS = 2
+# What makes a question uncertain enough to deliberate; each rated 0 (not at all) to 1.
+DIMENSIONS = ("ambiguity", "complexity", "stakes", "contextDependency")
 ALIKE = 0.8  # concerns this similar read as copied
 CLUSTER = 0.03  # weighted scores this close read as herded (0.3 on a 10-point scale)
 
@@ -51,6 +52,11 @@ def dissenters(result: Consensus) -> list[str]:
     return sorted(p for p, alt in result["preferred"].items() if alt != result["best"])
 
 
+def confidence(scores: dict[str, float]) -> float:
+    """1 minus the mean of the four dimensions: one high dimension alone keeps it at 0.75 or above."""
+    return round(1 - sum(scores[d] for d in DIMENSIONS) / len(DIMENSIONS), 4)
+
+
 def confidence_class(score: float) -> str:
     return "strong" if score > 0.85 else "moderate" if score >= 0.70 else "weak"
 
@@ -59,12 +65,13 @@ def _check(name: str, passed: bool, detail: str) -> Check:
     return {"check": name, "passed": bool(passed), "detail": detail}
 
 
-def gate_one(reached_ranking: bool, rankings: dict[str, Ranking], result: Consensus, bar: float) -> Gate:
+def gate_one(reached_ranking: bool, rankings: dict[str, Ranking], result: Consensus, bar: float,
+             least: int = 2) -> Gate:
     dissent = dissenters(result)
     silent = [p for p in dissent if not rankings[p].get("concern")]
     checks = [
         _check("phase reached", reached_ranking, "ranking done" if reached_ranking else "ranking not reached"),
-        _check("enough personas", len(rankings) >= MIN_PERSONAS, f"{len(rankings)} finished, {MIN_PERSONAS} needed"),
+        _check("enough personas", len(rankings) >= least, f"{len(rankings)} finished, {least} needed"),
         _check("threshold met", result["score"] >= bar, f"consensus {result['score']} against {bar}"),
         _check("dissent has reasons", not silent,
                "no dissent" if not dissent else f"without a reason: {', '.join(silent)}" if silent
