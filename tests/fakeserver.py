@@ -48,6 +48,7 @@ HEADINGS = {
     "# Propose alternatives": "alternatives",
     "# Score the alternatives as": "rank",
     "# Should the panel deliberate?": "triage",
+    "# Argue your answer against another": "argue",
     "# Answer the question directly": "conclude",
 }
 
@@ -106,6 +107,8 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
         return f"Rebuttal of {model}.\n\n## Revised answer\n\nRevised answer of {model}.\n"
     if task == "review":
         return f"Review by {model}: the draft needs numbers.\n"
+    if task == "argue":
+        return f"Argument of {model}: mine is sounder.\n"
     if task == "triage":
         return json.dumps({"ambiguity": 0.9, "complexity": 0.9, "stakes": 0.9, "contextDependency": 0.9,
                            "reasoning": f"Triage by {model}."})

@@ -77,3 +77,13 @@ def test_the_offline_dissent_is_voiced_by_its_holder_in_its_own_words(project, p
     for m in c.minority_positions:
         _, persona = persona_of("offline/" + m.held_by.lower())
         assert m.position in persona["moves"] and persona is PERSONAS[m.held_by.lower()]
+
+
+@pytest.mark.parametrize("ids", [MEMBERS, (*MEMBERS, "fourth", "fifth")])
+def test_a_tournament_match_is_judged_by_someone_outside_the_pair(project, ids):
+    d = run(project, "tournament", ids=ids)
+    for r in d.rounds[1:]:
+        for i, m in enumerate(r.notes["matches"]):
+            judge = r.replies[f"match-{i + 1}"].model_id
+            assert judge not in (m["a"], m["b"])
+    assert d.status == "concluded" and d.rounds[-1].notes["champion"] in ids

@@ -100,7 +100,7 @@ DEFAULTS = {
     "context_rounds": 3, "max_response_words": 800, "max_reply_chars": 24000, "timeout_seconds": 120.0,
     "retry_timeouts": False, "attempts": 3, "retry_base_delay": 1.0, "conclusion_author": "winner",
     "agreement_measure": "lexical", "escalate_below": 0.5, "consensus_at": 0.70, "contested_at": 0.30,
-    "debate_chairman": True, "drafter": "", "critique_rounds": 4, "convergence_test": "judge",
+    "debate_chairman": True, "drafter": "", "match_debate": True, "critique_rounds": 4, "convergence_test": "judge",
     "convergence_threshold": 0.85, "personas": "", "min_personas": 2, "triage": False, "deliberate_below": 0.70,
     "max_calls": 0, "max_tokens": 0, "max_cost": 0.0,
 }

@@ -178,6 +178,10 @@ def test_council_family_pages_show_their_structure(tmp_path):
     tournament = page(site, "questions/tournament")
     assert 'class="discuss-chart discuss-bracket"' in tournament and "Champion: <strong>" in tournament
     assert " vs " in tournament and "(bye)" in tournament
+    # The champion's answer is the result, shown in full above the rounds.
+    result_block = tournament[tournament.index("Result: the champion's answer"):tournament.index('id="rounds"')]
+    assert "<h5>Position</h5>" in result_block and "Seen from what can be built and verified first" in result_block
+    assert '<span class="discuss-role">debater</span>' in tournament
     decompose = page(site, "questions/decompose")
     assert "Round 1: split" in decompose and "Answered by" in decompose
     assert "Reassembled answer by the splitter" in decompose

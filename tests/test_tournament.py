@@ -13,22 +13,47 @@ def run(project, fake, protocol, ids=("alpha", "beta", "gamma"), settings="{retr
     return project.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol)
 
 
-@pytest.mark.parametrize("ids, matches", [(("alpha", "beta", "gamma"), 2), (("alpha", "beta", "gamma", "delta"), 3)])
-def test_tournament_knocks_out_until_one_answer_is_left(project, fake, ids, matches):
+@pytest.mark.parametrize("ids, rounds", [(("alpha", "beta", "gamma"), [1, 1]), (("alpha", "beta", "gamma", "delta"), [2, 1])])
+def test_tournament_knocks_out_until_one_answer_is_left(project, fake, ids, rounds):
     result = run(project, fake, "tournament", ids)
     assert result.exit_code == 0, result.output
     tasks = [r["task"] for r in fake.requests]
-    assert tasks == ["respond"] * len(ids) + ["match"] * matches  # n - 1 matches
+    # Each round: both sides of every match argue once, then every match is judged; n - 1 matches in all.
+    assert tasks == ["respond"] * len(ids) + [t for n in rounds for t in ["argue"] * 2 * n + ["match"] * n]
     assert all(r["model"] == "referee" for r in fake.requests if r["task"] == "match")
     d = store.load(project.folder)
-    assert d.concluded and d.conclusion is None and d.rounds[-1].notes["champion"] == "alpha"
+    assert d.status == "concluded" and d.conclusion is None and d.rounds[-1].notes["champion"] == "alpha"
     played = [m for r in d.rounds[1:] for m in r.notes["matches"]]
-    assert len(played) == matches and all(m["winner"] == min(m["a"], m["b"]) for m in played)
+    assert len(played) == sum(rounds) and all(m["winner"] == min(m["a"], m["b"]) for m in played)
     losers = {m["a"] if m["winner"] == m["b"] else m["b"] for m in played}
     assert losers == set(ids) - {"alpha"}  # everyone but the champion lost exactly once
     for r in d.rounds[1:]:
         assert len(r.notes["matches"]) * 2 + len(r.notes["byes"]) == len(set(
             x for m in r.notes["matches"] for x in (m["a"], m["b"])) | set(r.notes["byes"]))
+
+
+def test_the_judge_weighs_each_sides_argument(project, fake):
+    fake.script("gamma", DEFAULT, Action(status=500, text="down"), Action(status=500, text="down"),
+                Action(status=500, text="down"))
+    assert run(project, fake, "tournament").exit_code == 0
+    d = store.load(project.folder)
+    for r in d.rounds[1:]:
+        for i, m in enumerate(r.notes["matches"]):
+            argued = {pid for pid in (m["a"], m["b"]) if f"match-{i + 1}-{pid}" in r.replies}
+            assert argued == {m["a"], m["b"]} - {"gamma"}
+            assert all(r.replies[f"match-{i + 1}-{pid}"].role == "debater" for pid in argued)
+    judged = [req["messages"][-1]["content"] for req in fake.requests_for("referee", "match")]
+    assert all("## The short debate" in text for text in judged)
+    with_gamma = [t for t in judged if "gamma" in t]
+    assert with_gamma and all("(nothing: the call failed)" in t for t in with_gamma)
+    assert all(f"Argument of {m}" in t for t in judged for m in ("alpha", "beta", "gamma")
+               if f"Answer of {m}" in t and m != "gamma")
+
+
+def test_without_match_debate_the_judge_decides_from_the_answers_alone(project, fake):
+    assert run(project, fake, "tournament", settings="{retryBaseDelay: 0.01, matchDebate: false}").exit_code == 0
+    assert "argue" not in [r["task"] for r in fake.requests]
+    assert not any("The short debate" in r["messages"][-1]["content"] for r in fake.requests)
 
 
 def test_a_match_that_cannot_be_judged_fails_the_run_then_resumes(project, fake):
@@ -41,6 +66,7 @@ def test_a_match_that_cannot_be_judged_fails_the_run_then_resumes(project, fake)
     assert project.cli("run", "swarm-power").exit_code == 0
     assert store.load(project.folder).rounds[-1].notes["champion"] == "alpha"
     assert sum(r["task"] == "respond" for r in fake.requests) == 3  # answers were not asked again
+    assert sum(r["task"] == "argue" for r in fake.requests) == 4  # nor arguments that were on file
 
 
 def test_decompose_splits_answers_parts_and_reassembles(project, fake):

@@ -147,6 +147,8 @@ class Settings:
     critique_rounds: int = 4
     convergence_test: str = "judge"
     convergence_threshold: float = 0.85
+    # Tournament: each pair debates briefly before its judge decides.
+    match_debate: bool = True
     # Deliberate protocol: personas to use (comma-separated ids; empty: a diverse default).
     personas: str = ""
     # Gate 1 passes only when at least this many personas finished their ranking.

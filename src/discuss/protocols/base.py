@@ -98,6 +98,10 @@ class Protocol(ABC):
     def prepare(self, d: Discussion, setup: Any) -> None:
         """Fix what the discussion needs before its first call (personas, say); `setup` is the project layout."""
 
+    def result_of(self, d: Discussion) -> str | None:
+        """The panelist whose answer is the result, for a protocol that writes no conclusion."""
+        return None
+
     def check_ready(self, d: Discussion) -> None:
         """Raise InputError for anything that would fail after money was spent."""
 
@@ -213,12 +217,13 @@ def next_step(protocol: Protocol, d: Discussion, ctx: Context) -> Step | None:
             return None
     spec = protocol.conclusion_spec(d, ctx)
     if spec is None:
-        return Step("", after=lambda: finish(d, ctx.clock()))
+        return Step("", after=lambda: finish(d, ctx.clock(), protocol.result_of(d) is not None))
     return conclusion_step(protocol, d, spec, ctx)
 
 
-def finish(d: Discussion, now: str) -> None:
-    d.status, d.concluded_at = ("concluded" if d.conclusion else "closed"), now
+def finish(d: Discussion, now: str, result: bool = False) -> None:
+    """The discussion has ended: `concluded` with a conclusion or a result, else `closed`."""
+    d.status, d.concluded_at = ("concluded" if d.conclusion or result else "closed"), now
 
 
 def conclusion_step(protocol: Protocol, d: Discussion, spec: CallSpec, ctx: Context) -> Step:

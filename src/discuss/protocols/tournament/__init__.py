@@ -1,9 +1,12 @@
 """The tournament protocol: every panelist answers; answers meet in pairs, the loser drops out.
 
-Each match is judged by the judge; round after round, until one answer is
-left. The bracket (who met whom, who won, byes) is recorded in each round's
-`round.yaml`; the last answer standing is the champion, and its answer is
-the result.
+With `matchDebate` on (the default), each pair first debates briefly: each
+side answers the other's answer once, both at once. Then a judge who is in
+neither side of the match (the panel's judge, an outsider, else another
+member) picks the winner from the answers and the debate. Round after
+round, until one answer is left. The bracket (who met whom, who won, byes)
+is recorded in each round's `round.yaml`; the last answer standing is the
+champion, and its answer is the result.
 """
 
 from __future__ import annotations
@@ -14,12 +17,28 @@ from ...calls import CallResult, CallSpec
 from ...domain import Discussion, Panelist, Round
 from ...errors import RunError
 from ...rules.agreement import agreement
-from ..base import Context, Protocol, Step, messages, record_failure, record_reply, require_replies
+from ..base import (
+    Context,
+    Protocol,
+    Step,
+    messages,
+    question_turn,
+    record_failure,
+    record_reply,
+    referee,
+    require_replies,
+)
 from . import moves
 from .notes import TournamentNotes, notes
 from .replies import parse_match
 
 JUDGE = "judge"
+DEBATER = "debater"
+ARGUMENT_WORDS = 150  # a short debate: one answer to the other side, no more
+
+
+def argument_key(i: int, pid: str) -> str:
+    return f"match-{i + 1}-{pid}"
 
 
 def _answers_spec(d: Discussion, p: Panelist, ctx: Context) -> CallSpec:
@@ -74,6 +93,11 @@ class Tournament(Protocol):
         else:
             open_matches = [i for i, m in enumerate(notes(rnd)["matches"])
                             if m["winner"] is None and f"match-{i + 1}" not in self.failed_now]
+            arguing = self.pending_arguments(d, rnd, open_matches)
+            if arguing:
+                specs = [self.argument_spec(d, rnd, i, pid, ctx) for i, pid in arguing]
+                return Step(f"round {rnd.number}: match debates", specs,
+                            lambda r: self.apply_argument(rnd, r, ctx.clock()))
             if open_matches:
                 specs = [self.match_spec(d, rnd, i, ctx) for i in open_matches]
                 return Step(f"round {rnd.number}: matches", specs, lambda r: self.apply_match(rnd, r, ctx.clock()))
@@ -86,14 +110,47 @@ class Tournament(Protocol):
         record_reply(rnd, result.spec.panelist, result, result.spec.panelist.id, "respondent", result.text or "", now)
 
     @staticmethod
-    def match_spec(d: Discussion, rnd: Round, i: int, ctx: Context) -> CallSpec:
+    def pending_arguments(d: Discussion, rnd: Round, open_matches: list[int]) -> list[tuple[int, str]]:
+        """The sides of undecided matches still to argue; a side whose call failed is judged without it."""
+        if not d.settings.match_debate:
+            return []
+        failed = rnd.failed("debate")
+        return [(i, pid) for i in open_matches for pid in (notes(rnd)["matches"][i]["a"], notes(rnd)["matches"][i]["b"])
+                if argument_key(i, pid) not in rnd.replies and pid not in failed]
+
+    @staticmethod
+    def argument_spec(d: Discussion, rnd: Round, i: int, pid: str, ctx: Context) -> CallSpec:
+        match = notes(rnd)["matches"][i]
+        other = match["b"] if pid == match["a"] else match["a"]
+        p, answers = d.panel.member(pid), d.rounds[0].replies
+        user = ctx.prompts.render("argue", question=ctx.q, own=answers[pid].text, other=answers[other].text,
+                                  max_words=ARGUMENT_WORDS)
+        return CallSpec(argument_key(i, pid), p, messages(p, ctx.prompts, user), "argue", ARGUMENT_WORDS * 2,
+                        context={"title": ctx.q.title, "round": rnd.number, "match": i + 1}, offline=moves.argue)
+
+    @staticmethod
+    def apply_argument(rnd: Round, result: CallResult, now: str) -> None:
+        if not result.ok:
+            return record_failure(rnd, "debate", result)
+        record_reply(rnd, result.spec.panelist, result, result.spec.key, DEBATER, result.text or "", now)
+
+    @staticmethod
+    def judge_of(d: Discussion, rnd: Round, i: int) -> Panelist:
+        match = notes(rnd)["matches"][i]
+        return referee(d, d.panel.judge, question_turn(d) + rnd.number + i, avoid=(match["a"], match["b"]))[0]
+
+    def match_spec(self, d: Discussion, rnd: Round, i: int, ctx: Context) -> CallSpec:
         match = notes(rnd)["matches"][i]
         first, second = match["a"], match["b"]
         if random.Random(f"{d.question_slug}:{rnd.number}:{i}").random() < 0.5:
             first, second = second, first  # neither side is always shown first
         answers = d.rounds[0].replies
-        judge = d.panel.judge or d.panel.chair
-        user = ctx.prompts.render("match", question=ctx.q, first=answers[first].text, second=answers[second].text)
+        judge = self.judge_of(d, rnd, i)
+        argued = {pid: rnd.replies[argument_key(i, pid)].text for pid in (first, second)
+                  if argument_key(i, pid) in rnd.replies}
+        user = ctx.prompts.render("match", question=ctx.q, first=answers[first].text, second=answers[second].text,
+                                  debate=d.settings.match_debate, first_argues=argued.get(first),
+                                  second_argues=argued.get(second))
         return CallSpec(f"match-{i + 1}", judge, messages(judge, ctx.prompts, user), "match", 600,
                         validate=parse_match, offline=moves.match,
                         context={"match": i, "sides": {"A": first, "B": second},
@@ -123,6 +180,9 @@ class Tournament(Protocol):
 
     def conclusion_spec(self, d: Discussion, ctx: Context) -> None:
         return None  # the champion's answer is the result; nothing more to write
+
+    def result_of(self, d: Discussion) -> str | None:
+        return next((str(r.notes["champion"]) for r in d.rounds if r.notes.get("champion")), None)
 
     def most_rounds(self, d: Discussion) -> int:
         return 1 + max(len(d.panel.members) - 1, 0).bit_length()
