@@ -223,3 +223,20 @@ def test_stakes_take_known_words_only(project):
     project.question.write_text(project.question.read_text().replace("tags: [power]", "tags: [power]\nstakes: huge"))
     result = project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "auto")
     assert result.exit_code == 2 and "stakes" in result.stderr
+
+
+def test_auto_sends_the_review_of_an_artefact_to_the_adversarial_council(project, fake):
+    project.question.write_text(project.question.read_text().replace("tags: [power]", "tags: [power]\ntaskType: review"))
+    result = run(project, fake, "auto")
+    assert result.exit_code == 0, result.output
+    assert calls(fake)[0] == ("alpha", "respond")
+    assert [t for _, t in calls(fake)] == ["respond"] + ["review"] * 2 + ["conclude"]
+    d = store.load(project.folder)
+    assert [r.stage for r in d.rounds] == ["draft", "review"]
+    assert d.rounds[0].notes["route"]["protocol"] == "adversarial" and "'review'" in d.rounds[0].notes["route"]["reason"]
+    assert d.conclusion.generated_by != "alpha"  # the converger did not draft
+
+
+def test_auto_records_that_an_ordinary_question_goes_to_the_council(project, fake):
+    assert run(project, fake, "auto").exit_code == 0
+    assert store.load(project.folder).rounds[0].notes["route"]["protocol"] == "council"

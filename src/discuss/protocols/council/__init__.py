@@ -72,6 +72,8 @@ def escalated(d: Discussion) -> bool:
 
 
 HIGH_STAKES = "high"
+# Task types that ask the panel to review an artefact (a draft, a design, code) rather than answer.
+REVIEW_TASKS = ("review", "artefact-review", "artifact-review")
 
 
 class Staged(Protocol):
@@ -90,6 +92,8 @@ class Staged(Protocol):
         out = super().show_round(r, names)
         out += [f"  {names.get(c['critic'], c['critic'])} critiqued {names.get(c['target'], c['target'])}"
                 for c in notes(r).get("critiques", [])]
+        if route := notes(r).get("route"):
+            out.append(f"  route: {route['protocol']} ({route['reason']})")
         if escalation := notes(r).get("escalation"):
             out.append(f"  escalation: {escalation.get('reason')}")
         return out
@@ -101,13 +105,18 @@ class Staged(Protocol):
         # Who gave no position has nothing to defend and no place in the debate.
         answered = tuple(m for m in everyone if d.rounds and m.id in d.rounds[0].replies)
         debate = [Stage("cross-examination", "critic", answered), Stage("rebuttal", "rebuttal", answered)]
-        if self.name == "council":
+        mode = self.mode(d)
+        if mode == "council":
             return [positions]
-        if self.name == "debate":
+        if mode == "debate":
             return [positions, *debate]
-        if self.name == "auto":
+        if mode == "auto":
             return [positions, *debate] if escalated(d) else [positions]
         return [Stage("draft", "drafter", (drafter(d),)), Stage("review", "reviewer", reviewers(d))]
+
+    def mode(self, d: Discussion) -> str:
+        """Which of the family this discussion runs: the protocol's own name, unless auto routed it."""
+        return self.name
 
     def finished_rounds(self, d: Discussion) -> bool:
         return len(d.rounds) >= len(self.stages(d))
@@ -189,7 +198,7 @@ class Staged(Protocol):
         notes(rnd)["similarity"] = [{"a": a, "b": b, "score": round(next(scores), 4)}
                                    for n, a in enumerate(ids) for b in ids[n + 1:]]
         line = f"round {rnd.number}: agreement {rnd.agreement if rnd.agreement is not None else '-'}"
-        if self.name == "auto" and rnd.number == 1:
+        if self.mode(d) == "auto" and rnd.number == 1:
             disagree = rnd.agreement is not None and rnd.agreement < d.settings.escalate_below
             high = stakes == HIGH_STAKES
             notes(rnd)["escalation"] = {
@@ -211,7 +220,7 @@ class Staged(Protocol):
         if not done:
             return None
         last = done[-1]
-        if self.name == "adversarial":
+        if self.mode(d) == "adversarial":
             chair = converger(d)
             reviews = [(names.get(pid, pid), r.text) for pid, r in last.replies.items() if last.number > 1]
             user = prompts.render("converge", question=q, draft=d.rounds[0].replies[drafter(d).id].text,
@@ -258,4 +267,21 @@ class Adversarial(Staged):
 
 
 class Auto(Staged):
-    summary = "a council that turns into a debate when its first answers disagree"
+    summary = ("a council that turns into a debate when its first answers disagree or the stakes are high; "
+               "a review of an artefact goes to the adversarial council")
+
+    def mode(self, d: Discussion) -> str:
+        route = notes(d.rounds[0]).get("route") if d.rounds else None
+        return "adversarial" if route and route["protocol"] == "adversarial" else "auto"
+
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
+        if rnd.number == 1 and "route" not in notes(rnd):
+            # Decided once, from the question, and kept: the rounds that follow read it from the round.
+            review = (ctx.q.task_type or "").lower() in REVIEW_TASKS
+            notes(rnd)["route"] = {
+                "protocol": "adversarial" if review else "council",
+                "reason": f"the question's taskType is {ctx.q.task_type!r}: an artefact is reviewed by a drafter, "
+                          "independent reviewers and a converger" if review
+                          else "a council first; it debates if the answers disagree or the stakes are high"}
+            rnd.stage = self.stages(d)[0].name
+        return super().round_step(d, rnd, ctx)

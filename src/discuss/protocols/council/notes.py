@@ -28,7 +28,13 @@ class Escalation(TypedDict):
     reason: str
 
 
+class Route(TypedDict):
+    protocol: str  # council (and maybe a debate) or adversarial
+    reason: str
+
+
 class CouncilNotes(TypedDict, total=False):
+    route: Route  # auto: where the question was sent, and why
     critiques: list[Critique]  # cross-examination: who critiqued whom, and what
     similarity: list[Similarity]  # every pair of answers, by the agreement measure
     escalation: Escalation  # auto: whether the first round's agreement sent the panel into a debate
