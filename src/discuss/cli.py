@@ -164,17 +164,26 @@ def _print_estimate(q, d, plan, prompts) -> None:
     from collections import Counter
 
     from .dry_run import estimate_run
+    from .protocols import get_protocol
     from .report import money
     from .runner import Runner
 
     usage, calls, unpriced = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, plan))
-    tasks = ", ".join(f"{n} {task}" for task, n in Counter(t for _, t in calls).items())
+    tasks = ", ".join(f"{n} {task}" for task, n in Counter(t for _, t, _ in calls).items())
+    s = d.settings
     typer.echo(f"{q.slug}: estimate of this run ({d.protocol}, panel {d.panel.name}), an upper bound")
     typer.echo(f"  calls:             {usage.calls} ({tasks or 'none'})")
-    typer.echo(f"  prompt tokens:     {usage.prompt_tokens}")
+    typer.echo(f"  prompt tokens:     at most {usage.prompt_tokens}")
     typer.echo(f"  completion tokens: at most {usage.completion_tokens}")
     unknown = f" (no price known for {', '.join(unpriced)})" if unpriced else ""
     typer.echo(f"  cost:              at most {money(usage.cost)}{unknown}")
+    typer.echo(f"  assumed: no early stop (up to {get_protocol(d.protocol).most_rounds(d)} rounds in all), every "
+               f"reply as long as its limit (answers {s.max_response_words * 2} tokens), every structured reply "
+               "usable at the first ask")
+    structured = sum(1 for _, _, shaped in calls if shaped)
+    if structured and s.vote_attempts > 1:
+        typer.echo(f"  re-asks:           up to {structured * (s.vote_attempts - 1)} more calls if every "
+                   f"structured reply ({structured}) must be asked again (voteAttempts {s.vote_attempts})")
 
 
 def _run_all(options, tags, glob, concurrency, shard) -> None:

@@ -14,8 +14,8 @@ from .providers import route
 from .providers.estimator import EstimatorProvider
 
 
-async def estimate_run(runner_factory, q, d, plan) -> tuple[Usage, list[tuple[str, str]], list[str]]:
-    """Total usage, the calls in order, and the models whose price is unknown."""
+async def estimate_run(runner_factory, q, d, plan) -> tuple[Usage, list[tuple[str, str, bool]], list[str]]:
+    """Total usage, the calls in order (panelist, task, structured), and the models whose price is unknown."""
     stand_ins = EstimatorProvider(route)
     gateway = Gateway(attempts=1, asks=1, providers=lambda p: stand_ins)
     trial = copy.deepcopy(d)

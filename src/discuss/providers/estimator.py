@@ -9,7 +9,9 @@ by the provider that would really answer.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
@@ -18,13 +20,35 @@ from . import Diagnosis, Provider, offline
 
 
 def stand_in(spec: CallSpec) -> str:
+    """The longest reply the call may get: the worst-case move, filled up to the call's token limit."""
     p = spec.panelist
     as_offline = dataclasses.replace(spec, panelist=Panelist(p.id, f"offline/{p.id}", p.name))
     text = offline.play(as_offline, spec.worst_case)
-    if spec.validate is not None:
-        return text  # structured replies keep their shape
-    filler = " ".join(["word"] * max(spec.max_tokens - estimate_tokens(text), 0))
-    return f"{text}\n{filler}\n"
+    # Words of its own per panelist and call: alike stand-ins would meet an agreement test and stop early.
+    filler = " ".join(f"{p.id}{spec.key}{i}" for i in range(max(spec.max_tokens - estimate_tokens(text), 0)))
+    if spec.validate is None:
+        return f"{text}\n{filler}\n"
+    # A structured reply keeps its shape; its longest text grows, as later prompts may quote it.
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    longest = max(_strings(value), key=lambda found: len(found[1]), default=None)
+    if longest is None:
+        return text
+    holder, key = longest[0]
+    holder[key] = f"{holder[key]} {filler}"
+    return json.dumps(value)
+
+
+def _strings(value: Any) -> Iterator[tuple[tuple[Any, Any], str]]:
+    """Every string in a JSON value, with the container and key that hold it."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for key, item in items:
+        if isinstance(item, str):
+            yield (value, key), item
+        else:
+            yield from _strings(item)
 
 
 class EstimatorProvider:
@@ -32,10 +56,10 @@ class EstimatorProvider:
 
     def __init__(self, real: Callable[[Panelist], Provider]):
         self.real = real
-        self.calls: list[tuple[str, str]] = []
+        self.calls: list[tuple[str, str, bool]] = []  # panelist, task, whether its reply is structured
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
-        self.calls.append((spec.panelist.id, spec.task))
+        self.calls.append((spec.panelist.id, spec.task, spec.validate is not None))
         prompt = sum(estimate_tokens(m["content"]) for m in messages)
         return stand_in(spec), Usage(prompt, spec.max_tokens, self.price(spec.panelist, prompt, spec.max_tokens), 1)
 

@@ -119,7 +119,8 @@ def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
     labelled = list(zip(make_labels(len(current)), [current[pid].text for pid in sorted(current)]))
     user = ctx.prompts.render("judge", question=ctx.q, round=rnd.number - 1, positions=labelled)
     return CallSpec(judge.id, judge, messages(judge, ctx.prompts, user), "judge", 800, validate=parse_judge,
-                    context={"round": rnd.number, "texts": [t for _, t in labelled]}, offline=moves.judge)
+                    context={"round": rnd.number, "texts": [t for _, t in labelled]}, offline=moves.judge,
+                    worst_case=moves.never_converged)
 
 
 def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:

@@ -23,3 +23,8 @@ def judge(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     level = round(min(0.45 + 0.2 * ctx.get("round", 2), 1.0), 2)  # positions converge as rounds go on
     return json.dumps({"recommendation": level, "keyFacts": level, "caveats": round(level - 0.05, 2),
                        "reasoning": "The simulated positions share their recommendation and most caveats."})
+
+
+def never_converged(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
+    """The estimator's verdict: no convergence, so every round of critique is priced."""
+    return json.dumps({"recommendation": 0, "keyFacts": 0, "caveats": 0, "reasoning": "estimate"})

@@ -50,7 +50,8 @@ class Decompose(Protocol):
             user = ctx.prompts.render("split", question=ctx.q, min_parts=MIN_PARTS, max_parts=MAX_PARTS)
             spec = CallSpec(lead.id, lead, messages(lead, ctx.prompts, user), "split", 1500,
                             validate=lambda text: parse_split(text, MIN_PARTS, MAX_PARTS),
-                            context={"title": ctx.q.title}, offline=moves.split)
+                            context={"title": ctx.q.title, "most": MAX_PARTS}, offline=moves.split,
+                            worst_case=moves.most_parts)
             return Step("round 1: split", [spec], lambda r: self.apply_split(rnd, r, ctx.clock()),
                         lambda: require_replies(rnd))
         if rnd.number == 2:

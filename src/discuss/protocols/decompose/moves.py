@@ -12,3 +12,9 @@ def split(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
         {"title": "Risks", "question": "What could go wrong with each option, and how likely is it?"},
         {"title": "First step", "question": "What is the smallest first step that tests the choice?"},
     ]})
+
+
+def most_parts(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
+    """The estimator's split: as many parts as a split may have, so every part is priced."""
+    return json.dumps({"parts": [{"title": f"Part {i}", "question": f"Sub-question {i}?"}
+                                 for i in range(1, ctx.get("most", 2) + 1)]})

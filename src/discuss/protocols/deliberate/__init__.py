@@ -82,7 +82,8 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
     if rnd.stage == "research":
         user = ctx.prompts.render("research", question=ctx.q, persona=persona, max_words=words)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "research", words * 3, validate=parse_research,
-                        context={"title": ctx.q.title, "round": 1, "persona": persona}, offline=moves.research)
+                        context={"title": ctx.q.title, "round": 1, "persona": persona}, offline=moves.research,
+                        worst_case=moves.unsure)
     if rnd.stage == "alternatives":
         research = [(d.personas.get(pid, {}).get("name", pid), r.text)
                     for pid, r in stage(d, "research").replies.items()]
@@ -97,7 +98,8 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
     labels = list(alts)
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "rank", 1500,
                     validate=lambda t: parse_ranking(t, labels, list(WEIGHTS)),
-                    context={"labels": labels, "persona": persona}, offline=moves.rank)
+                    context={"labels": labels, "persona": persona}, offline=moves.rank,
+                    worst_case=moves.agreeing)
 
 
 def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:

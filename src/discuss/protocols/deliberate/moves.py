@@ -46,3 +46,17 @@ def triage(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
 def uncertain(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
     """The estimator's triage: as uncertain as can be, so the whole deliberation is priced."""
     return json.dumps({"ambiguity": 1, "complexity": 1, "stakes": 1, "contextDependency": 1, "reasoning": "estimate"})
+
+
+def unsure(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
+    """The estimator's research: confidence 0, so a later rise lets gate 2 pass and the decision is priced."""
+    return json.dumps({"findings": respond(name, persona, ctx), "confidence": 0})
+
+
+def agreeing(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
+    """The estimator's ranking: everyone prefers the first alternative with reasons, so both gates pass."""
+    labels = ctx.get("labels", [])
+    scores = [{"alternative": label, **{d: 1.0 if i == 0 else 0.5 for d in
+                                           ("impact", "quality", "feasibility", "reusability", "risk")}}
+              for i, label in enumerate(labels)]
+    return json.dumps({"scores": scores, "confidence": 1.0, "concern": f"estimate by {name}"})

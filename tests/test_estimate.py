@@ -1,0 +1,72 @@
+"""`run --estimate` is an upper bound: the worst scripted run of each protocol makes no more calls than it says.
+
+Each scenario drives a protocol down its longest branch with the scripted
+panel (no early stop, the most parts, an escalation, gates that pass); the
+estimate, taken before the run, must cover every call the run then makes.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from discuss.store import discussions as store
+from scripted import ballot, scripted_panel, write_scripts
+
+IDS = ("ann", "bob", "cy")
+NEUTRAL = {i: "NEUTRAL" for i in IDS}
+LIBRARY = Path(__file__).resolve().parent.parent / "discussions" / "personas"
+
+SCENARIOS = {
+    "vote": ({i: [{"task": "vote", "json": ballot("CONTINUE", **NEUTRAL)}] for i in IDS}, "", ""),
+    "critique": ({i: [{"task": "judge", "json": {"recommendation": 0, "keyFacts": 0, "caveats": 0,
+                                                 "reasoning": "apart"}}] for i in IDS}, "", ""),
+    "auto": ({}, "stakes: high", ""),
+    "council": ({}, "", ""),
+    "debate": ({}, "", ""),
+    "adversarial": ({}, "", ""),
+    "tournament": ({}, "", ""),
+    "decompose": ({i: [{"task": "split", "json": {"parts": [{"title": f"P{n}", "question": f"Q{n}?"}
+                                                            for n in range(6)]}}] for i in IDS}, "", ""),
+    "deliberate": ({i: [{"task": "research", "json": {"findings": "little is known", "confidence": 0.1}},
+                        {"task": "triage", "json": {"ambiguity": 1, "complexity": 1, "stakes": 1,
+                                                    "contextDependency": 1, "reasoning": "unclear"}}]
+                    for i in IDS}, "", "triage: true, "),
+}
+
+
+def estimated_calls(output: str) -> int:
+    found = re.search(r"calls:\s+(\d+)", output)
+    assert found, output
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("protocol", list(SCENARIOS))
+def test_the_worst_scripted_run_stays_within_the_estimate(project, protocol):
+    scripts, front, settings = SCENARIOS[protocol]
+    project.write_panels(scripted_panel(IDS, settings=f"{{{settings}retryBaseDelay: 0.0}}"))
+    write_scripts(project.root, **{i: scripts.get(i, []) for i in IDS})
+    if front:
+        project.question.write_text(project.question.read_text().replace("tags: [power]", f"tags: [power]\n{front}"))
+    shutil.copytree(LIBRARY, project.root / "discussions" / "personas")
+    estimate = project.cli("run", "swarm-power", "--protocol", protocol, "--auto", "--estimate")
+    assert estimate.exit_code == 0, estimate.output
+    assert not project.folder.exists()  # an estimate writes nothing
+    run = project.cli("run", "swarm-power", "--protocol", protocol, "--auto")
+    assert run.exit_code == 0, run.output
+    d = store.load(project.folder)
+    assert d.concluded and d.termination_reason in ("max-rounds", "completed")  # the longest branch was taken
+    # Scripted worst cases reach the bound exactly: it is an upper bound and not a loose one.
+    assert d.usage.calls == estimated_calls(estimate.output)
+
+
+def test_the_estimate_names_what_it_assumed(project):
+    project.write_panels(scripted_panel(IDS))
+    write_scripts(project.root, **{i: [] for i in IDS})
+    out = project.cli("run", "swarm-power", "--protocol", "critique", "--auto", "--estimate").output
+    assert "calls:             20 (3 respond, 12 stance, 4 judge, 1 conclude)" in out
+    assert "no early stop (up to 5 rounds in all)" in out and "answers 1600 tokens" in out
+    assert "up to 34 more calls if every structured reply (17) must be asked again (voteAttempts 3)" in out
