@@ -54,10 +54,8 @@ def with_labels(value: Any, order: dict[str, str]) -> Any:
     return value
 
 
-class ScriptedProvider:
-    """Replies from scripts in `folder`: no network, no keys, no cost."""
-
-    simulated = True
+class ScriptedProvider(offline.OfflineProvider):
+    """Replies from scripts in `folder`: no network, no keys, no cost (prices and keys as offline)."""
 
     def __init__(self, folder: Path | None):
         self.folder = folder
@@ -100,15 +98,6 @@ class ScriptedProvider:
         """Every script can be read, before anything runs."""
         for p in panelists:
             self.script(p)
-
-    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
-        return 0.0
-
-    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
-        return []
-
-    def warm_up(self) -> None:
-        pass
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         ok = "ok (scripted)"
