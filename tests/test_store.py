@@ -174,3 +174,52 @@ def test_a_restarted_discussion_overwrites_leftover_reply_files(tmp_path):
     (tmp_path / "discussion.yaml").unlink()  # someone starts the discussion over
     store.save(sample(("new answer", "new")), tmp_path)
     assert store.load(tmp_path).rounds[0].replies["a"].text == "new answer"
+
+
+def _question(content, rel: str, slug: str | None = None) -> None:
+    path = content / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fm = f"slug: {slug}\n" if slug else ""
+    path.write_text(f"---\ntitle: {path.stem}\n{fm}---\n\nBody.\n")
+
+
+def test_an_exact_name_wins_over_a_dyson_style_suffix(tmp_path):
+    from discuss.store.questions import find_question
+
+    content = tmp_path / "content"
+    _question(content, "research-questions/phase-1/rq-1-16-autonomous-assembly-certification.md")
+    _question(content, "questions/autonomous-assembly-certification.md")
+    assert find_question(content, "autonomous-assembly-certification").path.parent.name == "questions"
+    assert find_question(content, "rq-1-16-autonomous-assembly-certification").path.parent.name == "phase-1"
+
+
+def test_a_unique_suffix_or_front_matter_slug_is_found(tmp_path):
+    from discuss.store.questions import find_question
+
+    content = tmp_path / "content"
+    _question(content, "phase-1/rq-1-11-swarm-power.md")
+    _question(content, "questions/odd-file-name.md", slug="named-by-slug")
+    assert find_question(content, "swarm-power").path.stem == "rq-1-11-swarm-power"
+    assert find_question(content, "named-by-slug").path.stem == "odd-file-name"
+
+
+def test_two_suffix_matches_are_an_error_naming_both(tmp_path):
+    from discuss.store.questions import find_question
+
+    content = tmp_path / "content"
+    _question(content, "phase-1/rq-1-2-debris-disposal.md")
+    _question(content, "phase-2/rq-2-7-debris-disposal.md")
+    with pytest.raises(InputError) as err:
+        find_question(content, "disposal")
+    assert "matches 2 questions" in str(err.value)
+    assert "phase-1/rq-1-2-debris-disposal.md" in str(err.value) and "phase-2/rq-2-7-debris-disposal.md" in str(err.value)
+
+
+def test_a_typo_gets_did_you_mean(tmp_path):
+    from discuss.store.questions import find_question
+
+    content = tmp_path / "content"
+    _question(content, "questions/swarm-power.md")
+    with pytest.raises(InputError) as err:
+        find_question(content, "swarm-powr")
+    assert "did you mean swarm-power?" in str(err.value)

@@ -6,6 +6,7 @@ discussion lives in the folder of the same name beside it.
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -73,7 +74,12 @@ def question_files(content: Path) -> list[Path]:
 
 
 def find_question(content: Path, ref: str) -> Question:
-    """Resolve QUESTION as the CLI takes it: a path to a file or folder, or a slug."""
+    """Resolve QUESTION as the CLI takes it: a path to a file or folder, or a slug.
+
+    An exact match (file name or front-matter slug) wins; a file whose name
+    ends in `-<slug>` (Project Dyson's `rq-1-11-<slug>.md`) is taken only when
+    it is the one such file; two or more candidates are an error naming them.
+    """
     path = Path(ref)
     if path.suffix == ".md" and path.is_file():
         return read_question(path)
@@ -82,17 +88,31 @@ def find_question(content: Path, ref: str) -> Question:
     if not is_safe_id(ref):
         raise InputError(f"{ref!r}: no such question file, and not a valid slug")
     files = question_files(content) if content.is_dir() else []
-    for candidate in files:
-        if candidate.stem == ref or candidate.stem.endswith("-" + ref):
-            return read_question(candidate)
-    for candidate in files:
-        try:
-            meta, _ = documents.read(candidate)
-        except ValueError:
-            continue
-        if meta.get("slug") == ref:
-            return read_question(candidate)
-    raise InputError(f"no question {ref!r} under {content}; `discuss new TITLE` creates one")
+    slugs: dict[Path, str] = {}  # read only when a file name does not settle it
+
+    def slug(f: Path) -> str:
+        return slugs.setdefault(f, _slug_of(f))
+
+    rules = (lambda f: f.stem == ref, lambda f: slug(f) == ref, lambda f: f.stem.endswith("-" + ref))
+    for rule in rules:
+        found = [f for f in files if rule(f)]
+        if len(found) == 1:
+            return read_question(found[0])
+        if found:
+            raise InputError(f"{ref!r} matches {len(found)} questions: "
+                             + ", ".join(str(f.relative_to(content)) for f in found) + "; give a path")
+    close = difflib.get_close_matches(ref, sorted({*(slug(f) for f in files), *(f.stem for f in files)}), n=3)
+    hint = f"; did you mean {' or '.join(close)}?" if close else "; `discuss new TITLE` creates one"
+    raise InputError(f"no question {ref!r} under {content}{hint}")
+
+
+def _slug_of(path: Path) -> str:
+    """The front matter's slug, else the file's stem; a file that cannot be read has only its stem."""
+    try:
+        meta, _ = documents.read(path)
+    except ValueError:
+        return path.stem
+    return str(meta.get("slug") or path.stem)
 
 
 def create_question(content: Path, section: str, title: str, tags: list[str]) -> Path:
