@@ -131,8 +131,10 @@ def test_status_and_show_read_project_dyson_folders(tmp_path):
     assert "Claude Opus 4.6: 10 words, score 5 (3 approve, 0 reject) <- winner" in show.stdout
     assert "Gemini-3-pro" not in show.stdout and "Feed in-space industry first." in show.stdout
     assert "gpt-5-2: CONCLUDE - Enough." in show.stdout
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     run = CliRunner().invoke(app, ["--root", str(root), "run", "swarm-power-architecture-end-use"])
-    assert run.exit_code == 2 and "Project Dyson" in run.stderr
+    assert run.exit_code == 0 and "already concluded" in run.stdout
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before  # reading changes nothing
 
 
 BAD = [

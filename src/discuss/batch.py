@@ -35,7 +35,7 @@ def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int
         # A stride over all matching questions in slug order, open or not: every machine
         # computes the same split however far the others have got, and none runs a question twice.
         matching = [q for n, q in enumerate(sorted(matching, key=lambda q: q.slug)) if n % count == index - 1]
-    return [q for q in matching if (d := store.load(q.folder)) is None or not (d.concluded or d.legacy)]
+    return [q for q in matching if (d := store.load(q.folder)) is None or not d.concluded]
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:

@@ -139,7 +139,7 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet) -> None
     q = find_question(content(), question)
     d = prepare(root(), q, options)
     if d.concluded:
-        typer.echo(f"{q.slug}: already concluded ({d.termination_reason}); nothing to do")
+        typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return
     plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
     if get_protocol(d.protocol).most_rounds(d) > 7:

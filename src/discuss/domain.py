@@ -256,6 +256,8 @@ class Round:
     # Protocols other than vote: the stage this round is, and its structured results.
     stage: str | None = None
     notes: dict = field(default_factory=dict)
+    # Written by another tool (Project Dyson's): kept on disk exactly as it is, never rewritten.
+    imported: bool = False
 
     @property
     def complete(self) -> bool:
@@ -263,6 +265,15 @@ class Round:
 
     def failed(self, phase: str) -> set[str]:
         return {f.model_id for f in self.failures if f.phase == phase}
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        records: list[Reply | Ballot | Abstention | Failure] = [*self.replies.values(), *self.ballots,
+                                                                 *self.abstentions, *self.failures]
+        for part in records:
+            total.add(part.usage)
+        return total
 
     def voted(self) -> set[str]:
         return {b.voter_id for b in self.ballots} | {a.voter_id for a in self.abstentions}
@@ -331,18 +342,17 @@ class Discussion:
     budget_stop: dict | None = None
     # Deliberate protocol: the persona each member takes, fixed when the discussion starts.
     personas: dict[str, dict] = field(default_factory=dict)
-    # Written by Project Dyson's original tool: readable, never rewritten.
+    # A Project Dyson thread: its discussion.yaml keeps Dyson's shape (`dyson`, as it was read)
+    # and its rounds stay as Dyson wrote them; rounds discuss adds are written in that shape too.
     legacy: bool = False
+    dyson: dict | None = None
 
     @property
     def usage(self) -> Usage:
         """Summed from every call's record, so a crash between two writes cannot skew it."""
         total = Usage()
         for r in self.rounds:
-            records: list[Reply | Ballot | Abstention | Failure] = [*r.replies.values(), *r.ballots, *r.abstentions,
-                                                                     *r.failures]
-            for part in records:
-                total.add(part.usage)
+            total.add(r.usage)
         if self.conclusion:
             total.add(self.conclusion.usage)
         return total

@@ -18,6 +18,7 @@ from .providers import check_keys, route
 from .providers.scripted import ScriptedProvider
 from .runner import start, utc_now
 from .store import discussions as store
+from .store.dyson import settings_from as dyson_settings
 from .store.layout import Layout
 from .store.panels import pick_panel
 
@@ -35,7 +36,10 @@ def _panel(layout: Layout, q: Question, existing: Discussion | None, wanted: str
         raise InputError(f"{q.folder}: this discussion was started with panel "
                          f"{existing.panel.name!r}; it cannot go on with {name!r}")
     panel, settings = pick_panel(layout.panels, name)
-    if existing and existing.panel.ids and existing.panel.ids != panel.ids:
+    if existing and existing.legacy and existing.panel.ids and set(existing.panel.ids) != set(panel.ids):
+        raise InputError(f"{q.folder}: this Project Dyson thread's panel is {', '.join(existing.panel.ids)}; "
+                         f"panel {name!r} has {', '.join(panel.ids)}: name a panel whose member ids are the thread's")
+    if existing and not existing.legacy and existing.panel.ids and existing.panel.ids != panel.ids:
         raise InputError(f"panel {name!r} has changed members since this discussion started "
                          f"({', '.join(existing.panel.ids)})")
     return panel, settings
@@ -65,11 +69,14 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     """The discussion to run on `q`, new or resumed; InputError for anything unusable."""
     inside_project(root, q)
     existing = store.load(q.folder)
-    if existing and existing.legacy:
-        raise InputError(f"{q.folder}: written by Project Dyson's tool; `discuss show` reads it, "
-                         "but runs go on only in discussions started by discuss")
+    if existing and existing.concluded:
+        _protocol(q, existing, existing.panel, options.protocol)  # a wrong --protocol is still wrong
+        return existing  # nothing will be asked of a panel
     layout = Layout(root)
     panel, settings = _panel(layout, q, existing, options.panel)
+    if existing and existing.legacy:
+        # A Dyson thread goes on under this panel's settings, with the thread's own config on top.
+        existing.settings = dyson_settings(existing.dyson.get("config") or {} if existing.dyson else {}, settings)
     name = _protocol(q, existing, panel, options.protocol)
     d = existing or start(q, panel, settings, utc_now(), name)
     d.panel = panel

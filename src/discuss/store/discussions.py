@@ -136,7 +136,8 @@ def _reply_doc(d: Discussion, r: Reply) -> str:
         "modelName": r.model_name,
         "roundNumber": r.round_number,
         "role": r.role,
-        "generated": r.generated,
+        # A Dyson thread's answers carry a date, as Dyson writes it; ours the full time.
+        "generated": r.generated[:10] if d.legacy else r.generated,
         "type": "discussion-response",
         "usage": {**usage_dict(r.usage), "latencyMs": r.latency_ms},
     }
@@ -220,9 +221,9 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
     discussion.yaml for later: what a finished call adds lives in its
     round's files, and the totals in the index are derived from them.
     """
-    if d.legacy:
-        raise InputError(f"{folder}: written by Project Dyson's tool; it is read, never rewritten")
     for r in d.rounds[max(from_round, 1) - 1:]:
+        if r.imported:
+            continue  # another tool's round stays exactly as it was written
         for pid in _order(list(r.replies), d.panel):
             reply = r.replies[pid]
             if not reply.saved:
@@ -236,7 +237,11 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
     if d.conclusion:
         write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
     if index:
-        write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index_dict(d)))
+        write_atomic(folder / DISCUSSION_FILE, yamlio.dump(dyson_index(d) if d.legacy else index_dict(d)))
+
+
+def dyson_index(d: Discussion) -> dict[str, Any]:
+    return dyson.index_dict(d, lambda r: dyson.round_entry(r, _failures(r), usage_dict(r.usage)))
 
 
 # ---- reading ---------------------------------------------------------------
@@ -438,7 +443,7 @@ def load(folder: Path) -> Discussion | None:
         if not isinstance(data, dict):
             raise ValueError("expected a mapping of fields")
         if dyson.is_legacy(data):
-            return dyson.load_legacy(data, folder)
+            return dyson.load_legacy(data, folder, lambda raw: _round_from(raw, folder, DEFAULT))
         history.check_index(data, index)
         d = Discussion(
             question_id=str(data.get("questionId") or ""),

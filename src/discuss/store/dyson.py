@@ -1,13 +1,20 @@
-"""Reading folders written by Project Dyson's original discussion tool.
+"""Project Dyson threads: read as Dyson wrote them, continued in Dyson's shape.
 
-Its `discussion.yaml` embeds each response's text under `rounds[].responses`
-and nests votes under `rounds[].votes[].votes`; its panel is implicit in the
-model ids. We map that onto our dataclasses, read-only.
+Dyson's `discussion.yaml` embeds each response's text under
+`rounds[].responses` and nests votes under `rounds[].votes[].votes`; its panel
+is implicit in the model ids. Rounds Dyson wrote are read into our
+dataclasses and marked `imported`: they are never rewritten. Rounds discuss
+adds to a Dyson thread are written twice over: in their round folder as
+ours are (the record we read back), and embedded in `discussion.yaml` as
+Dyson's site reads them, marked `writtenBy: discuss` and carrying our own
+fields (seed, tie-break, abstentions, failures, usage) beside Dyson's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..conclusions import split_sections
 from ..domain import (
@@ -44,9 +51,15 @@ def _names(folder: Path) -> dict[str, str]:
     return names
 
 
-def _round(raw: dict, names: dict[str, str]) -> Round:
+OURS = "discuss"  # the `writtenBy` of a round discuss added to a Dyson thread
+
+
+def _round(raw: dict, names: dict[str, str], slug: str) -> Round:
+    from ..protocols.vote import round_seed
+
     number = int(raw.get("roundNumber") or 0)
-    r = Round(number=number, seed=0)
+    # Ties re-drawn, if ever, with the seed discuss gives its own rounds: never one seed for all.
+    r = Round(number=number, seed=round_seed(slug, number), imported=True)
     for resp in raw.get("responses") or []:
         mid = str(resp.get("modelId"))
         if not is_safe_id(mid):
@@ -72,6 +85,7 @@ def _round(raw: dict, names: dict[str, str]) -> Round:
         TerminationVote(str(t.get("modelId")), str(t.get("vote")), str(t.get("reasoning") or ""))
         for t in raw.get("terminationVotes") or []
     ]
+    r.tie_break = raw.get("tieBreak")
     r.winner_id = raw.get("winnerId")
     r.winner_score = raw.get("winnerScore")
     r.should_terminate = bool(raw.get("shouldTerminate"))
@@ -100,24 +114,29 @@ def _conclusion(data: dict, folder: Path) -> Conclusion | None:
     )
 
 
-def load_legacy(data: dict, folder: Path) -> Discussion:
+def load_legacy(data: dict, folder: Path, read_own: Callable[[dict], Round]) -> Discussion:
+    """A Dyson thread; `read_own` reads a round discuss wrote (from its index entry and its folder)."""
     names = _names(folder)
-    rounds = [_round(r, names) for r in data.get("rounds") or [] if isinstance(r, dict)]
+    slug = str(data.get("questionSlug") or folder.name)
+    entries = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
+    rounds = [read_own(r) if r.get("writtenBy") == OURS else _round(r, names, slug) for r in entries]
+    # A round begun and not finished lives in its folder only, until it is complete.
+    number = len(rounds) + 1
+    while (folder / f"round-{number}").is_dir():
+        rounds.append(read_own({"roundNumber": number}))
+        number += 1
     ids: list[str] = []
     for r in rounds:
         ids += [i for i in r.replies if i not in ids]
     for mid in (data.get("stats") or {}).get("roundWinners") or {}:
         if mid not in ids and is_safe_id(str(mid)):
             ids.append(str(mid))
-    config = data.get("config") or {}
-    settings = Settings(max_rounds=int(config.get("maxRounds") or 5),
-                        self_vote_weight=float(config.get("selfVoteWeight") or 0.5))
     return Discussion(
         question_id=str(data.get("questionId") or ""),
-        question_slug=str(data.get("questionSlug") or ""),
+        question_slug=slug,
         question_title=str(data.get("questionTitle") or ""),
-        panel=Panel(name="dyson", members=tuple(Panelist(i, i, names.get(i, i)) for i in ids)),
-        settings=settings,
+        panel=Panel(name="", members=tuple(Panelist(i, i, names.get(i, i)) for i in ids)),
+        settings=settings_from(data.get("config") or {}, Settings()),
         protocol=DEFAULT,  # Dyson's tool knows only the vote protocol
         status=str(data.get("status") or "active"),
         started_at=str(data.get("startedAt") or ""),
@@ -126,4 +145,91 @@ def load_legacy(data: dict, folder: Path) -> Discussion:
         concluded_at=data.get("concludedAt"),
         conclusion=_conclusion(data, folder),
         legacy=True,
+        dyson=data,
     )
+
+
+# Dyson's config keys that are settings of ours, and how to read them.
+CONFIG = {"maxRounds": ("max_rounds", int), "maxResponseWords": ("max_response_words", int),
+          "selfVoteWeight": ("self_vote_weight", float), "consecutiveConcludeRounds": ("consecutive_conclude_rounds", int)}
+
+
+def settings_from(config: dict, base: Settings) -> Settings:
+    """`base` with what a Dyson thread's config says; `allowSelfVoting: false` makes own votes count for nothing."""
+    import dataclasses
+
+    changes = {name: kind(config[key]) for key, (name, kind) in CONFIG.items() if config.get(key) is not None}
+    if config.get("allowSelfVoting") is False:
+        changes["self_vote_weight"] = 0.0
+    return dataclasses.replace(base, **changes)
+
+
+def whole(x: float | None) -> float | int | None:
+    """A score as Dyson writes it: an integer where it is whole."""
+    return int(x) if isinstance(x, float) and x.is_integer() else x
+
+
+def round_entry(r: Round, failures: list[dict[str, Any]], usage: dict[str, Any]) -> dict[str, Any]:
+    """A finished round of ours as Dyson's site reads it, with our own fields beside Dyson's."""
+    by_target: dict[str, list[Any]] = {}
+    for v in r.votes:
+        by_target.setdefault(v.target_id, []).append(v)
+    entry: dict[str, Any] = {
+        "roundNumber": r.number,
+        "writtenBy": OURS,
+        "responses": [{"modelId": pid, "content": reply.text, "wordCount": reply.word_count,
+                       "generatedAt": reply.generated} for pid, reply in r.replies.items()],
+        "votes": [{"targetId": x.target_id,
+                   "votes": [{"voterId": v.voter_id, "targetId": v.target_id, "vote": v.vote, "reasoning": v.reasoning}
+                             for v in by_target.get(x.target_id, [])],
+                   "rawScore": whole(x.raw_score), "weightedScore": whole(x.weighted_score),
+                   "approveCount": x.approve_count, "rejectCount": x.reject_count} for x in r.results],
+        "winnerId": r.winner_id,
+        "winnerScore": whole(r.winner_score),
+        "terminationVotes": [{"modelId": t.model_id, "vote": t.vote, "reasoning": t.reasoning}
+                             for t in r.termination_votes],
+        "shouldTerminate": r.should_terminate,
+        "completedAt": r.completed_at,
+        "seed": r.seed,
+        "tieBreak": r.tie_break,
+        "abstentions": [{"voterId": a.voter_id, "reason": a.reason} for a in r.abstentions],
+        "failures": failures,
+        "usage": usage,
+    }
+    if r.termination_reason:
+        entry["terminationReason"] = r.termination_reason
+    return entry
+
+
+def stats(d: Discussion) -> dict[str, Any]:
+    """Dyson's stats: approval over every vote cast (own ones too), words rounded half up."""
+    winners = {pid: 0 for pid in d.panel.ids}
+    for r in d.rounds:
+        if r.winner_id:
+            winners[r.winner_id] = winners.get(r.winner_id, 0) + 1
+    votes = [v for r in d.rounds for v in r.votes]
+    words = [reply.word_count for r in d.rounds for reply in r.replies.values()]
+    return {
+        "totalRounds": sum(1 for r in d.rounds if r.complete),
+        "roundWinners": winners,
+        "totalVotes": len(votes),
+        "approvalRate": round(100 * sum(v.vote == "APPROVE" for v in votes) / len(votes), 1) if votes else 0,
+        "averageResponseWords": int(sum(words) / len(words) + 0.5) if words else 0,
+    }
+
+
+def index_dict(d: Discussion, entry: Callable[[Round], dict[str, Any]]) -> dict[str, Any]:
+    """The thread's discussion.yaml: Dyson's as it was read, with our finished rounds and the outcome."""
+    data = dict(d.dyson or {})
+    kept = {int(r.get("roundNumber") or 0): r for r in data.get("rounds") or [] if isinstance(r, dict)}
+    data["rounds"] = [kept[r.number] if r.imported else entry(r) for r in d.rounds if r.complete]
+    data.update({"currentRound": d.current_round, "status": d.status, "stats": stats(d),
+                 "terminationReason": d.termination_reason, "concludedAt": d.concluded_at})
+    c = d.conclusion
+    if c is not None and c.generated_by and not (isinstance(data.get("conclusion"), dict)
+                                                  and data["conclusion"].get("generatedAt") == c.generated):
+        data["conclusion"] = {"summary": c.summary, "keyPoints": c.key_points,
+                              "unresolvedQuestions": c.unresolved_questions,
+                              "recommendedActions": c.recommended_actions,
+                              "generatedBy": c.generated_by, "generatedAt": c.generated}
+    return data

@@ -1,0 +1,136 @@
+"""A Project Dyson repository runs on discuss unchanged: threads continue, conclude and run in Dyson's shape.
+
+The fixture `rq-1-40-...` is an active Dyson thread of two rounds (ties
+broken by list order, ballots the reference tool invented); `rq-1-11-...`
+is a concluded one. After discuss adds rounds, every field Dyson's site
+reads is present and typed as Dyson writes it, Dyson's own rounds are
+byte-for-byte as they were, and discuss still reads the whole thread.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+from typer.testing import CliRunner
+
+from conftest import fake_panel
+from discuss.cli import app
+from discuss.store import discussions as store
+
+DYSON = Path(__file__).parent / "data" / "dyson"
+IDS = ("claude-opus-4-6", "gemini-3-pro", "gpt-5-2")
+THREAD = "slot-reallocation-governance"
+PERSONAS = dict(zip(IDS, ("pragmatist", "skeptic", "visionary")))
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    root = tmp_path / "dyson"
+    shutil.copytree(DYSON, root / "content" / "research-questions")
+    (root / "discussions").mkdir()
+    members = "".join(f"        - {{id: {i}, model: offline/{PERSONAS[i]}, name: {i}}}\n" for i in IDS)
+    (root / "discussions" / "panels.yaml").write_text(
+        f"panels:\n    default:\n      members:\n{members}      settings: {{retryBaseDelay: 0.0}}\n")
+    return root
+
+
+def cli(root: Path, *args: str):
+    return CliRunner().invoke(app, ["--root", str(root), *args])
+
+
+def folder(root: Path) -> Path:
+    return root / "content" / "research-questions" / "phase-1" / f"rq-1-40-{THREAD}"
+
+
+def raw(root: Path) -> dict:
+    return YAML(typ="safe").load((folder(root) / "discussion.yaml").read_text())
+
+
+def assert_dyson_round(entry: dict, number: int) -> None:
+    """The fields and types Dyson's site reads from a round of discussion.yaml."""
+    assert entry["roundNumber"] == number
+    assert {r["modelId"] for r in entry["responses"]} == set(IDS)
+    for r in entry["responses"]:
+        assert isinstance(r["content"], str) and r["content"] and isinstance(r["wordCount"], int)
+        assert isinstance(r["generatedAt"], str)
+    for result in entry["votes"]:
+        assert result["targetId"] in IDS and len(result["votes"]) == 3
+        assert all(set(v) == {"voterId", "targetId", "vote", "reasoning"} for v in result["votes"])
+        for key in ("rawScore", "weightedScore"):
+            value = result[key]
+            assert isinstance(value, int) or (isinstance(value, float) and not value.is_integer())
+        assert isinstance(result["approveCount"], int) and isinstance(result["rejectCount"], int)
+    assert entry["winnerId"] in IDS and isinstance(entry["shouldTerminate"], bool)
+    assert {t["modelId"] for t in entry["terminationVotes"]} == set(IDS)
+    assert all(t["vote"] in ("CONCLUDE", "CONTINUE") for t in entry["terminationVotes"])
+
+
+def test_a_dyson_thread_goes_on_one_round_in_dysons_shape(repo):
+    before = raw(repo)
+    dyson_files = {p: p.read_bytes() for p in folder(repo).glob("round-*/*")}
+    result = cli(repo, "run", THREAD, "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    after = raw(repo)
+    assert after["rounds"][:2] == before["rounds"]  # Dyson's rounds as Dyson wrote them
+    assert {p: p.read_bytes() for p in dyson_files} == dyson_files
+    assert_dyson_round(after["rounds"][2], 3)
+    assert after["rounds"][2]["writtenBy"] == "discuss" and "tieBreak" in after["rounds"][2]
+    for key in ("questionId", "questionSlug", "questionTitle", "phaseId", "startedAt"):
+        assert after[key] == before[key]
+    assert after["questionId"] and after["config"] == before["config"]  # allowSelfVoting, unanimousTermination kept
+    assert after["currentRound"] == 3 and after["stats"]["totalRounds"] == 3
+    assert after["stats"]["totalVotes"] == 27 and isinstance(after["stats"]["averageResponseWords"], int)
+    assert sorted((folder(repo) / "round-3").iterdir()) == sorted(
+        folder(repo) / "round-3" / name for name in [*(f"{i}.md" for i in IDS), "votes.yaml"])
+    d = store.load(folder(repo))  # discuss reads the thread back, Dyson's rounds and its own
+    assert d.legacy and [r.imported for r in d.rounds] == [True, True, False]
+    assert d.rounds[2].replies["gpt-5-2"].generated == d.rounds[2].replies["gpt-5-2"].generated[:10]
+    # The new round saw the thread: every answer of round 2 is in its prompts' material.
+    assert d.rounds[2].complete and d.rounds[2].winner_id in IDS
+
+
+def test_a_dyson_thread_concludes_with_dysons_conclusion_fields(repo):
+    result = cli(repo, "run", THREAD, "--conclude")
+    assert result.exit_code == 0, result.output
+    after = raw(repo)
+    assert after["status"] == "concluded" and after["terminationReason"] == "forced"
+    conclusion = after["conclusion"]
+    for key in ("keyPoints", "unresolvedQuestions", "recommendedActions"):
+        assert isinstance(conclusion[key], list) and all(isinstance(x, str) for x in conclusion[key])
+    assert conclusion["summary"] and conclusion["generatedBy"] in IDS and conclusion["generatedAt"]
+    assert len(after["rounds"]) == 2 and after["concludedAt"]
+    assert (folder(repo) / "conclusion.md").is_file()
+    assert store.load(folder(repo)).concluded
+    assert "already concluded" in cli(repo, "run", THREAD).stdout
+
+
+def test_run_all_takes_the_active_dyson_thread_and_leaves_the_concluded_one(repo):
+    concluded = folder(repo).parent / "rq-1-11-swarm-power-architecture-end-use"
+    untouched = {p: p.read_bytes() for p in concluded.rglob("*") if p.is_file()}
+    result = cli(repo, "run", "--all")
+    assert result.exit_code == 0, result.output
+    assert raw(repo)["status"] == "concluded" and len(raw(repo)["rounds"]) >= 3
+    assert {p: p.read_bytes() for p in concluded.rglob("*") if p.is_file()} == untouched
+
+
+def test_a_panel_with_other_members_is_refused_before_anything_is_written(repo, fake):
+    (repo / "discussions" / "panels.yaml").write_text("panels:\n" + fake_panel(fake.url).replace("fake:", "default:"))
+    before = raw(repo)
+    result = cli(repo, "run", THREAD, "--rounds", "1")
+    assert result.exit_code == 2 and "member ids are the thread's" in result.stderr
+    assert raw(repo) == before and not fake.requests
+
+
+def test_a_dyson_thread_goes_on_over_http(repo, fake):
+    members = "".join(f"        - {{id: {i}, model: openai/{i}, name: {i}, api_base: '{fake.url}', "
+                      f"api_key_env: FAKE_KEY}}\n" for i in IDS)
+    (repo / "discussions" / "panels.yaml").write_text(
+        f"panels:\n    default:\n      members:\n{members}      settings: {{retryBaseDelay: 0.01}}\n")
+    result = cli(repo, "run", THREAD, "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    assert_dyson_round(raw(repo)["rounds"][2], 3)
+    prompt = fake.requests_for("gpt-5-2", "respond")[0]["messages"][-1]["content"]
+    assert "The queue, with a board to hear appeals." in prompt  # the thread's last round is shown
