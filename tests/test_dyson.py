@@ -134,3 +134,44 @@ def test_a_dyson_thread_goes_on_over_http(repo, fake):
     assert_dyson_round(raw(repo)["rounds"][2], 3)
     prompt = fake.requests_for("gpt-5-2", "respond")[0]["messages"][-1]["content"]
     assert "The queue, with a board to hear appeals." in prompt  # the thread's last round is shown
+
+
+def test_list_order_ties_and_invented_ballots_are_marked_not_counted(repo):
+    d = store.load(folder(repo))
+    # Both rounds: claude and gemini at 4, one approval from the other each, no rejects: list order decided.
+    assert [r.tie_break for r in d.rounds] == ["list-order", "list-order"]
+    assert [sum(v.invented for v in r.votes) for r in d.rounds] == [3, 3]
+    assert [[t.model_id for t in r.termination_votes if t.invented] for r in d.rounds] == [["gpt-5-2"], ["gpt-5-2"]]
+    from discuss.stats import approval_rate
+
+    # Of the 12 votes on others' answers, 6 were invented; of the 6 cast, 3 approve.
+    assert approval_rate([v for r in d.rounds for v in r.votes]) == 50.0
+    shown = cli(repo, "show", THREAD).stdout
+    assert shown.count("tie broken by: list-order") == 2
+    assert "GPT-5.2: CONTINUE - API unavailable (invented by the recording tool, not cast)" in shown
+    assert "rounds won by list order in a tie (the recording tool's model order, not the votes): 1, 2" in shown
+    # Round 2: claude and gemini CONCLUDE, gpt's CONTINUE invented: cast unanimously, with a quorum.
+    assert "this would have stopped at round 2 (unanimous-conclude), not gone on" in shown
+
+
+def test_the_leaderboard_counts_list_order_wins_as_tie_break_wins(repo):
+    from discuss.leaderboard import standings
+
+    table = {s.panelist_id: s for s in standings([store.load(folder(repo))])}
+    assert table["claude-opus-4-6"].wins == 2 and table["claude-opus-4-6"].tie_break_wins == 2
+    assert table["gpt-5-2"].votes_given == 0  # every ballot of gpt's was invented
+
+
+def test_continuing_counts_invented_termination_votes_as_abstentions(repo):
+    # Round 3 by the offline panel: whatever it votes, round 2's invented CONTINUE never counts.
+    from discuss.protocols.vote.termination import conclude_counts
+
+    d = store.load(folder(repo))
+    assert conclude_counts(d.rounds[1]) == (2, 2)
+
+
+def test_reading_a_dyson_repository_changes_no_file(repo):
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    for args in (["status"], ["show", THREAD], ["show", "swarm-power-architecture-end-use"]):
+        assert cli(repo, *args).exit_code == 0
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before

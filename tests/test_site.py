@@ -221,3 +221,13 @@ def test_a_question_title_written_as_html_is_shown_as_text(tmp_path):
     html = page(build(root), "questions/first")
     assert "<img src=x onerror" not in html and "<img src=\"x\" onerror" not in html
     assert "Title &lt;img src=x onerror=alert(1)&gt;?" in html
+
+
+def test_a_dyson_thread_page_marks_list_order_ties_and_invented_ballots(tmp_path):
+    root = sample_site(tmp_path)
+    shutil.copytree(DYSON, root / "content" / "dyson")
+    html = page(build(root), "dyson/phase-1/rq-1-40-slot-reallocation-governance")
+    assert "Decided by mechanics, not by the panel" in html
+    assert html.count("won by its place in the recording tool's model list") == 2
+    assert html.count("<s>NEUTRAL</s> invented, not cast") == 6 and "<s>CONTINUE</s> invented, not cast" in html
+    assert "would have stopped at round 2" in html

@@ -189,6 +189,8 @@ class Vote:
     target_id: str
     vote: str
     reasoning: str = ""
+    # Filled in by another tool after a parse error or an outage: shown, never counted as cast.
+    invented: bool = False
 
 
 @dataclass
@@ -196,6 +198,7 @@ class TerminationVote:
     model_id: str
     vote: str
     reasoning: str = ""
+    invented: bool = False  # as Vote.invented
 
 
 @dataclass

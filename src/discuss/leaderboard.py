@@ -73,6 +73,8 @@ def _fold(d: Discussion, table: dict[str, Standing]) -> None:
             s.wins += 1
             s.tie_break_wins += r.tie_break is not None
         for v in r.votes:
+            if v.invented:
+                continue  # never cast
             voter = get(v.voter_id)
             points = VOTE_SCORES.get(v.vote, 0)
             if v.voter_id == v.target_id:

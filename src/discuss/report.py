@@ -81,6 +81,8 @@ def show(d: Discussion) -> str:
         out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
     if stop := d.budget_stop:
         out.append(budget_line(stop))
+    if lines := protocol.audit(d):
+        out += ["", "Audit:"] + [f"- {line}" for line in lines]
     if verdict := agreement_label(d):
         out.append(f"Agreement after the last round: {verdict}.")
     if d.conclusion:

@@ -8,7 +8,7 @@ from .rules.agreement import label
 
 def approval_rate(votes) -> float:
     """Percent of votes on others' replies that approve; own votes are left out."""
-    others = [v for v in votes if v.voter_id != v.target_id]
+    others = [v for v in votes if v.voter_id != v.target_id and not v.invented]
     return round(100 * sum(v.vote == "APPROVE" for v in others) / len(others), 1) if others else 0.0
 
 

@@ -119,6 +119,10 @@ class Protocol(ABC):
         return [f"- {names.get(reply.model_id, pid)} ({reply.role}): {reply.word_count} words"
                 for pid, reply in r.replies.items()]
 
+    def audit(self, d: Discussion) -> list[str]:
+        """Lines on what mechanics rather than the panel decided (list-order ties, invented ballots)."""
+        return []
+
     def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
         """The figure `discuss show` puts under the panel."""
         return f"agreement: {agreement or '-'}"

@@ -121,6 +121,7 @@ def discussion_view(d: Discussion) -> dict:
         "last_agreement": agreement[-1][1] if agreement else None,
         "agreement_label": agreement_label(d),
         "conclusion_title": protocol.conclusion_title,
+        "audit": protocol.audit(d),
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
         "rounds": [_round_view(d, r) for r in d.rounds],

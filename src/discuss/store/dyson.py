@@ -54,6 +54,28 @@ def _names(folder: Path) -> dict[str, str]:
 OURS = "discuss"  # the `writtenBy` of a round discuss added to a Dyson thread
 
 
+# What Dyson's reference tool writes in a ballot it filled in itself: after a reply it could not
+# parse, or when the model's API did not answer. Such a ballot was never cast.
+INVENTED = ("parse error - defaulting to", "api unavailable")
+LIST_ORDER = "list-order"  # a tie the recorded winner won by its place in the tool's model list
+
+
+def invented(reasoning: str) -> bool:
+    return reasoning.strip().lower().startswith(INVENTED)
+
+
+def recorded_tie_break(r: Round) -> str | None:
+    """How a Dyson round's recorded winner won: None for a clear win, else the rule that could explain it."""
+    top = max((x.weighted_score for x in r.results), default=None)
+    tied = [x for x in r.results if x.weighted_score == top]
+    if len(tied) < 2 or r.winner_id not in {x.target_id for x in tied}:
+        return None
+    winner = next(x for x in tied if x.target_id == r.winner_id)
+    if all(winner.approve_from_others > x.approve_from_others for x in tied if x is not winner):
+        return "approvals-from-others"  # Dyson's own stated tie-breaker decided
+    return LIST_ORDER
+
+
 def _round(raw: dict, names: dict[str, str], slug: str) -> Round:
     from ..protocols.vote import round_seed
 
@@ -70,8 +92,9 @@ def _round(raw: dict, names: dict[str, str], slug: str) -> Round:
         )
     for result in raw.get("votes") or []:
         for v in result.get("votes") or []:
-            r.votes.append(Vote(str(v.get("voterId")), str(v.get("targetId")),
-                                str(v.get("vote")), str(v.get("reasoning") or "")))
+            why = str(v.get("reasoning") or "")
+            r.votes.append(Vote(str(v.get("voterId")), str(v.get("targetId")), str(v.get("vote")), why,
+                                invented=invented(why)))
         r.results.append(VoteResult(
             target_id=str(result.get("targetId")), raw_score=result.get("rawScore", 0),
             weighted_score=result.get("weightedScore", 0),
@@ -82,15 +105,16 @@ def _round(raw: dict, names: dict[str, str], slug: str) -> Round:
         x.approve_from_others = sum(v.vote == "APPROVE" and v.target_id == x.target_id
                                     and v.voter_id != x.target_id for v in r.votes)
     r.termination_votes = [
-        TerminationVote(str(t.get("modelId")), str(t.get("vote")), str(t.get("reasoning") or ""))
+        TerminationVote(str(t.get("modelId")), str(t.get("vote")), str(t.get("reasoning") or ""),
+                        invented=invented(str(t.get("reasoning") or "")))
         for t in raw.get("terminationVotes") or []
     ]
-    r.tie_break = raw.get("tieBreak")
     r.winner_id = raw.get("winnerId")
     r.winner_score = raw.get("winnerScore")
     r.should_terminate = bool(raw.get("shouldTerminate"))
     r.termination_reason = raw.get("terminationReason")
     r.completed_at = str(raw.get("completedAt") or "") or "unknown"
+    r.tie_break = recorded_tie_break(r)
     return r
 
 
@@ -202,18 +226,19 @@ def round_entry(r: Round, failures: list[dict[str, Any]], usage: dict[str, Any])
 
 
 def stats(d: Discussion) -> dict[str, Any]:
-    """Dyson's stats: approval over every vote cast (own ones too), words rounded half up."""
+    """Dyson's stats: approval over every vote cast (own ones too, invented ones not), words rounded half up."""
     winners = {pid: 0 for pid in d.panel.ids}
     for r in d.rounds:
         if r.winner_id:
             winners[r.winner_id] = winners.get(r.winner_id, 0) + 1
     votes = [v for r in d.rounds for v in r.votes]
+    cast = [v for v in votes if not v.invented]  # a ballot the tool filled in approves nothing
     words = [reply.word_count for r in d.rounds for reply in r.replies.values()]
     return {
         "totalRounds": sum(1 for r in d.rounds if r.complete),
         "roundWinners": winners,
         "totalVotes": len(votes),
-        "approvalRate": round(100 * sum(v.vote == "APPROVE" for v in votes) / len(votes), 1) if votes else 0,
+        "approvalRate": round(100 * sum(v.vote == "APPROVE" for v in cast) / len(cast), 1) if cast else 0,
         "averageResponseWords": int(sum(words) / len(words) + 0.5) if words else 0,
     }
 

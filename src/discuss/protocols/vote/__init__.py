@@ -251,6 +251,11 @@ class VoteProtocol(Protocol):
             "failures": failures, "completedAt": r.completed_at,
         }
 
+    def audit(self, d: Discussion) -> list[str]:
+        from .audit import audit
+
+        return audit(d)
+
     def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
         return f"approval from others: {stats['approvalRate']}%"
 
@@ -264,9 +269,12 @@ class VoteProtocol(Protocol):
                        + (" <- winner" if pid == r.winner_id else ""))
         if r.tie_break:
             out.append(f"  tie broken by: {r.tie_break}")
+        if made_up := sum(v.invented for v in r.votes):
+            out.append(f"  {made_up} vote(s) on answers invented by the recording tool, not cast")
         conclude, cast = conclude_counts(r)
         if cast:
             out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
-        out += [f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}" for t in r.termination_votes]
+        out += [f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}"
+                + (" (invented by the recording tool, not cast)" if t.invented else "") for t in r.termination_votes]
         out += [f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})" for a in r.abstentions]
         return out + convergence_line(notes(r).get("convergence"))

@@ -1,6 +1,7 @@
 """When a vote discussion stops: pure rules over the rounds so far.
 
-Only termination votes actually cast count; an abstention is neither a
+Only termination votes actually cast count (not one a tool filled in after
+a parse error or an outage); an abstention is neither a
 CONCLUDE nor a CONTINUE, and a round's votes count at all only with a
 quorum: more than `quorum` of the panel cast one. So one panelist cannot
 end a discussion while the others are down. Unanimity is of the votes cast
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...domain import Round, Settings
+from ...domain import Round, Settings, TerminationVote
 from .scoring import max_possible
 
 
@@ -25,13 +26,18 @@ class Decision:
     detail: str = ""
 
 
+def cast_votes(rnd: Round) -> list[TerminationVote]:
+    """The termination votes panelists cast; one a tool filled in is an abstention."""
+    return [t for t in rnd.termination_votes if not t.invented]
+
+
 def conclude_counts(rnd: Round) -> tuple[int, int]:
-    cast = len(rnd.termination_votes)
-    return sum(t.vote == "CONCLUDE" for t in rnd.termination_votes), cast
+    cast = cast_votes(rnd)
+    return sum(t.vote == "CONCLUDE" for t in cast), len(cast)
 
 
 def has_quorum(rnd: Round, panel_size: int, quorum: float) -> bool:
-    return len(rnd.termination_votes) > quorum * panel_size
+    return len(cast_votes(rnd)) > quorum * panel_size
 
 
 def enough_to_conclude(rnd: Round, panel_size: int, settings: Settings) -> bool:
