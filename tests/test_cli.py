@@ -212,7 +212,7 @@ def test_help_does_not_import_litellm():
 
 @pytest.mark.parametrize("args, message", [
     (["new", "!!!"], "at least one letter or digit"),
-    (["new", "A title", "--section", "../outside"], "not a safe folder name"),
+    (["new", "A title", "--section", "../outside"], "not a safe folder path"),
     (["show", "../etc/passwd"], "not a valid slug"),
     (["status", "no-such"], "no question 'no-such'"),
     (["run", "swarm-power", "--protocol", "nope", "--panel", "offline"], "unknown protocol 'nope'"),

@@ -175,3 +175,51 @@ def test_reading_a_dyson_repository_changes_no_file(repo):
     for args in (["status"], ["show", THREAD], ["show", "swarm-power-architecture-end-use"]):
         assert cli(repo, *args).exit_code == 0
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+
+
+def test_new_questions_in_a_dyson_repository_are_named_numbered_and_placed_as_dysons(repo):
+    result = cli(repo, "new", "Who maintains the power beam?", "--tag", "power")
+    assert result.exit_code == 0, result.output
+    first = repo / "content" / "research-questions" / "phase-1" / "rq-1-41-who-maintains-the-power-beam.md"
+    assert first.is_file()  # after rq-1-40, the highest of phase 1
+    meta = YAML(typ="safe").load(first.read_text().split("---")[1])
+    assert meta["questionId"] == "rq-1-41" and meta["sourcePhase"] == "phase-1" and meta["slug"]
+    assert cli(repo, "new", "A second phase question", "--section", "research-questions/phase-2").exit_code == 0
+    assert (repo / "content" / "research-questions" / "phase-2" / "rq-2-1-a-second-phase-question.md").is_file()
+    refused = cli(repo, "new", "Elsewhere", "--section", "research-questions/notes", "--dyson")
+    assert refused.exit_code == 2 and "phase-<n> folder" in refused.stderr
+
+
+def test_a_new_dyson_question_is_discussed_in_dysons_shape(repo):
+    assert cli(repo, "new", "Who maintains the power beam?").exit_code == 0
+    result = cli(repo, "run", "who-maintains-the-power-beam", "--auto")
+    assert result.exit_code == 0, result.output
+    thread = repo / "content" / "research-questions" / "phase-1" / "rq-1-41-who-maintains-the-power-beam"
+    data = YAML(typ="safe").load((thread / "discussion.yaml").read_text())
+    assert data["questionId"] == "rq-1-41" and data["phaseId"] == "phase-1" and data["status"] == "concluded"
+    assert data["config"]["allowSelfVoting"] is True and data["config"]["unanimousTermination"] is True
+    for n, entry in enumerate(data["rounds"], start=1):
+        assert_dyson_round(entry, n)
+    assert data["conclusion"]["generatedAt"] and isinstance(data["conclusion"]["keyPoints"], list)
+    assert data["stats"]["totalRounds"] == len(data["rounds"]) and "panel" not in data
+    d = store.load(thread)
+    assert d.legacy and d.concluded and not any(r.imported for r in d.rounds)
+
+
+def test_sections_may_nest_but_every_part_must_be_safe(project):
+    assert project.cli("new", "Nested one", "--section", "topics/power").exit_code == 0
+    assert (project.content / "topics" / "power" / "nested-one.md").is_file()
+    bad = project.cli("new", "Escape", "--section", "topics/../../etc")
+    assert bad.exit_code == 2 and "not a safe folder path" in bad.stderr
+
+
+def test_dyson_key_points_are_read_clean_and_words_averaged_half_up(repo):
+    concluded = folder(repo).parent / "rq-1-11-swarm-power-architecture-end-use"
+    d = store.load(concluded)
+    assert d.conclusion.key_points == ["Industry first"]  # not '**Industry** first' as discussion.yaml has it
+    from discuss.stats import discussion_stats
+
+    replies = d.rounds[0].replies
+    replies["claude-opus-4-6"].text, replies["gemini-3-pro"].text = "two words", "three words here"
+    del replies["gpt-5-2"]
+    assert discussion_stats(d)["averageResponseWords"] == 3  # 2.5 rounds up, as Dyson rounds; never to even

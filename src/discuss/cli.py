@@ -72,13 +72,19 @@ def main_options(
 @handled
 def new(
     title: str = typer.Argument(..., help="The research question, in words."),
-    section: str = typer.Option("questions", help="Folder under content/ to put it in."),
+    section: str | None = typer.Option(None, help="Folder under content/ to put it in, such as questions or "
+                                       "research-questions/phase-1 (default: questions).", show_default=False),
     tag: list[str] = typer.Option([], "--tag", help="A tag; repeat for more."),
+    dyson: bool | None = typer.Option(None, "--dyson/--no-dyson", help="Name, number and place it as Project "
+                                      "Dyson's site expects (default: when the content already holds Dyson "
+                                      "questions).", show_default=False),
 ):
     """Create a question file under content/, ready for its background."""
-    from .store.questions import create_question
+    from .store.questions import create_question, is_dyson_layout
 
-    path = create_question(content(), section, title, tag)
+    as_dyson = is_dyson_layout(content()) if dyson is None else dyson
+    path = create_question(content(), section or ("research-questions/phase-1" if as_dyson else "questions"),
+                           title, tag, dyson=as_dyson)
     typer.echo(f"created {path}")
     typer.echo(f"next: write the background in it, then `discuss run {path.stem} --auto`")
 

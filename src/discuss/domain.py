@@ -84,6 +84,7 @@ class Question:
     protocol: str | None = None
     task_type: str = "default"  # sets the deliberate protocol's consensus threshold
     stakes: str = ""  # low, medium or high: high stakes make an auto council debate
+    phase: str = ""  # a Project Dyson question's phase (`sourcePhase`): its discussion is kept in Dyson's shape
 
     @property
     def folder(self) -> Path:

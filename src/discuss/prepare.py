@@ -18,6 +18,7 @@ from .providers import check_keys, route
 from .providers.scripted import ScriptedProvider
 from .runner import start, utc_now
 from .store import discussions as store
+from .store.dyson import adopt
 from .store.dyson import settings_from as dyson_settings
 from .store.layout import Layout
 from .store.panels import pick_panel
@@ -79,6 +80,8 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
         existing.settings = dyson_settings(existing.dyson.get("config") or {} if existing.dyson else {}, settings)
     name = _protocol(q, existing, panel, options.protocol)
     d = existing or start(q, panel, settings, utc_now(), name)
+    if not existing and q.phase and name == DEFAULT:
+        adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
     d.panel = panel
     get_protocol(name).prepare(d, layout)
     overrides = {k: v for k, v in (options.overrides or {}).items() if v is not None}

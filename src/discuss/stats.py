@@ -24,7 +24,7 @@ def discussion_stats(d: Discussion) -> dict:
         "roundWinners": winners,
         "totalVotes": len(votes),
         "approvalRate": approval_rate(votes),
-        "averageResponseWords": round(sum(words) / len(words)) if words else 0,
+        "averageResponseWords": int(sum(words) / len(words) + 0.5) if words else 0,  # half up, as Dyson rounds
     }
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..conclusions import split_sections
+from ..conclusions import bullets, split_sections
 from ..domain import (
     Conclusion,
     Discussion,
@@ -35,8 +35,23 @@ from . import documents
 
 
 def is_legacy(data: dict) -> bool:
+    """A discussion.yaml in Dyson's shape: a phase, or rounds with embedded responses."""
     rounds = data.get("rounds") or []
-    return any(isinstance(r, dict) and "responses" in r for r in rounds)
+    return "phaseId" in data or any(isinstance(r, dict) and "responses" in r for r in rounds)
+
+
+def adopt(d: Discussion, phase: str) -> None:
+    """Keep a new vote discussion in Dyson's shape, with the fields Dyson's site reads from the start."""
+    s = d.settings
+    d.legacy = True
+    d.dyson = {
+        "questionId": d.question_id, "questionSlug": d.question_slug, "questionTitle": d.question_title,
+        "phaseId": phase,
+        "config": {"maxRounds": s.max_rounds, "maxResponseWords": s.max_response_words,
+                   "allowSelfVoting": s.self_vote_weight > 0, "selfVoteWeight": s.self_vote_weight,
+                   "unanimousTermination": True, "consecutiveConcludeRounds": s.consecutive_conclude_rounds},
+        "status": d.status, "startedAt": d.started_at, "rounds": [],
+    }
 
 
 def _names(folder: Path) -> dict[str, str]:
@@ -125,13 +140,19 @@ def _conclusion(data: dict, folder: Path) -> Conclusion | None:
         return None
     raw = raw if isinstance(raw, dict) else {}
     body = documents.read(path)[1] if path.is_file() else str(raw.get("summary") or "")
-    summary = split_sections(body).get("summary") or body.strip()
-    as_list = lambda key: [str(x) for x in raw.get(key) or []]  # noqa: E731
+    sections = split_sections(body)
+    summary = sections.get("summary") or body.strip()
+
+    def as_list(key: str, heading: str) -> list[str]:
+        # conclusion.md holds the clean text; Dyson's discussion.yaml copies may keep Markdown marks.
+        found = bullets(sections.get(heading, ""))
+        return found or [str(x).replace("**", "").strip() for x in raw.get(key) or []]
+
     return Conclusion(
         summary=summary,
-        key_points=as_list("keyPoints"),
-        unresolved_questions=as_list("unresolvedQuestions"),
-        recommended_actions=as_list("recommendedActions"),
+        key_points=as_list("keyPoints", "key points"),
+        unresolved_questions=as_list("unresolvedQuestions", "unresolved questions"),
+        recommended_actions=as_list("recommendedActions", "recommended actions"),
         generated_by=str(raw.get("generatedBy") or ""),
         generated=str(raw.get("generatedAt") or ""),
         body=body,

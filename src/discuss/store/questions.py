@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 
 import frontmatter
@@ -58,6 +59,7 @@ def read_question(path: Path) -> Question:
         protocol=fm.protocol,
         task_type=fm.task_type or "default",
         stakes=fm.stakes or "",
+        phase=str(meta.get("sourcePhase") or meta.get("phaseId") or ""),
     )
 
 
@@ -115,16 +117,44 @@ def _slug_of(path: Path) -> str:
     return str(meta.get("slug") or path.stem)
 
 
-def create_question(content: Path, section: str, title: str, tags: list[str]) -> Path:
+DYSON_FILE = re.compile(r"^rq-(\d+)-(\d+)-(.+)$")  # Project Dyson's rq-<phase>-<n>-<slug>
+PHASE_FOLDER = re.compile(r"^phase-(\d+)$")
+
+
+def is_dyson_layout(content: Path) -> bool:
+    """True when the content already holds questions in Project Dyson's naming."""
+    return content.is_dir() and any(DYSON_FILE.match(f.stem) for f in question_files(content))
+
+
+def safe_section(section: str) -> Path:
+    """A section of one or more folders, each a safe name: `questions`, `research-questions/phase-1`."""
+    parts = section.strip("/").split("/")
+    if not all(is_safe_id(part) for part in parts):
+        raise InputError(f"section {section!r} is not a safe folder path (safe names joined by '/')")
+    return Path(*parts)
+
+
+def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False) -> Path:
+    """A new question file; `dyson`: named and numbered as Project Dyson's site expects, in a phase folder."""
     slug = slugify(title)
     if not slug:
         raise InputError("the title needs at least one letter or digit")
-    if not is_safe_id(section):
-        raise InputError(f"section {section!r} is not a safe folder name")
-    path = content / section / f"{slug}.md"
+    folder = content / safe_section(section)
+    meta: dict[str, object] = {"title": title.strip(), "slug": slug, "questionType": "discussion", "status": "open"}
+    name = slug
+    if dyson:
+        phase = PHASE_FOLDER.match(folder.name)
+        if not phase:
+            raise InputError(f"section {section!r}: a Project Dyson question goes in a phase-<n> folder, "
+                             "such as research-questions/phase-1")
+        taken = [int(m.group(2)) for f in question_files(content) if (m := DYSON_FILE.match(f.stem))
+                 and m.group(1) == phase.group(1)]
+        number = max(taken, default=0) + 1
+        name = f"rq-{phase.group(1)}-{number}-{slug}"
+        meta = {"questionId": f"rq-{phase.group(1)}-{number}", **meta, "sourcePhase": folder.name}
+    path = folder / f"{name}.md"
     if path.exists():
         raise InputError(f"{path} already exists")
-    meta: dict[str, object] = {"title": title.strip(), "slug": slug, "questionType": "discussion", "status": "open"}
     if tags:
         meta["tags"] = tags
     body = "Describe the background of the question here: what is known, what is at stake.\n"
