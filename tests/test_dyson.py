@@ -223,3 +223,31 @@ def test_dyson_key_points_are_read_clean_and_words_averaged_half_up(repo):
     replies["claude-opus-4-6"].text, replies["gemini-3-pro"].text = "two words", "three words here"
     del replies["gpt-5-2"]
     assert discussion_stats(d)["averageResponseWords"] == 3  # 2.5 rounds up, as Dyson rounds; never to even
+
+
+def test_the_bias_report_by_hand(repo):
+    from discuss.bias import report
+
+    rep = report([store.load(folder(repo))])
+    rows = {p.panelist_id: p for p in rep.panelists}
+    # claude: its own APPROVE (2) against gemini's APPROVE (2), gpt's invented vote left out: +0 in both rounds.
+    assert rows["claude-opus-4-6"].self_generosity == 0.0 and rows["gemini-3-pro"].self_generosity == 0.0
+    assert rows["gpt-5-2"].self_generosity is None  # its only own votes were invented
+    assert dict(rows["claude-opus-4-6"].tie_break_wins) == {"list-order": 2}
+    assert [rows[i].invented_ballots for i in IDS] == [0, 0, 2]
+    assert not rep.winning_positions  # Dyson recorded no labels
+    assert cli(repo, "run", THREAD, "--rounds", "1").exit_code == 0
+    rep = report([store.load(folder(repo))])
+    assert sum(rep.winning_positions.values()) == 3  # one label per ballot of round 3 held the winner
+    shown = cli(repo, "show", THREAD).stdout
+    assert "Bias:" in shown and "wins by tie-break 2 by list-order" in shown
+
+
+def test_the_site_shows_the_bias_report(repo):
+    from sitekit import MKDOCS, build
+
+    (repo / "mkdocs.yml").write_text(MKDOCS)
+    site = build(repo)
+    html = (site / "research-questions" / "phase-1" / f"rq-1-40-{THREAD}" / "index.html").read_text()
+    assert "Bias report" in html and 'data-bias-panelist="gpt-5-2"' in html
+    assert "Bias report" in (site / "leaderboard" / "index.html").read_text()

@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from .bias import lines as bias_lines
+from .bias import report as bias_report
 from .domain import Discussion
 from .outcomes import describe
 from .protocols import get_protocol
@@ -83,6 +85,8 @@ def show(d: Discussion) -> str:
         out.append(budget_line(stop))
     if lines := protocol.audit(d):
         out += ["", "Audit:"] + [f"- {line}" for line in lines]
+    if protocol.has_winners and not (leaning := bias_report([d])).empty:
+        out += ["", "Bias:"] + bias_lines(leaning)
     if verdict := agreement_label(d):
         out.append(f"Agreement after the last round: {verdict}.")
     if d.conclusion:

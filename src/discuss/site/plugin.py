@@ -17,7 +17,9 @@ from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
+from ..bias import report as bias_report
 from ..leaderboard import standings
+from ..protocols import get_protocol
 from . import render
 from .collect import Entry, collect
 
@@ -78,7 +80,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html + render.index_page(list(self.entries.values()), self._linker(page, files))
         if self.config.leaderboard and uri == self.config.leaderboard_page:
             found = [e.discussion for e in self.entries.values() if e.discussion]
-            return html + render.leaderboard_page(standings(found))
+            voted = [d for d in found if get_protocol(d.protocol).has_winners]
+            return html + render.leaderboard_page(standings(found), bias_report(voted))
         return html
 
     @staticmethod

@@ -17,6 +17,8 @@ import nh3
 from jinja2 import ChoiceLoader, Environment, FunctionLoader, PackageLoader
 from markupsafe import Markup
 
+from ..bias import BiasReport
+from ..bias import report as bias_report
 from ..domain import Discussion
 from ..leaderboard import Standing
 from ..naming import slugify
@@ -122,6 +124,7 @@ def discussion_view(d: Discussion) -> dict:
         "agreement_label": agreement_label(d),
         "conclusion_title": protocol.conclusion_title,
         "audit": protocol.audit(d),
+        "bias": bias_report([d]) if protocol.has_winners else None,
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
         "rounds": [_round_view(d, r) for r in d.rounds],
@@ -145,6 +148,6 @@ def index_page(entries: list[Entry], href: Callable[[str], str]) -> str:
     return ENV.get_template("index.html.j2").render(rows=rows)
 
 
-def leaderboard_page(table: list[Standing]) -> str:
+def leaderboard_page(table: list[Standing], bias: BiasReport | None = None) -> str:
     chart = charts.bar_chart([(s.name, s.win_rate or 0) for s in table], "Win rate") if table else ""
-    return ENV.get_template("leaderboard.html.j2").render(table=table, chart=Markup(chart))
+    return ENV.get_template("leaderboard.html.j2").render(table=table, chart=Markup(chart), bias=bias)

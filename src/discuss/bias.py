@@ -1,0 +1,94 @@
+"""Where a vote discussion's outcome may lean on something other than merit: pure figures.
+
+Per panelist: how much more it scores its own answer than the others score
+that same answer (self-vote generosity), its round wins that a tie-break
+decided (by rule, `list-order` included), its ballots a tool invented and
+its abstentions. Across the panel: in which label position (A, B, ...)
+voters saw the answer that went on to win, since position can sway a
+voter. For one discussion or many; panelists are known by id.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .domain import VOTE_SCORES, Discussion, Round
+
+
+@dataclass
+class Leaning:
+    panelist_id: str
+    name: str
+    # Points it gave its own answers minus the mean the others gave the same answers (0..2 scale).
+    generosity_sum: float = 0.0
+    generosity_answers: int = 0
+    tie_break_wins: Counter[str] = field(default_factory=Counter)
+    invented_ballots: int = 0
+    abstentions: int = 0
+
+    @property
+    def self_generosity(self) -> float | None:
+        return round(self.generosity_sum / self.generosity_answers, 2) if self.generosity_answers else None
+
+
+@dataclass
+class BiasReport:
+    panelists: list[Leaning]
+    # How often the round's winner was shown under each label, over every ballot with known labels.
+    winning_positions: Counter[str]
+
+    @property
+    def empty(self) -> bool:
+        return not self.panelists or all(
+            p.self_generosity is None and not p.tie_break_wins and not p.invented_ballots and not p.abstentions
+            for p in self.panelists) and not self.winning_positions
+
+
+def _own_margin(r: Round, author: str) -> float | None:
+    """The author's own points on its answer minus the mean of the others' points on it (cast votes only)."""
+    on_it = [v for v in r.votes if v.target_id == author and not v.invented]
+    own = [VOTE_SCORES.get(v.vote, 0) for v in on_it if v.voter_id == author]
+    others = [VOTE_SCORES.get(v.vote, 0) for v in on_it if v.voter_id != author]
+    return own[0] - sum(others) / len(others) if own and others else None
+
+
+def report(discussions: list[Discussion]) -> BiasReport:
+    rows: dict[str, Leaning] = {}
+    positions: Counter[str] = Counter()
+
+    def row(d: Discussion, pid: str) -> Leaning:
+        names = {m.id: m.name for m in d.panel.members}
+        return rows.setdefault(pid, Leaning(pid, names.get(pid, pid)))
+
+    for d in discussions:
+        for pid in d.panel.ids:
+            row(d, pid)
+        for r in (r for r in d.rounds if r.complete):
+            for author in r.replies:
+                if (margin := _own_margin(r, author)) is not None:
+                    row(d, author).generosity_sum += margin
+                    row(d, author).generosity_answers += 1
+            if r.winner_id and r.tie_break:
+                row(d, r.winner_id).tie_break_wins[r.tie_break] += 1
+            for voter in sorted({v.voter_id for v in r.votes if v.invented}):
+                row(d, voter).invented_ballots += 1
+            for a in r.abstentions:
+                row(d, a.voter_id).abstentions += 1
+            for b in r.ballots:
+                positions.update(label for label, target in b.labels.items() if target == r.winner_id)
+    return BiasReport(sorted(rows.values(), key=lambda x: x.panelist_id), positions)
+
+
+def lines(rep: BiasReport) -> list[str]:
+    """The report as `discuss show` prints it."""
+    out = []
+    for p in rep.panelists:
+        ties = ", ".join(f"{n} by {rule}" for rule, n in sorted(p.tie_break_wins.items())) or "none"
+        generosity = "-" if p.self_generosity is None else f"{p.self_generosity:+.2f}"
+        out.append(f"- {p.name}: self-vote generosity {generosity}, wins by tie-break {ties}, "
+                   f"invented ballots {p.invented_ballots}, abstentions {p.abstentions}")
+    if rep.winning_positions:
+        shown = ", ".join(f"{label} {n}" for label, n in sorted(rep.winning_positions.items()))
+        out.append(f"- the winner's label on the ballots: {shown}")
+    return out
