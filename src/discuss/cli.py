@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from pathlib import Path
 
 import typer
@@ -53,12 +54,21 @@ def handled(fn):
     return wrapper
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"discuss {version('discuss')}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main_options(
     root_dir: Path | None = typer.Option(
         None, "--root", help="Project folder (default: nearest with discussions/panels.yaml).",
         envvar="DISCUSS_ROOT",
     ),
+    _: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ):
     STATE.clear()
     if root_dir is not None:
@@ -114,6 +124,8 @@ def run(
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="With --all: discussions at once."),
     shard: str | None = typer.Option(None, "--shard", help="With --all: i/n, this machine's share."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run even a question whose background is empty or "
+                             "still the template's text."),
 ):
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
     from .prepare import Options
@@ -130,17 +142,17 @@ def run(
         raise InputError("give a QUESTION (a slug or a path), or --all")
     if auto and rounds is not None:
         raise InputError("--auto and --rounds cannot be used together")
-    _run_one(question, options, auto, rounds, conclude, estimate, quiet)
+    _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes)
 
 
-def _run_one(question, options, auto, rounds, conclude, estimate, quiet) -> None:
+def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=False) -> None:
     import asyncio
 
     from .prepare import check_ready, gateway_for, prepare
     from .protocols import get_protocol
     from .report import Progress, money
     from .runner import Plan, Runner, prompts_for
-    from .store.questions import find_question
+    from .store.questions import background_problem, find_question
 
     q = find_question(content(), question)
     d = prepare(root(), q, options)
@@ -155,6 +167,11 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet) -> None
     if estimate:
         return _print_estimate(q, d, plan, prompts)
     check_ready(d, root())
+    if not d.rounds and not yes and (problem := background_problem(q)):
+        typer.echo(f"warning: {q.path}: {problem}; the panel will answer without the question's context "
+                   "(--yes runs without this warning)", err=True)
+        if sys.stdin.isatty() and not typer.confirm("Run it anyway?", default=False, err=True):
+            raise typer.Exit(1)
     progress = Progress()
     runner = Runner(gateway_for(d, root(), None if quiet else progress.event), prompts,
                     on_round=None if quiet else progress.line)
@@ -210,13 +227,15 @@ def _run_all(options, tags, glob, concurrency, shard) -> None:
     outcomes = asyncio.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
     failed = [slug for slug, outcome in outcomes.items() if outcome.startswith("failed")]
     typer.echo(f"{len(outcomes) - len(failed)} of {len(outcomes)} discussion(s) ran to their end")
+    _print_totals([q for q, _ in prepared])
     if failed:
         raise RunError(f"{len(failed)} failed ({', '.join(failed)}); run again to resume them")
 
 
 @app.command()
 @handled
-def status(question: str | None = typer.Argument(None, help="One question; default all.")):
+def status(question: str | None = typer.Argument(None, help="One question; default all."),
+           as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the README).")):
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost."""
     from .report import STATUS_HEADER, status_row, table
     from .store import discussions as store
@@ -231,13 +250,23 @@ def status(question: str | None = typer.Argument(None, help="One question; defau
                 questions.append(read_question(path))
             except InputError as exc:
                 typer.echo(f"warning: {exc}", err=True)
+    if as_json:
+        import json
+
+        from .export import status_json
+
+        typer.echo(json.dumps([status_json(q.slug, store.summary(q.folder)) for q in questions], indent=2))
+        return
     rows = [status_row(q.slug, store.summary(q.folder)) for q in questions]
     typer.echo(table(STATUS_HEADER, rows) if rows else f"no questions under {content()}")
 
 
 @app.command()
 @handled
-def show(question: str = typer.Argument(..., help="Slug of the question, or path to its file.")):
+def show(question: str = typer.Argument(..., help="Slug of the question, or path to its file."),
+         round_number: int | None = typer.Option(None, "--round", min=1, help="Only this round."),
+         full: bool = typer.Option(False, "--full", help="With every answer's text and every vote's reasons."),
+         as_json: bool = typer.Option(False, "--json", help="The whole discussion as JSON (see the README).")):
     """Print a discussion: rounds, scores, votes, termination and conclusion."""
     from .report import show as render
     from .store import discussions as store
@@ -248,7 +277,19 @@ def show(question: str = typer.Argument(..., help="Slug of the question, or path
     if d is None:
         typer.echo(f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`")
         return
-    typer.echo(render(d), nl=False)
+    if round_number is not None and round_number > len(d.rounds):
+        raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {round_number}")
+    if as_json:
+        import json
+
+        from .export import discussion_json
+
+        data = discussion_json(d)
+        if round_number is not None:
+            data["rounds"] = [data["rounds"][round_number - 1]]
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    typer.echo(render(d, full=full, only=round_number), nl=False)
 
 
 @app.command()
@@ -271,6 +312,45 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
     if failed:
         typer.echo(f"error: {len(failed)} panelist(s) would fail: {', '.join(failed)}", err=True)
         raise typer.Exit(1)
+
+
+def _print_totals(questions) -> None:
+    """The batch's summary table and its totals, from the files as they now are."""
+    from .domain import Usage
+    from .report import STATUS_HEADER, money, status_row, table
+    from .store import discussions as store
+
+    summaries = [(q.slug, store.summary(q.folder)) for q in questions]
+    typer.echo(table(STATUS_HEADER, [status_row(slug, s) for slug, s in summaries]))
+    total = Usage()
+    for _, s in summaries:
+        if s is not None:
+            total.add(s.usage)
+    typer.echo(f"total: {total.calls} calls, {total.total_tokens} tokens, {money(total.cost)}")
+
+
+@app.command()
+@handled
+def panels():
+    """Each panel: its members, their models, its referees, and whether each key is set (no call is made)."""
+    from .providers import missing_keys
+    from .report import table
+    from .store.panels import load_panels
+
+    rows = []
+    for name, (panel, _) in load_panels(layout().panels).items():
+        roles = {p.id: role for role, p in (("judge", panel.judge), ("synthesizer", panel.synthesizer),
+                                             ("chairman", panel.chairman)) if p is not None}
+        for p in panel.everyone:
+            missing = missing_keys([p])
+            key = "set" if not missing else "missing " + ", ".join(m.split(" ")[0] for m in missing)
+            role = roles.get(p.id, "member") if p.id not in panel.ids else "member" + (
+                f", {roles[p.id]}" if p.id in roles else "")
+            rows.append([name, p.id, p.name, p.model, role, key])
+    if not rows:
+        typer.echo(f"no panels in {layout().panels}")
+        return
+    typer.echo(table(["panel", "id", "name", "model", "role", "key"], rows))
 
 
 @app.command()

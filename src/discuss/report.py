@@ -67,11 +67,14 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 STATUS_HEADER = ["question", "status", "rounds", "leader", "termination", "tokens", "cost"]
 
 
-def show(d: Discussion) -> str:
+def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
+    """`discuss show`: every round (or round `only`), with answers and vote reasons when `full`."""
     names = {m.id: m.name for m in d.panel.everyone}
     protocol = get_protocol(d.protocol)
     out = _header(d, names)
     for r in d.rounds:
+        if only is not None and r.number != only:
+            continue
         stage = f": {r.stage}" if r.stage else ""
         out += ["", f"## Round {r.number}{stage}" + ("" if r.complete else " (in progress)")]
         out += protocol.show_round(r, names)
@@ -79,6 +82,8 @@ def show(d: Discussion) -> str:
                 f"{' (timed out)' if f.timed_out else ''}: {f.error}" for f in r.failures]
         if r.agreement is not None:
             out.append(f"  {'agreement' if r.stage else 'vote agreement'}: {r.agreement:.2f}")
+        if full:
+            out += _full_round(r, names)
     if d.termination_reason:
         out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
     if stop := d.budget_stop:
@@ -92,6 +97,18 @@ def show(d: Discussion) -> str:
     if d.conclusion:
         out += _conclusion_lines(d.conclusion, names)
     return clean("\n".join(out)) + "\n"  # files written before text was cleaned may still hold escapes
+
+
+def _full_round(r, names: dict[str, str]) -> list[str]:
+    out = []
+    for pid, reply in r.replies.items():
+        out += ["", f"### {names.get(reply.model_id, pid)} ({reply.role})", "", reply.text.strip()]
+        on_it = [v for v in r.votes if v.target_id == pid]
+        if on_it:
+            out += ["", "Votes on it:"] + [
+                f"- {names.get(v.voter_id, v.voter_id)}{' (own)' if v.voter_id == pid else ''}: {v.vote}"
+                f"{' (invented, not cast)' if v.invented else ''} - {v.reasoning}" for v in on_it]
+    return out
 
 
 def _header(d: Discussion, names: dict[str, str]) -> list[str]:

@@ -56,6 +56,16 @@ def classify(exc: Exception) -> Exception:
     return exc
 
 
+# Variables litellm accepts in place of one another: a user needs to set the first.
+ALTERNATIVES = {frozenset({"GOOGLE_API_KEY", "GEMINI_API_KEY"}): "GEMINI_API_KEY"}
+
+
+def one_of(names: list[str]) -> list[str]:
+    """The variables to ask a user for: one of each set of alternatives, every other as litellm lists it."""
+    chosen = ALTERNATIVES.get(frozenset(names))
+    return [chosen] if chosen else names
+
+
 class LitellmProvider:
     simulated = False
 
@@ -105,7 +115,7 @@ class LitellmProvider:
                     report = load().validate_environment(model=p.model)
                 except Exception:  # unknown provider: let the call report it
                     continue
-                missing += [f"{var} (for {p.id})" for var in report.get("missing_keys") or []]
+                missing += [f"{var} (for {p.id})" for var in one_of(report.get("missing_keys") or [])]
         return missing
 
     def warm_up(self) -> None:

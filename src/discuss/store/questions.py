@@ -134,6 +134,19 @@ def safe_section(section: str) -> Path:
     return Path(*parts)
 
 
+PLACEHOLDER = "Describe the background of the question here: what is known, what is at stake."
+
+
+def background_problem(q: Question) -> str | None:
+    """Why a question's background would leave the panel guessing, or None when it has one."""
+    text = q.background.strip()
+    if not text:
+        return "its background is empty"
+    if text == PLACEHOLDER:
+        return "its background is still the template's text"
+    return None
+
+
 def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False) -> Path:
     """A new question file; `dyson`: named and numbered as Project Dyson's site expects, in a phase folder."""
     slug = slugify(title)
@@ -157,6 +170,6 @@ def create_question(content: Path, section: str, title: str, tags: list[str], dy
         raise InputError(f"{path} already exists")
     if tags:
         meta["tags"] = tags
-    body = "Describe the background of the question here: what is known, what is at stake.\n"
+    body = PLACEHOLDER + "\n"
     write_atomic(path, documents.render(meta, body))
     return path

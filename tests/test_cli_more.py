@@ -1,0 +1,78 @@
+"""The CLI's habits: --version, panels, show --full/--round/--json, status --json, totals, warnings."""
+
+from __future__ import annotations
+
+import json
+
+from scripted import scripted_panel, write_scripts
+
+
+def test_version(project):
+    from importlib.metadata import version
+
+    result = project.cli("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"discuss {version('discuss')}"
+
+
+def test_panels_lists_members_roles_and_keys_without_a_call(project, monkeypatch):
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    project.write_panels(
+        "    mixed:\n      members:\n        - {id: gem, model: gemini/gemini-2.5-pro, name: Gem}\n"
+        "        - {id: off, model: offline/skeptic, name: Off}\n"
+        "      judge: {id: ref, model: offline/pragmatist, name: Ref}\n")
+    out = project.cli("panels").stdout
+    assert "missing GEMINI_API_KEY" in out and "GOOGLE_API_KEY" not in out  # one variable to set, not two
+    rows = {line.split()[1]: line for line in out.splitlines()[2:]}
+    assert rows["off"].endswith("set") and "judge" in rows["ref"] and "member" in rows["gem"]
+
+
+def test_show_full_round_and_json(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "2", "-q").exit_code == 0
+    full = project.cli("show", "swarm-power", "--full", "--round", "2").stdout
+    assert "## Round 2" in full and "## Round 1" not in full
+    assert "### Skeptic (respondent)" in full and "Votes on it:" in full and "- Skeptic (own): " in full
+    data = json.loads(project.cli("show", "swarm-power", "--json").stdout)
+    assert data["schema"] == 1 and data["question"]["slug"] == "swarm-power" and len(data["rounds"]) == 2
+    r1 = data["rounds"][0]
+    assert {a["panelist"] for a in r1["answers"]} == {"pragmatist", "skeptic", "visionary"}
+    assert len(r1["votes"]) == 9 and r1["winner"] in {"pragmatist", "skeptic", "visionary"}
+    assert data["bias"]["panelists"] and data["usage"]["calls"] == 12
+    one = json.loads(project.cli("show", "swarm-power", "--json", "--round", "1").stdout)
+    assert [r["number"] for r in one["rounds"]] == [1]
+    missing = project.cli("show", "swarm-power", "--round", "9")
+    assert missing.exit_code == 2 and "no round 9" in missing.stderr
+
+
+def test_status_json_parses_back(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "-q").exit_code == 0
+    rows = json.loads(project.cli("status", "--json").stdout)
+    assert rows == [{"slug": "swarm-power", "status": "active", "dyson": False, "rounds": 1,
+                     "leader": rows[0]["leader"], "terminationReason": None, "usage": rows[0]["usage"]}]
+    assert rows[0]["usage"]["calls"] == 6 and rows[0]["leader"] in {"pragmatist", "skeptic", "visionary"}
+
+
+def test_run_all_ends_with_a_table_and_totals(project):
+    project.write_panels(scripted_panel())
+    write_scripts(project.root, ann=[], bob=[], cy=[])
+    result = project.cli("run", "--all")
+    assert result.exit_code == 0, result.output
+    assert "swarm-power" in result.stdout and "concluded" in result.stdout
+    total = [line for line in result.stdout.splitlines() if line.startswith("total: ")]
+    assert total and total[0].endswith("tokens, $0.0000") and " calls, " in total[0]
+
+
+def test_a_question_without_background_is_run_with_a_warning(project):
+    text = project.question.read_text()
+    project.question.write_text(text[: text.index("---", 3) + 4]
+                                + "\nDescribe the background of the question here: what is known, what is at stake.\n")
+    result = project.cli("run", "swarm-power", "--panel", "offline", "-q")
+    assert result.exit_code == 0 and "background is still the template's text" in result.stderr
+    project.question.write_text(text)
+    (project.folder / "discussion.yaml").unlink()
+    import shutil
+
+    shutil.rmtree(project.folder)
+    project.question.write_text(text[: text.index("---", 3) + 4] + "\n")
+    quiet = project.cli("run", "swarm-power", "--panel", "offline", "-q", "--yes")
+    assert quiet.exit_code == 0 and "warning" not in quiet.stderr
