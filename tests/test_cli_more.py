@@ -76,3 +76,41 @@ def test_a_question_without_background_is_run_with_a_warning(project):
     project.question.write_text(text[: text.index("---", 3) + 4] + "\n")
     quiet = project.cli("run", "swarm-power", "--panel", "offline", "-q", "--yes")
     assert quiet.exit_code == 0 and "warning" not in quiet.stderr
+
+
+def test_ask_writes_the_question_runs_it_and_prints_the_conclusion(project, tmp_path):
+    background = tmp_path / "bg.md"
+    background.write_text("The swarm has 40 units and one ground station.\n")
+    result = project.cli("ask", "Which unit fails first?", "--panel", "offline", "--background", str(background),
+                         "-q")
+    assert result.exit_code == 0, result.output
+    path = project.content / "questions" / "which-unit-fails-first.md"
+    assert "The swarm has 40 units" in path.read_text()
+    assert result.stdout.startswith("## Conclusion (by ") and "Key points:" in result.stdout
+    assert (path.with_suffix("") / "conclusion.md").is_file()  # the files stay, for git
+
+
+def test_ask_prints_a_tournaments_champion_as_its_result(project):
+    result = project.cli("ask", "Who should run the ground station?", "--panel", "offline",
+                         "--protocol", "tournament", "-q")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("## Result: the answer of ") and "## Position" in result.stdout
+
+
+def test_ask_refuses_an_unknown_protocol_before_writing(project):
+    before = project.snapshot()
+    result = project.cli("ask", "Anything?", "--protocol", "nonesuch")
+    assert result.exit_code == 2 and project.snapshot() == before
+
+
+def test_run_all_estimate_prices_the_batch_and_writes_nothing(project):
+    (project.content / "questions" / "second.md").write_text("---\ntitle: Second?\n---\n\nMore.\n")
+    before = project.snapshot()
+    result = project.cli("run", "--all", "--estimate", "--panel", "offline")
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[2:-1]}
+    assert set(rows) == {"second", "swarm-power"}
+    calls = sum(int(r[2]) for r in rows.values())
+    assert f"estimate of the batch, an upper bound: {calls} calls" in result.stdout
+    assert calls == 2 * 31  # each: 5 rounds of 3 answers and 3 ballots, and the conclusion
+    assert project.snapshot() == before

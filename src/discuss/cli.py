@@ -134,10 +134,10 @@ def run(
                  "timeout_seconds": timeout}
     options = Options(panel=panel, protocol=protocol, overrides=overrides)
     if all_open:
-        if question or rounds or conclude or estimate:
-            raise InputError("--all runs every open discussion to its end: give no QUESTION, --rounds, "
-                             "--conclude or --estimate with it")
-        return _run_all(options, tag, glob, concurrency, shard)
+        if question or rounds or conclude:
+            raise InputError("--all runs every open discussion to its end: give no QUESTION, --rounds "
+                             "or --conclude with it")
+        return _run_all(options, tag, glob, concurrency, shard, estimate)
     if question is None:
         raise InputError("give a QUESTION (a slug or a path), or --all")
     if auto and rounds is not None:
@@ -145,7 +145,7 @@ def run(
     _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes)
 
 
-def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=False) -> None:
+def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=False, to_stderr=False) -> None:
     import asyncio
 
     from .prepare import check_ready, gateway_for, prepare
@@ -178,8 +178,8 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     d = asyncio.run(runner.run(q, d, plan))
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
                + (f", stopped: {d.termination_reason}" if d.termination_reason else "")
-               + f", {d.usage.total_tokens} tokens, {money(d.usage.cost)}")
-    typer.echo(f"files: {q.folder}")
+               + f", {d.usage.total_tokens} tokens, {money(d.usage.cost)}", err=to_stderr)
+    typer.echo(f"files: {q.folder}", err=to_stderr)
 
 
 def _print_estimate(q, d, plan, prompts) -> None:
@@ -209,7 +209,7 @@ def _print_estimate(q, d, plan, prompts) -> None:
                    f"structured reply ({structured}) must be asked again (voteAttempts {s.vote_attempts})")
 
 
-def _run_all(options, tags, glob, concurrency, shard) -> None:
+def _run_all(options, tags, glob, concurrency, shard, estimate=False) -> None:
     import asyncio
 
     from .batch import parse_shard, run_many, select
@@ -218,6 +218,8 @@ def _run_all(options, tags, glob, concurrency, shard) -> None:
 
     questions = select(content(), tags, glob, parse_shard(shard))
     prepared = [(q, prepare(root(), q, options)) for q in questions]
+    if estimate:
+        return _estimate_all(prepared)
     for _, d in prepared:
         check_ready(d, root())  # every key is checked before the first call
     if not prepared:
@@ -314,6 +316,25 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
         raise typer.Exit(1)
 
 
+def _estimate_all(prepared) -> None:
+    """The whole batch priced, a line per discussion and the sum: an upper bound, nothing written."""
+    import asyncio
+
+    from .domain import Usage
+    from .dry_run import estimate_run
+    from .report import money, table
+    from .runner import Plan, Runner, prompts_for
+
+    prompts, total, rows = prompts_for(root()), Usage(), []
+    for q, d in prepared:
+        usage, _, _ = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
+        total.add(usage)
+        rows.append([q.slug, d.protocol, str(usage.calls), str(usage.total_tokens), money(usage.cost)])
+    typer.echo(table(["question", "protocol", "calls", "tokens", "cost"], rows) if rows else "no open discussion")
+    typer.echo(f"estimate of the batch, an upper bound: {total.calls} calls, {total.total_tokens} tokens, "
+               f"at most {money(total.cost)}")
+
+
 def _print_totals(questions) -> None:
     """The batch's summary table and its totals, from the files as they now are."""
     from .domain import Usage
@@ -327,6 +348,40 @@ def _print_totals(questions) -> None:
         if s is not None:
             total.add(s.usage)
     typer.echo(f"total: {total.calls} calls, {total.total_tokens} tokens, {money(total.cost)}")
+
+
+@app.command()
+@handled
+def ask(
+    question: str = typer.Argument(..., help="The research question, in words."),
+    panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+    protocol: str | None = typer.Option(None, "--protocol", help=f"{', '.join(protocol_names())}."),
+    background: Path | None = typer.Option(None, "--background", help="A file whose text is the background."),
+    section: str = typer.Option("questions", help="Folder under content/ for the question file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+):
+    """Ask in one line: write the question file, run it to its end, print the conclusion."""
+    from .prepare import Options
+    from .protocols import get_protocol
+    from .report import result_text
+    from .store import discussions as store
+    from .store.questions import create_question, read_question
+
+    text = None
+    if background is not None:
+        try:
+            text = background.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"--background {background}: cannot be read: {exc}") from None
+    if protocol is not None:
+        get_protocol(protocol)  # an unknown name is refused before a file is written
+    path = create_question(content(), section, question, [], background=text)
+    typer.echo(f"question: {path}", err=True)
+    _run_one(str(path), Options(panel=panel, protocol=protocol), True, None, False, False, quiet, yes=True,
+             to_stderr=True)  # stdout holds the conclusion alone, for pipes
+    d = store.load(read_question(path).folder)
+    if d is not None:
+        typer.echo(result_text(d), nl=False)
 
 
 @app.command()

@@ -124,6 +124,17 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
     return out
 
 
+def result_text(d: Discussion) -> str:
+    """What a discussion came to, for stdout: the conclusion, else the result's answer, else the status."""
+    names = {m.id: m.name for m in d.panel.everyone}
+    if d.conclusion:
+        return clean("\n".join(_conclusion_lines(d.conclusion, names)).strip()) + "\n"
+    if (pid := get_protocol(d.protocol).result_of(d)) is not None:
+        answer = d.rounds[0].replies[pid].text.strip()
+        return clean(f"## Result: the answer of {names.get(pid, pid)}\n\n{answer}") + "\n"
+    return f"{d.question_slug}: {d.status} ({describe(d.termination_reason)}), no conclusion\n"
+
+
 def _conclusion_lines(c, names: dict[str, str]) -> list[str]:
     out = ["", f"## Conclusion (by {names.get(c.generated_by, c.generated_by)})", "", c.summary]
     if c.confidence:

@@ -147,7 +147,8 @@ def background_problem(q: Question) -> str | None:
     return None
 
 
-def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False) -> Path:
+def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,
+                    background: str | None = None) -> Path:
     """A new question file; `dyson`: named and numbered as Project Dyson's site expects, in a phase folder."""
     slug = slugify(title)
     if not slug:
@@ -170,6 +171,6 @@ def create_question(content: Path, section: str, title: str, tags: list[str], dy
         raise InputError(f"{path} already exists")
     if tags:
         meta["tags"] = tags
-    body = PLACEHOLDER + "\n"
+    body = (background.strip() if background and background.strip() else PLACEHOLDER) + "\n"
     write_atomic(path, documents.render(meta, body))
     return path
