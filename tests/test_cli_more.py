@@ -114,3 +114,21 @@ def test_run_all_estimate_prices_the_batch_and_writes_nothing(project):
     assert f"estimate of the batch, an upper bound: {calls} calls" in result.stdout
     assert calls == 2 * 31  # each: 5 rounds of 3 answers and 3 ballots, and the conclusion
     assert project.snapshot() == before
+
+
+def test_the_leaderboard_has_panelists_only_and_counts_rounds_with_a_winner(project):
+    from discuss.leaderboard import standings
+    from discuss.store import discussions as store
+    from discuss.store.questions import question_files, read_question
+
+    for name in ("tournament", "decompose", "council"):
+        (project.content / "questions" / f"{name}.md").write_text(f"---\ntitle: {name}?\n---\n\nBody.\n")
+        assert project.cli("run", name, "--panel", "offline", "--protocol", name, "-q").exit_code == 0
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "2", "-q").exit_code == 0
+    found = [store.load(read_question(p).folder) for p in question_files(project.content)]
+    table = {s.panelist_id: s for s in standings([d for d in found if d])}
+    assert set(table) == {"pragmatist", "skeptic", "visionary"}  # no match-1, part-1 or judge rows
+    vote = next(d for d in found if d and d.protocol == "vote")
+    for pid, s in table.items():
+        assert s.rounds == 2  # the two vote rounds; council, tournament and decompose rounds have no winner
+        assert s.wins == sum(r.winner_id == pid for r in vote.rounds)

@@ -231,3 +231,15 @@ def test_a_dyson_thread_page_marks_list_order_ties_and_invented_ballots(tmp_path
     assert html.count("won by its place in the recording tool's model list") == 2
     assert html.count("<s>NEUTRAL</s> invented, not cast") == 6 and "<s>CONTINUE</s> invented, not cast" in html
     assert "would have stopped at round 2" in html
+
+
+def test_the_site_publishes_discussions_json(tmp_path):
+    import json
+
+    site = build(sample_site(tmp_path))
+    data = json.loads((site / "discussions.json").read_text())
+    assert sorted(x["question"]["slug"] for x in data) == ["first", "second"]
+    first = next(x for x in data if x["question"]["slug"] == "first")
+    assert first["schema"] == 1 and first["rounds"] and {"voter", "target", "vote", "reasoning", "invented"} <= set(
+        first["rounds"][0]["votes"][0])
+    assert first["usage"]["totalTokens"] == first["usage"]["promptTokens"] + first["usage"]["completionTokens"]

@@ -54,21 +54,25 @@ class Standing:
 
 
 def _fold(d: Discussion, table: dict[str, Standing]) -> None:
-    names = {m.id: m.name for m in d.panel.members}
+    names = {m.id: m.name for m in d.panel.everyone}
     seen = set()
 
     def get(pid: str) -> Standing:
         seen.add(pid)
         return table.setdefault(pid, Standing(pid, names.get(pid, pid)))
 
+    # Only panelists have lines (never a reply's file name such as match-1), and only rounds
+    # that have a winner count towards win rates.
     for r in d.rounds:
         for f in r.failures:
-            get(f.model_id).failed_calls += 1
-        if not r.complete:
+            if f.model_id in names:
+                get(f.model_id).failed_calls += 1
+        if not r.complete or r.winner_id is None:
             continue
-        for pid in r.replies:
-            get(pid).rounds += 1
-        if r.winner_id:
+        for reply in r.replies.values():
+            if reply.model_id in names:
+                get(reply.model_id).rounds += 1
+        if r.winner_id in names:
             s = get(r.winner_id)
             s.wins += 1
             s.tie_break_wins += r.tie_break is not None

@@ -2,11 +2,13 @@
 
 It appends the discussion to every question page, adds an index of all
 discussions and a leaderboard, keeps the raw discussion files out of the
-page build (they hold untrusted model text), and ships its stylesheet.
+page build (they hold untrusted model text), ships its stylesheet, and
+publishes every discussion as data in `discussions.json`.
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 from html import escape
 from importlib.resources import files as package_files
@@ -18,6 +20,7 @@ from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from ..bias import report as bias_report
+from ..export import discussion_json
 from ..leaderboard import standings
 from ..protocols import get_protocol
 from . import render
@@ -25,6 +28,7 @@ from .collect import Entry, collect
 
 log = get_plugin_logger(__name__)
 CSS = "assets/discuss.css"
+DATA = "discussions.json"
 
 
 class DiscussConfig(base.Config):
@@ -62,6 +66,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
                 files.append(File.generated(config, uri, content=content))
         css = package_files("discuss.site") / "assets" / "discuss.css"
         files.append(File.generated(config, CSS, content=css.read_text(encoding="utf-8")))
+        # The archive as data, for those who analyse it: every readable discussion, whole.
+        found = [discussion_json(e.discussion) for e in entries if e.discussion]
+        files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
         return files
 
     def on_page_markdown(self, markdown: str, page, config, files: Files) -> str:
