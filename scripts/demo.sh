@@ -7,4 +7,4 @@ export NO_MKDOCS_2_WARNING=1
 .venv/bin/discuss run "${1:-slot-reallocation-governance}" --auto --panel offline
 .venv/bin/discuss status
 .venv/bin/mkdocs build --quiet
-echo "site built in site/ (open site/index.html)"
+echo "site built in site/: open site/index.html in a browser (it works from disk)"

@@ -243,3 +243,18 @@ def test_the_site_publishes_discussions_json(tmp_path):
     assert first["schema"] == 1 and first["rounds"] and {"voter", "target", "vote", "reasoning", "invented"} <= set(
         first["rounds"][0]["votes"][0])
     assert first["usage"]["totalTokens"] == first["usage"]["promptTokens"] + first["usage"]["completionTokens"]
+
+
+def test_the_projects_own_site_opens_from_disk(tmp_path):
+    """The demo's site: links to files (not folders), a dark-mode toggle, page-status tooltips."""
+    repo = Path(__file__).resolve().parent.parent
+    for name in ("content", "site_config"):
+        shutil.copytree(repo / name, tmp_path / name)
+    shutil.copy(repo / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    site = build(tmp_path)
+    home = (site / "index.html").read_text()
+    links = re.findall(r'href="(questions/[^"#]*)"', home)
+    assert links and all(link.endswith(".html") and (site / link).is_file() for link in links)
+    assert 'aria-label="Dark mode"' in home
+    page_html = (site / links[0]).read_text()
+    assert re.search(r'class="md-status md-status--(open|concluded)" title="(Open question|Concluded)"', page_html)
