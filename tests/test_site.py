@@ -258,3 +258,55 @@ def test_the_projects_own_site_opens_from_disk(tmp_path):
     assert 'aria-label="Dark mode"' in home
     page_html = (site / links[0]).read_text()
     assert re.search(r'class="md-status md-status--(open|concluded)" title="(Open question|Concluded)"', page_html)
+
+
+def test_a_rounds_votes_are_a_voter_by_answer_matrix(tmp_path):
+    root = sample_site(tmp_path)
+    shutil.copytree(DYSON, root / "content" / "dyson")
+    html = page(build(root), "dyson/phase-1/rq-1-40-slot-reallocation-governance")
+    matrix = html[html.index('<div class="discuss-matrix">'):]
+    matrix = matrix[: matrix.index("</table>")]
+    rows = dict(re.findall(r'<tr data-voter="([\w-]+)">(.*?)</tr>', matrix, re.S))
+    assert list(rows) == ["claude-opus-4-6", "gemini-3-pro", "gpt-5-2"]
+    cells = {v: re.findall(r'<td class="discuss-cell ([^"]*)"[^>]*>(.*?)</td>', row) for v, row in rows.items()}
+    # Round 1 by hand: claude approves itself and gemini, is neutral on gpt; gpt's ballot was invented.
+    assert [c for c, _ in cells["claude-opus-4-6"]] == [
+        "discuss-vote-approve discuss-own", "discuss-vote-approve", "discuss-vote-neutral"]
+    assert [t for _, t in cells["gemini-3-pro"]] == ["APPROVE", "APPROVE (own)", "REJECT"]
+    assert all("discuss-invented" in c and t.startswith("<s>NEUTRAL</s>") for c, t in cells["gpt-5-2"])
+    assert "Claude Opus 4.6 (winner, tie: list-order)" in matrix
+    assert 'title="Too narrow."' not in matrix and 'title="Wasteful."' in matrix  # the reasons one hover away
+    assert "Every vote with its reasoning" in html
+
+
+def test_pages_name_referees_by_display_name_and_list_only_those_who_took_part(tmp_path):
+    from typer.testing import CliRunner
+
+    from conftest import QUESTION
+    from discuss.cli import app
+
+    root = sample_site(tmp_path)
+    (root / "discussions").mkdir()
+    (root / "discussions" / "panels.yaml").write_text(
+        "panels:\n  default:\n    members:\n"
+        + "".join(f"      - {{id: {p}, model: offline/{p}, name: {p.title()} Bot}}\n"
+                  for p in ("pragmatist", "skeptic", "visionary"))
+        + "    judge: {id: referee, model: offline/pragmatist, name: The Referee}\n"
+        + "    synthesizer: {id: scribe, model: offline/skeptic, name: The Scribe}\n")
+    for protocol in ("critique", "council"):
+        (root / "content" / "questions" / f"{protocol}.md").write_text(
+            QUESTION.replace("slug: swarm-power", f"slug: {protocol}"))
+        result = CliRunner().invoke(app, ["--root", str(root), "run", protocol, "--protocol", protocol, "--auto", "-q"])
+        assert result.exit_code == 0, result.output
+    site = build(root)
+    critique = page(site, "questions/critique")
+    assert "Written by The Scribe" in critique and "Written by scribe" not in critique
+    assert re.search(r"held by (Pragmatist|Skeptic|Visionary) Bot", critique)
+    panel = critique[critique.index('<div class="discuss-panel">'):]
+    panel = panel[: panel.index("</table>")]
+    assert "<td>The Referee</td><td>judge</td>" in panel and "<td>The Scribe</td><td>synthesizer</td>" in panel
+    council = page(site, "questions/council")
+    panel = council[council.index('<div class="discuss-panel">'):]
+    panel = panel[: panel.index("</table>")]
+    assert "The Referee" not in panel and "The Scribe" not in panel  # they took no part in the council
+    assert "<th>Persona</th>" not in panel  # no column of dashes

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from importlib.resources import files as package_files
+from typing import Any
 
 import markdown as md
 import nh3
@@ -102,10 +103,20 @@ def _round_view(d: Discussion, r) -> dict:
     }
 
 
+def participants(d: Discussion) -> list[tuple[Any, str]]:
+    """Members, and the referees that wrote something here, each with its part."""
+    wrote = {reply.model_id for r in d.rounds for reply in r.replies.values()}
+    wrote |= {d.conclusion.generated_by} if d.conclusion else set()
+    parts = {p.id: role for role, p in (("judge", d.panel.judge), ("synthesizer", d.panel.synthesizer),
+                                         ("chairman", d.panel.chairman)) if p is not None}
+    return [(m, ", ".join(x for x in ("member" if m.id in d.panel.ids else "", parts.get(m.id, "")) if x))
+            for m in d.panel.everyone if m.id in d.panel.ids or m.id in wrote]
+
+
 def discussion_view(d: Discussion) -> dict:
     stats = discussion_stats(d)
     top = leader(d)
-    names = {m.id: m.name for m in d.panel.members}
+    names = {m.id: m.name for m in d.panel.everyone}  # referees too: every byline uses display names
     done = [r for r in d.rounds if r.complete]
     score_chart = charts.line_chart(
         {names.get(pid, pid): [(r.number, x.weighted_score) for r in done for x in r.results if x.target_id == pid]
@@ -124,6 +135,7 @@ def discussion_view(d: Discussion) -> dict:
         "agreement_label": agreement_label(d),
         "conclusion_title": protocol.conclusion_title,
         "audit": protocol.audit(d),
+        "participants": participants(d),
         "bias": bias_report([d]) if protocol.has_winners else None,
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
