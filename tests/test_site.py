@@ -310,3 +310,33 @@ def test_pages_name_referees_by_display_name_and_list_only_those_who_took_part(t
     panel = panel[: panel.index("</table>")]
     assert "The Referee" not in panel and "The Scribe" not in panel  # they took no part in the council
     assert "<th>Persona</th>" not in panel  # no column of dashes
+
+
+def test_line_charts_have_axis_titles_and_never_one_point():
+    from discuss.site.charts import line_chart
+
+    assert line_chart({"agreement": [(1, 0.4)]}, "Agreement", top=1.0) == ""
+    svg = line_chart({"a": [(1, 2.0), (2, 3.0)]}, "Score", top=4.0, y_title="weighted score")
+    assert ">round</text>" in svg and ">weighted score</text>" in svg and "rotate(-90)" in svg
+    css = (Path(__file__).resolve().parent.parent / "src/discuss/site/assets/discuss.css").read_text()
+    size = int(re.search(r"\.discuss-chart \{[^}]*font-size: (\d+)px", css).group(1))
+    assert size >= 12
+
+
+def test_word_diff_marks_what_changed_and_escapes_model_text():
+    from discuss.site.diff import changed_share, word_diff
+
+    html = str(word_diff("Build a small pilot first.", "Build a <b>large</b> pilot first, then scale."))
+    assert html == ("Build a <del>small</del> <ins>&lt;b&gt;large&lt;/b&gt;</ins> pilot "
+                    "<del>first.</del> <ins>first, then scale.</ins>")
+    assert changed_share("a b c d", "a b c d") == 0.0 and changed_share("a b", "c d") == 1.0
+
+
+def test_a_page_shows_what_each_panelist_changed_since_its_last_answer(tmp_path):
+    root = sample_site(tmp_path)
+    shutil.copytree(DYSON, root / "content" / "dyson")
+    html = page(build(root), "dyson/phase-1/rq-1-40-slot-reallocation-governance")
+    assert html.count("What changed since round 1") == 3  # each panelist's round-2 answer
+    # "A standing slot board decides within a week." -> "A slot board with a queue as its default."
+    assert ("A <del>standing</del> slot board <del>decides within</del> <ins>with</ins> a <del>week.</del> "
+            "<ins>queue as its default.</ins>") in html

@@ -31,28 +31,34 @@ def bar_chart(items: list[tuple[str, float]], title: str, unit: str = "%", top: 
     return "".join(parts)
 
 
-def line_chart(series: dict[str, list[tuple[int, float]]], title: str, top: float) -> str:
-    """One polyline per series over rounds 1..n, with a legend."""
+def line_chart(series: dict[str, list[tuple[int, float]]], title: str, top: float, y_title: str = "") -> str:
+    """One polyline per series over rounds 1..n, with axis titles and a legend; none for a single round."""
     xs = sorted({x for points in series.values() for x, _ in points})
-    if not xs or top <= 0:
-        return ""
-    left, width, plot_h, legend_h = 40, 420, 160, 20 * len(series)
+    if len(xs) < 2 or top <= 0:
+        return ""  # one point is no trend: the figure is on the page already
+    left, width, plot_h, legend_h = 56, 400, 160, 20 * len(series)
     span = max(xs[-1] - xs[0], 1)
     px = lambda x: left + (x - xs[0]) / span * width  # noqa: E731
     py = lambda y: 30 + plot_h - max(0.0, min(y / top, 1.0)) * plot_h  # noqa: E731
-    height = 30 + plot_h + 30 + legend_h
+    height = 30 + plot_h + 46 + legend_h
     parts = [f'<svg class="discuss-chart" role="img" viewBox="0 0 {left + width + 20} {height}" '
              f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
              f'<text x="0" y="16" class="discuss-chart-title">{escape(title)}</text>',
              f'<line x1="{left}" y1="{30 + plot_h}" x2="{left + width}" y2="{30 + plot_h}" stroke="#999"/>',
-             f'<text x="0" y="{py(top) + 4:.1f}">{top:g}</text><text x="0" y="{py(0) + 4:.1f}">0</text>']
+             f'<text x="{left - 8}" y="{py(top) + 4:.1f}" text-anchor="end">{top:g}</text>'
+             f'<text x="{left - 8}" y="{py(0) + 4:.1f}" text-anchor="end">0</text>',
+             f'<text x="{left + width / 2:.1f}" y="{30 + plot_h + 36}" text-anchor="middle" '
+             f'class="discuss-axis-title">round</text>']
+    if y_title:
+        parts.append(f'<text transform="translate(14 {30 + plot_h / 2:.1f}) rotate(-90)" text-anchor="middle" '
+                     f'class="discuss-axis-title">{escape(y_title)}</text>')
     for x in xs:
         parts.append(f'<text x="{px(x) - 4:.1f}" y="{30 + plot_h + 16}">{x}</text>')
     for i, (name, points) in enumerate(series.items()):
         coords = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in sorted(points))
         parts.append(f'<polyline fill="none" stroke="{color(i)}" stroke-width="2" points="{coords}"/>')
         parts += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color(i)}"/>' for x, y in points]
-        ly = 30 + plot_h + 30 + i * 20
+        ly = 30 + plot_h + 58 + i * 20
         parts.append(f'<rect x="{left}" y="{ly - 10}" width="12" height="12" fill="{color(i)}"/>'
                      f'<text x="{left + 18}" y="{ly}">{escape(name)}</text>')
     parts.append("</svg>")

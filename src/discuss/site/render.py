@@ -29,6 +29,7 @@ from ..report import budget_line
 from ..stats import agreement_label, discussion_stats, leader
 from . import charts
 from .collect import Entry
+from .diff import changed_share, word_diff
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
@@ -82,6 +83,7 @@ def _env() -> Environment:
     env.filters["markdown"] = safe_markdown
     env.filters["inline"] = safe_inline
     env.filters["score"] = lambda v: "-" if v is None else f"{v:g}"
+    env.filters["fraction"] = lambda v: "-" if v is None else f"{v:.2f}"  # agreement, 0..1: two places say it
     env.filters["pct"] = lambda v: "-" if v is None else f"{v:g}%"
     env.filters["money"] = lambda v: "-" if v is None else f"${v:.4f}"
     env.filters["anchor"] = slugify
@@ -97,10 +99,24 @@ ENV = _env()
 def _round_view(d: Discussion, r) -> dict:
     scores = {x.target_id: x for x in r.results}
     order = sorted(r.replies, key=lambda pid: (pid != r.winner_id, -(scores[pid].weighted_score if pid in scores else 0)))
+    changes = _changes(d, r)
     return {
         "round": r,
-        "replies": [(r.replies[pid], scores.get(pid)) for pid in order],
+        "replies": [(r.replies[pid], scores.get(pid), changes.get(pid)) for pid in order],
     }
+
+
+def _changes(d: Discussion, r) -> dict[str, tuple[int, float, Markup]]:
+    """For each answer, what its author changed since its answer of the round before (same role)."""
+    if r.number < 2:
+        return {}
+    before = {(x.model_id, x.role): x.text for x in d.rounds[r.number - 2].replies.values()}
+    out = {}
+    for key, reply in r.replies.items():
+        old = before.get((reply.model_id, reply.role))
+        if old is not None:
+            out[key] = (r.number - 1, changed_share(old, reply.text), word_diff(old, reply.text))
+    return out
 
 
 def participants(d: Discussion) -> list[tuple[Any, str]]:
@@ -122,11 +138,12 @@ def discussion_view(d: Discussion) -> dict:
         {names.get(pid, pid): [(r.number, x.weighted_score) for r in done for x in r.results if x.target_id == pid]
          for pid in d.panel.ids},
         "Weighted score per round", top=max([x.weighted_score for r in done for x in r.results] or [0]),
+        y_title="weighted score",
     ) if done else ""
     agreement = [(r.number, r.agreement) for r in done if r.agreement is not None]
     protocol = get_protocol(d.protocol)
     title = "Vote agreement per round" if protocol.has_winners else "Agreement of the answers per round"
-    agreement_chart = charts.line_chart({"agreement": agreement}, title, top=1.0) if agreement else ""
+    agreement_chart = charts.line_chart({"agreement": agreement}, title, top=1.0, y_title="agreement") if agreement else ""
     return {
         "champion": next((r.notes["champion"] for r in d.rounds if r.notes.get("champion")), None),
         "is_vote": protocol.has_winners,
