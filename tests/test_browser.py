@@ -139,3 +139,17 @@ def test_no_payload_runs_and_the_text_stays_readable(tmp_path, browser):
                   "abstention", "failure"):
         assert f"{READABLE} ({where})" in section, where
     assert "raw link" in section and "markdown link" in section
+
+
+def test_the_index_sorts_and_filters_from_a_link(tmp_path, browser):
+    from sitekit import sample_site
+
+    site = build(sample_site(tmp_path / "project"))
+    url = (site / "discussions" / "index.html").as_uri()  # opened from disk, no server
+    dom = dump_dom(browser, url + "?sort=rounds&order=desc", tmp_path / "profile")
+    titles = re.findall(r'<tr data-protocol="[^"]*" data-status="[^"]*"[^>]*>\s*<td><a [^>]*>([^<]+)</a>', dom)
+    assert titles == ["First question?", "Second question?", "Third question?"]  # 2, 1, 0 rounds
+    assert 'aria-sort="descending"' in dom
+    dom = dump_dom(browser, url + "?status=active", tmp_path / "profile2")
+    shown = re.findall(r'<tr data-protocol="[^"]*" data-status="([^"]*)"(?! hidden)>', dom)
+    assert shown == ["active"] and dom.count(" hidden=") >= 2

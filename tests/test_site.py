@@ -72,15 +72,43 @@ def test_raw_discussion_files_are_not_published(tmp_path):
     assert (site / "assets" / "discuss.css").is_file()
 
 
-def test_index_lists_every_question(tmp_path):
+def index_rows(html: str) -> list[dict]:
+    rows = re.findall(r'<tr data-protocol="([^"]*)" data-status="([^"]*)">(.*?)</tr>', html, re.S)
+    out = []
+    for protocol, status, cells in rows:
+        values = [re.sub("<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", cells, re.S)]
+        out.append({"protocol": protocol, "status": status, "href": re.search(r'href="([^"]+)"', cells).group(1),
+                    "cells": values})
+    return out
+
+
+def test_index_lists_every_question_with_sort_and_filter_data(tmp_path):
     html = page(build(sample_site(tmp_path)), "discussions")
-    rows = re.findall(r"<tr>\s*<td><a href=\"([^\"]+)\">([^<]+)</a></td>\s*<td>(.*?)</td>\s*<td>(\d+)</td>\s*"
-                      r"<td>([^<]*)</td>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>", html)
-    assert [(r[0], r[1], re.sub("<[^>]+>", "", r[2]), r[3], r[4], r[5], r[6]) for r in rows] == [
-        ("../questions/first/", "First question?", "concluded", "2", "Bob", "unanimous-conclude", "power, policy"),
-        ("../questions/second/", "Second question?", "active", "1", "Bob", "-", ""),
-        ("../questions/third/", "Third question?", "not started", "0", "-", "-", ""),
+    rows = index_rows(html)
+    assert [(r["href"], r["status"], r["cells"][0], r["cells"][4], r["cells"][5], r["cells"][6], r["cells"][8])
+            for r in rows] == [
+        ("../questions/first/", "concluded", "First question?", "2", "Bob", "unanimous-conclude", "power, policy"),
+        ("../questions/second/", "active", "Second question?", "1", "Bob", "-", ""),
+        ("../questions/third/", "not started", "Third question?", "0", "-", "-", ""),
     ]
+    assert [r["protocol"] for r in rows] == ["vote", "vote", ""]
+    assert '<option>vote</option>' in html and '<option>not started</option>' in html
+    assert 'data-type="number">Rounds' in html and "table data-sortable" in html
+    assert re.search(r'<script src="[^"]*assets/discuss.js"', html)
+
+
+def test_the_home_page_gives_an_account_of_the_archive(tmp_path):
+    root = sample_site(tmp_path)
+    later = root / "content" / "questions" / "second" / "discussion.yaml"
+    later.write_text(later.read_text().replace("startedAt: '2026-01-01T00:00:00Z'", "startedAt: '2026-02-01T00:00:00Z'"))
+    html = (build(root) / "index.html").read_text()
+    assert 'data-figure="questions">3<' in html and 'data-figure="discussions">2<' in html
+    assert "By status: active 1, concluded 1" in html and "By protocol: vote 2" in html
+    latest = html[html.index('id="latest"'):html.index('id="not-yet-discussed"')]
+    assert latest.index("Second question?") < latest.index("First question?")  # newest first
+    assert "started 2026-02-01" in latest
+    waiting = html[html.index('id="not-yet-discussed"'):]
+    assert "Third question?" in waiting and "discuss run third --auto" in waiting
 
 
 def test_leaderboard_figures_by_hand(tmp_path):

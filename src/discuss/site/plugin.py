@@ -28,6 +28,7 @@ from .collect import Entry, collect
 
 log = get_plugin_logger(__name__)
 CSS = "assets/discuss.css"
+JS = "assets/discuss.js"
 DATA = "discussions.json"
 
 
@@ -39,12 +40,16 @@ class DiscussConfig(base.Config):
     leaderboard = c.Type(bool, default=True)
     leaderboard_page = c.Type(str, default="leaderboard.md")
     leaderboard_title = c.Type(str, default="Leaderboard")
+    home = c.Type(bool, default=True)  # add the archive's account to the home page
+    home_page = c.Type(str, default="index.md")
 
 
 class DiscussPlugin(BasePlugin[DiscussConfig]):
     def on_config(self, config):
         if self.config.enabled and CSS not in config.extra_css:
             config.extra_css.append(CSS)
+        if self.config.enabled and JS not in [str(x) for x in config.extra_javascript]:
+            config.extra_javascript.append(JS)
         return config
 
     def on_files(self, files: Files, config) -> Files:
@@ -66,6 +71,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
                 files.append(File.generated(config, uri, content=content))
         css = package_files("discuss.site") / "assets" / "discuss.css"
         files.append(File.generated(config, CSS, content=css.read_text(encoding="utf-8")))
+        script = package_files("discuss.site") / "assets" / "discuss.js"
+        files.append(File.generated(config, JS, content=script.read_text(encoding="utf-8")))
         # The archive as data, for those who analyse it: every readable discussion, whole.
         found = [discussion_json(e.discussion) for e in entries if e.discussion]
         files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
@@ -83,6 +90,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         uri = page.file.src_uri
         if uri in self.entries:
             return html + render.question_section(self.entries[uri])
+        if self.config.home and uri == self.config.home_page:
+            href = self._linker(page, files)
+            return html + render.home_section(list(self.entries.values()), href, href(self.config.index_page))
         if uri == self.config.index_page:
             return html + render.index_page(list(self.entries.values()), self._linker(page, files))
         if self.config.leaderboard and uri == self.config.leaderboard_page:

@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from ..bias import BiasReport
 from ..bias import report as bias_report
-from ..domain import Discussion
+from ..domain import Discussion, Usage
 from ..leaderboard import Standing
 from ..naming import slugify
 from ..outcomes import describe
@@ -168,13 +168,38 @@ def question_section(entry: Entry) -> str:
 
 def index_page(entries: list[Entry], href: Callable[[str], str]) -> str:
     """All questions; `href` turns a question's source path into a link from the index."""
-    rows = []
-    for e in entries:
-        d = e.discussion
-        rows.append({"entry": e, "d": d, "leader": leader(d) if d else None,
-                     "rounds": sum(r.complete for r in d.rounds) if d else 0,
-                     "href": href(e.src_uri)})
-    return ENV.get_template("index.html.j2").render(rows=rows)
+    rows = [index_row(e, href(e.src_uri)) for e in entries]
+    return ENV.get_template("index.html.j2").render(
+        rows=rows, protocols=sorted({r["protocol"] for r in rows if r["protocol"]}),
+        statuses=sorted({r["status"] for r in rows}))
+
+
+def home_section(entries: list[Entry], href: Callable[[str], str], index_href: str, latest: int = 5) -> str:
+    """What the archive holds, its latest discussions and the questions still waiting."""
+    from collections import Counter
+
+    rows = [index_row(e, href(e.src_uri)) for e in entries]
+    started = sorted((r for r in rows if r["d"]), key=lambda r: r["started"], reverse=True)
+    total = Usage()
+    for r in started:
+        total.add(r["d"].usage)
+    return ENV.get_template("home.html.j2").render(
+        questions=len(rows), discussions=len(started), tokens=total.total_tokens, cost=total.cost,
+        by_status=sorted(Counter(r["status"] for r in started).items()),
+        by_protocol=sorted(Counter(r["protocol"] for r in started).items()),
+        latest=started[:latest], waiting=[r for r in rows if not r["d"] and not r["entry"].error],
+        index_href=index_href)
+
+
+def index_row(e: Entry, href: str) -> dict[str, Any]:
+    """One question of the index, with the values its columns sort and filter by."""
+    d = e.discussion
+    top = (get_protocol(d.protocol).result_of(d) or leader(d)) if d else None
+    names = {m.id: m.name for m in d.panel.everyone} if d else {}
+    return {"entry": e, "d": d, "href": href, "protocol": d.protocol if d else "",
+            "status": "unreadable" if e.error else d.status if d else "not started",
+            "started": d.started_at if d else "", "rounds": sum(r.complete for r in d.rounds) if d else 0,
+            "leader": names.get(top, top) if top else None, "cost": d.usage.cost if d else None}
 
 
 def leaderboard_page(table: list[Standing], bias: BiasReport | None = None) -> str:
