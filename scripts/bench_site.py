@@ -53,7 +53,10 @@ def generate(root: Path, count: int) -> None:
         for r in range(1, 6):
             votes = [(v, t, "APPROVE" if (n + r + ord(t)) % 3 else "NEUTRAL", "reason " * 12)
                      for v in PANEL.ids for t in PANEL.ids]
-            rnd = make_round(r, r, {pid: TEXT for pid in PANEL.ids}, votes,
+            # Answers change from round to round, as real ones do, so the pages' word diffs have work to do.
+            texts = {pid: TEXT.replace("emphasis", f"emphasis {pid}{r}", r) + f"\nRound {r} adds a point.\n"
+                     for pid in PANEL.ids}
+            rnd = make_round(r, r, texts, votes,
                              [(pid, "CONTINUE", "more") for pid in PANEL.ids])
             rounds.append(rnd)
         d = Discussion(f"q-{n}", f"q{n:03d}", f"Question {n}?", PANEL, Settings(), rounds=rounds)

@@ -352,12 +352,13 @@ def test_line_charts_have_axis_titles_and_never_one_point():
 
 
 def test_word_diff_marks_what_changed_and_escapes_model_text():
-    from discuss.site.diff import changed_share, word_diff
+    from discuss.site.diff import word_diff
 
-    html = str(word_diff("Build a small pilot first.", "Build a <b>large</b> pilot first, then scale."))
-    assert html == ("Build a <del>small</del> <ins>&lt;b&gt;large&lt;/b&gt;</ins> pilot "
-                    "<del>first.</del> <ins>first, then scale.</ins>")
-    assert changed_share("a b c d", "a b c d") == 0.0 and changed_share("a b", "c d") == 1.0
+    share, html = word_diff("Build a small pilot first.", "Build a <b>large</b> pilot first, then scale.")
+    assert str(html) == ("Build a <del>small</del> <ins>&lt;b&gt;large&lt;/b&gt;</ins> pilot "
+                         "<del>first.</del> <ins>first, then scale.</ins>")
+    assert share == 0.5  # 3 words kept of 5 + 7: 1 - 2 * 3 / 12
+    assert word_diff("a b c d", "a  b c\nd") == (0.0, "") and word_diff("a b", "c d")[0] == 1.0
 
 
 def test_a_page_shows_what_each_panelist_changed_since_its_last_answer(tmp_path):

@@ -29,7 +29,7 @@ from ..report import budget_line
 from ..stats import agreement_label, discussion_stats, leader
 from . import charts
 from .collect import Entry
-from .diff import changed_share, word_diff
+from .diff import word_diff
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
@@ -115,7 +115,7 @@ def _changes(d: Discussion, r) -> dict[str, tuple[int, float, Markup]]:
     for key, reply in r.replies.items():
         old = before.get((reply.model_id, reply.role))
         if old is not None:
-            out[key] = (r.number - 1, changed_share(old, reply.text), word_diff(old, reply.text))
+            out[key] = (r.number - 1, *word_diff(old, reply.text))
     return out
 
 
