@@ -132,3 +132,58 @@ def test_the_leaderboard_has_panelists_only_and_counts_rounds_with_a_winner(proj
     for pid, s in table.items():
         assert s.rounds == 2  # the two vote rounds; council, tournament and decompose rounds have no winner
         assert s.wins == sum(r.winner_id == pid for r in vote.rounds)
+
+
+def _events():
+    from discuss.calls import CallResult, CallSpec
+    from discuss.domain import Panelist, Usage
+
+    specs = [CallSpec(i, Panelist(i, f"offline/{i}", i), [], "respond") for i in ("ann", "bob")]
+    done = CallResult(specs[0], text="x", usage=Usage(10, 5, 0.01, 1), attempts=1)
+    failed = CallResult(specs[1], error="timed out", attempts=1, timed_out=True)
+    return [("start", specs[0], None), ("start", specs[1], None), ("done", specs[0], done),
+            ("failed", specs[1], failed)]
+
+
+def test_progress_on_a_terminal_rewrites_one_line_per_call_with_running_totals():
+    import io
+
+    from discuss.report import Progress
+
+    out = io.StringIO()
+    progress = Progress(out, live=True)
+    progress.line("round 1: answers")
+    for event in _events():
+        progress.event(*event)
+    text = out.getvalue()
+    # Drawn once, then redrawn in place: up 2 lines (one call and the totals), then up 3 (two calls), twice.
+    assert text.count("\x1b[2F") == 1 and text.count("\x1b[3F") == 2
+    final = text.split("\x1b[3F")[-1]
+    assert final.count("\n") == 3 and "ok ann [respond] 15 tokens" in final and "!! bob [respond] failed" in final
+    assert "-- 2 calls, 15 tokens, $0.0100 so far" in final
+
+
+def test_progress_in_a_log_prints_plain_lines():
+    import io
+
+    from discuss.report import Progress
+
+    out = io.StringIO()  # not a terminal
+    progress = Progress(out)
+    for event in _events():
+        progress.event(*event)
+    assert "\x1b" not in out.getvalue()
+    assert out.getvalue().splitlines() == ["  .. ann [respond] thinking", "  .. bob [respond] thinking",
+                                           "  ok ann [respond] 15 tokens, $0.0100, 0.0s",
+                                           "  !! bob [respond] failed: timed out"]
+
+
+def test_progress_is_live_on_a_terminal_by_itself():
+    import os
+
+    from discuss.report import Progress
+
+    leader, follower = os.openpty()
+    with os.fdopen(follower, "w") as tty:
+        assert Progress(tty).live is True
+    os.close(leader)

@@ -22,27 +22,61 @@ def money(cost: float | None) -> str:
 
 
 class Progress:
-    """Prints one line per event of the gateway: thinking, retrying, done, failed."""
+    """Live progress on stderr: one line per event, or on a terminal a board updated in place.
 
-    def __init__(self, stream: TextIO | None = None):
+    On a terminal (or `live=True`) each call of the phase in progress has one
+    line, rewritten as it goes (thinking, retrying, done, failed), under it
+    the running totals of calls, tokens and cost; plain lines otherwise, for
+    CI logs. What is printed never changes what is saved.
+    """
+
+    def __init__(self, stream: TextIO | None = None, live: bool | None = None):
         self.stream = stream or sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self.board: dict[str, str] = {}  # the phase in progress: a line per call
+        self.shown = 0  # lines of the board now on screen
+        self.calls, self.tokens, self.cost = 0, 0, 0.0
 
     def line(self, text: str) -> None:
+        self.board, self.shown = {}, 0  # a new phase: the last board stays on screen as it was
         print(clean(text), file=self.stream, flush=True)
 
     def event(self, kind: str, spec, result) -> None:
         who = f"{spec.panelist.id} [{spec.task}]"
+        if kind in ("done", "failed", "invalid") and result is not None:
+            self.calls += result.attempts if kind != "invalid" else 0
+            self.tokens += result.usage.total_tokens if kind != "invalid" else 0
+            self.cost += (result.usage.cost or 0.0) if kind != "invalid" else 0.0
+        text = self._describe(kind, who, result)
+        if text is None:
+            return
+        if not self.live:
+            print(clean(text), file=self.stream, flush=True)
+            return
+        self.board[f"{spec.key}:{spec.task}"] = text
+        self._draw()
+
+    @staticmethod
+    def _describe(kind: str, who: str, result) -> str | None:
         if kind == "start":
-            self.line(f"  .. {who} thinking")
-        elif kind == "retry":
-            self.line(f"  .. {who} retrying after a transient error (attempt {result.attempts})")
-        elif kind == "invalid":
-            self.line(f"  !  {who} gave an unusable reply ({result.error}); asking again")
-        elif kind == "done":
+            return f"  .. {who} thinking"
+        if kind == "retry":
+            return f"  .. {who} retrying after a transient error (attempt {result.attempts})"
+        if kind == "invalid":
+            return f"  !  {who} gave an unusable reply ({result.error}); asking again"
+        if kind == "done":
             u = result.usage
-            self.line(f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.latency_ms / 1000:.1f}s")
-        elif kind == "failed":
-            self.line(f"  !! {who} failed: {result.error}")
+            return f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.latency_ms / 1000:.1f}s"
+        if kind == "failed":
+            return f"  !! {who} failed: {result.error}"
+        return None
+
+    def _draw(self) -> None:
+        up = f"\x1b[{self.shown}F" if self.shown else ""  # back to the board's first line
+        lines = [*self.board.values(), f"  -- {self.calls} calls, {self.tokens} tokens, {money(self.cost)} so far"]
+        self.stream.write(up + "".join(f"\x1b[2K{clean(x)}\n" for x in lines))
+        self.stream.flush()
+        self.shown = len(lines)
 
 
 def budget_line(stop: dict) -> str:
