@@ -187,3 +187,10 @@ def test_progress_is_live_on_a_terminal_by_itself():
     with os.fdopen(follower, "w") as tty:
         assert Progress(tty).live is True
     os.close(leader)
+
+
+def test_flags_show_no_value_type_in_help(project):
+    for command in ([], ["run"], ["show"], ["ask"]):
+        out = project.cli(*command, "--help").stdout
+        assert "<bool>" not in out
+    assert "<int" in project.cli("run", "--help").stdout  # options that take a value still say what

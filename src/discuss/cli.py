@@ -19,6 +19,23 @@ from .protocols import DEFAULT
 from .protocols import names as protocol_names
 from .store.layout import Layout
 
+
+def _flags_without_type() -> None:
+    """A flag takes no value, so `--help` shows no `<bool>` beside it (typer 0.29 prints a type for every option)."""
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_discuss", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._discuss = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_without_type()
 app = typer.Typer(
     help="A panel of language models deliberates on a research question, in files.",
     no_args_is_help=True,
