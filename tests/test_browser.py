@@ -153,3 +153,18 @@ def test_the_index_sorts_and_filters_from_a_link(tmp_path, browser):
     dom = dump_dom(browser, url + "?status=active", tmp_path / "profile2")
     shown = re.findall(r'<tr data-protocol="[^"]*" data-status="([^"]*)"(?! hidden)>', dom)
     assert shown == ["active"] and dom.count(" hidden=") >= 2
+
+
+def test_a_page_can_be_photographed_from_disk(tmp_path, browser):
+    """The README's screenshot is made this way (scripts/screenshot.sh) from the demo site."""
+    from sitekit import sample_site
+
+    site = build(sample_site(tmp_path / "project"))
+    shot = tmp_path / "page.png"
+    done = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,1000",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000", f"--screenshot={shot}",
+         (site / "questions" / "first" / "index.html").as_uri()],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
