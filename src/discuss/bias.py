@@ -57,24 +57,25 @@ def report(discussions: list[Discussion]) -> BiasReport:
     rows: dict[str, Leaning] = {}
     positions: Counter[str] = Counter()
 
-    def row(d: Discussion, pid: str) -> Leaning:
-        names = {m.id: m.name for m in d.panel.members}
-        return rows.setdefault(pid, Leaning(pid, names.get(pid, pid)))
-
     for d in discussions:
+        names = {m.id: m.name for m in d.panel.members}
+
+        def row(pid: str, names: dict[str, str] = names) -> Leaning:
+            return rows.setdefault(pid, Leaning(pid, names.get(pid, pid)))
+
         for pid in d.panel.ids:
-            row(d, pid)
+            row(pid)
         for r in (r for r in d.rounds if r.complete):
             for author in r.replies:
                 if (margin := _own_margin(r, author)) is not None:
-                    row(d, author).generosity_sum += margin
-                    row(d, author).generosity_answers += 1
+                    row(author).generosity_sum += margin
+                    row(author).generosity_answers += 1
             if r.winner_id and r.tie_break:
-                row(d, r.winner_id).tie_break_wins[r.tie_break] += 1
+                row(r.winner_id).tie_break_wins[r.tie_break] += 1
             for voter in sorted({v.voter_id for v in r.votes if v.invented}):
-                row(d, voter).invented_ballots += 1
+                row(voter).invented_ballots += 1
             for a in r.abstentions:
-                row(d, a.voter_id).abstentions += 1
+                row(a.voter_id).abstentions += 1
             for b in r.ballots:
                 positions.update(label for label, target in b.labels.items() if target == r.winner_id)
     return BiasReport(sorted(rows.values(), key=lambda x: x.panelist_id), positions)

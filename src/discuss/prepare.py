@@ -80,7 +80,7 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
         existing.settings = dyson_settings(existing.dyson.get("config") or {} if existing.dyson else {}, settings)
     name = _protocol(q, existing, panel, options.protocol)
     d = existing or start(q, panel, settings, utc_now(), name)
-    if not existing and q.phase and name == DEFAULT:
+    if not existing and q.phase and get_protocol(name).dyson_shape:
         adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
     d.panel = panel
     get_protocol(name).prepare(d, layout)

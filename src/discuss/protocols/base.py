@@ -78,6 +78,8 @@ class Protocol(ABC):
     # The site partial, "package:file": a template with macros `summary(view)` (above the rounds)
     # and `round(r, view)` (inside each round) for what only this protocol records.
     partial: ClassVar[str] = "discuss.protocols:site.html.j2"
+    # True where Project Dyson's site can read the discussion (its files kept in Dyson's shape).
+    dyson_shape: ClassVar[bool] = False
     # The TypedDict of what its rounds record in round.yaml; checked when a discussion is loaded.
     notes_type: ClassVar[Any] = None
 
@@ -150,20 +152,20 @@ def question_turn(d: Discussion) -> int:
     return int(hashlib.sha256(d.question_slug.encode()).hexdigest()[:8], 16)
 
 
-def referee(d: Discussion, named: Panelist | None, turn: int, avoid: tuple[str, ...] = ()) -> tuple[Panelist, bool]:
-    """Who judges or writes above the debate, and whether that one also debated.
+def referee(d: Discussion, named: Panelist | None, turn: int, avoid: tuple[str, ...] = ()) -> Panelist:
+    """Who judges or writes above the debate.
 
     The one the panel names; else a chairman, judge or synthesizer who is no
     member; else the members take turns (`turn`), those in `avoid` last.
     """
     if named is not None:
-        return named, named.id in d.panel.ids
+        return named
     panel = d.panel
     for p in (panel.chairman, panel.judge, panel.synthesizer):
         if p is not None and p.id not in panel.ids:
-            return p, False
+            return p
     members = [m for m in panel.members if m.id not in avoid] or list(panel.members)
-    return members[turn % len(members)], True
+    return members[turn % len(members)]
 
 
 def dissent_context(p: Panelist) -> dict[str, str]:

@@ -27,13 +27,25 @@ def script_name(p: Panelist) -> str:
     return p.model.removeprefix(PREFIX)
 
 
+_LOADED: dict[tuple[Path, int, int], list[Any]] = {}
+
+
 def load_script(path: Path) -> list[Any]:
+    """The script's entries, read again only when the file changes (a run asks for them on every call)."""
+    if not path.is_file():
+        raise InputError(f"{path}: no script for this scripted panelist; write one (see the README)")
+    stat = path.stat()
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _LOADED:
+        _LOADED[key] = _parse(path)
+    return _LOADED[key]
+
+
+def _parse(path: Path) -> list[Any]:
     from ..schema import validated
     from ..schema.script import ScriptModel
     from ..store.yamlio import load
 
-    if not path.is_file():
-        raise InputError(f"{path}: no script for this scripted panelist; write one (see the README)")
     try:
         data = load(path.read_text(encoding="utf-8"))
     except Exception as exc:
@@ -59,15 +71,11 @@ class ScriptedProvider(offline.OfflineProvider):
 
     def __init__(self, folder: Path | None):
         self.folder = folder
-        self._scripts: dict[str, list[Any]] = {}
 
     def script(self, p: Panelist) -> list[Any]:
         if self.folder is None:
             raise InputError(f"{p.id}: a scripted panelist runs only inside a project")
-        name = script_name(p)
-        if name not in self._scripts:
-            self._scripts[name] = load_script(self.folder / f"{name}.yaml")
-        return self._scripts[name]
+        return load_script(self.folder / f"{script_name(p)}.yaml")
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
         ask = 1 + (len(messages) - len(spec.messages)) // 2  # each re-ask adds the reply and the complaint

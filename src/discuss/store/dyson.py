@@ -31,6 +31,7 @@ from ..domain import (
 )
 from ..naming import is_safe_id
 from ..protocols import DEFAULT
+from ..stats import discussion_stats
 from . import documents
 
 
@@ -248,20 +249,9 @@ def round_entry(r: Round, failures: list[dict[str, Any]], usage: dict[str, Any])
 
 def stats(d: Discussion) -> dict[str, Any]:
     """Dyson's stats: approval over every vote cast (own ones too, invented ones not), words rounded half up."""
-    winners = {pid: 0 for pid in d.panel.ids}
-    for r in d.rounds:
-        if r.winner_id:
-            winners[r.winner_id] = winners.get(r.winner_id, 0) + 1
-    votes = [v for r in d.rounds for v in r.votes]
-    cast = [v for v in votes if not v.invented]  # a ballot the tool filled in approves nothing
-    words = [reply.word_count for r in d.rounds for reply in r.replies.values()]
-    return {
-        "totalRounds": sum(1 for r in d.rounds if r.complete),
-        "roundWinners": winners,
-        "totalVotes": len(votes),
-        "approvalRate": round(100 * sum(v.vote == "APPROVE" for v in cast) / len(cast), 1) if cast else 0,
-        "averageResponseWords": int(sum(words) / len(words) + 0.5) if words else 0,
-    }
+    cast = [v for r in d.rounds for v in r.votes if not v.invented]  # a ballot the tool filled in approves nothing
+    return {**discussion_stats(d),
+            "approvalRate": round(100 * sum(v.vote == "APPROVE" for v in cast) / len(cast), 1) if cast else 0}
 
 
 def index_dict(d: Discussion, entry: Callable[[Round], dict[str, Any]]) -> dict[str, Any]:

@@ -56,7 +56,7 @@ def drafter(d: Discussion) -> Panelist:
 
 def converger(d: Discussion) -> Panelist:
     """Who judges the reviews: the chairman, a referee outside the panel, else a member who did not draft."""
-    return referee(d, d.panel.chairman, question_turn(d), avoid=(drafter(d).id,))[0]
+    return referee(d, d.panel.chairman, question_turn(d), avoid=(drafter(d).id,))
 
 
 def reviewers(d: Discussion) -> tuple[Panelist, ...]:

@@ -41,12 +41,12 @@ from .replies import parse_judge, parse_stance
 JUDGE = "judge"  # role of the judge's record in a round
 
 
-def judge_of(d: Discussion, number: int) -> tuple[Panelist, bool]:
+def judge_of(d: Discussion, number: int) -> Panelist:
     """Round `number`'s judge: the panel's, a referee who did not debate, else members in turn round by round."""
     return referee(d, d.panel.judge, question_turn(d) + number)
 
 
-def synthesizer_of(d: Discussion) -> tuple[Panelist, bool]:
+def synthesizer_of(d: Discussion) -> Panelist:
     """The synthesizer (else the chairman) named; a referee who did not debate; else a member fixed by the question."""
     return referee(d, d.panel.synthesizer or d.panel.chairman, question_turn(d))
 
@@ -114,7 +114,7 @@ def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> Non
 
 
 def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
-    judge, _ = judge_of(d, rnd.number)
+    judge = judge_of(d, rnd.number)
     current = positions(rnd)
     labelled = list(zip(make_labels(len(current)), [current[pid].text for pid in sorted(current)]))
     user = ctx.prompts.render("judge", question=ctx.q, round=rnd.number - 1, positions=labelled)
@@ -190,7 +190,7 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
             "disagreements": [f"{names.get(pid, pid)} disagreed with {names.get(x['with'], x['with'])} on "
                               f"{x['on']}: {x['why']}" for pid, s in stances.items() for x in s["disagreements"]],
         })
-    writer, _ = synthesizer_of(d)
+    writer = synthesizer_of(d)
     user = ctx.prompts.render("attributed", question=ctx.q, rounds=rounds, panel_size=len(d.panel.members))
     minority = dissenter(d, done[-1])
     return CallSpec(writer.id, writer, messages(writer, ctx.prompts, user), "conclude", 3000,

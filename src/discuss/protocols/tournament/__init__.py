@@ -137,7 +137,7 @@ class Tournament(Protocol):
     @staticmethod
     def judge_of(d: Discussion, rnd: Round, i: int) -> Panelist:
         match = notes(rnd)["matches"][i]
-        return referee(d, d.panel.judge, question_turn(d) + rnd.number + i, avoid=(match["a"], match["b"]))[0]
+        return referee(d, d.panel.judge, question_turn(d) + rnd.number + i, avoid=(match["a"], match["b"]))
 
     def match_spec(self, d: Discussion, rnd: Round, i: int, ctx: Context) -> CallSpec:
         match = notes(rnd)["matches"][i]

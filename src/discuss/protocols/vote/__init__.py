@@ -210,6 +210,7 @@ class VoteProtocol(Protocol):
     summary = "answer, vote anonymously on each other's answers, repeat until a stopping rule fires"
     conclusion_title = "Conclusion"
     has_winners = True
+    dyson_shape = True  # Dyson's tool is this protocol
     partial = "discuss.protocols.vote:site.html.j2"
     notes_type = VoteNotes
 
