@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import threading
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -168,3 +169,99 @@ def test_a_page_can_be_photographed_from_disk(tmp_path, browser):
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+# The demo's own site configuration (theme features, palette, offline plugin) over the sample archive.
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def demo_site(tmp_path):
+    from sitekit import sample_site
+
+    root = sample_site(tmp_path / "project")
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO / "site_config", root / "site_config")
+    return build(root)
+
+
+@pytest.fixture
+def page(browser, tmp_path):
+    from cdp import Browser
+
+    session = Browser(browser, tmp_path / "cdp-profile")
+    yield session
+    session.close()
+
+
+def test_every_page_opens_from_disk_without_errors_or_network(demo_site, page):
+    pages = sorted(set(demo_site.rglob("*.html")) - {demo_site / "404.html"})  # 404 is for servers only
+    assert len(pages) >= 6
+    for path in pages:
+        page.open(path.as_uri())
+        page.wait_for("document.querySelector('.md-content') !== null")
+    assert page.errors == []
+    assert [url for url in page.requests if not url.startswith(("file:", "data:", "about:"))] == []
+
+
+def test_from_disk_the_navigation_and_search_work(demo_site, page):
+    page.open((demo_site / "index.html").as_uri())
+    page.eval("document.querySelector('a.md-nav__link[href$=\"discussions.html\"]').click()")
+    page.wait_for("location.pathname.endsWith('/discussions.html') && !!document.querySelector('.discuss-index')")
+    page.eval("""(() => { const box = document.querySelector('.md-search__input');
+        box.value = 'Second'; box.dispatchEvent(new Event('input', {bubbles: true})); box.focus(); })()""")
+    page.wait_for("document.querySelectorAll('.md-search-result__item').length > 0")
+    assert page.errors == []
+
+
+def test_the_answers_of_a_round_switch_tabs_and_go_side_by_side(demo_site, page):
+    url = (demo_site / "questions" / "first.html").as_uri()
+    visible = """Array.from(document.querySelectorAll('#round-{} .discuss-reply'))
+        .filter(e => !e.hidden).map(e => e.querySelector('strong').textContent)"""
+    page.open(url + "#round-1-answer-2")  # a link to an answer opens its tab
+    assert page.eval(visible.format(1)) == ["Bob"] and page.eval(visible.format(2)) == ["Bob"]
+    page.eval("location.hash = 'round-1-answer-1'")
+    page.wait_for("!document.getElementById('round-1-answer-1').hidden")
+    assert page.eval(visible.format(2)) == ["Bob"]  # the winner's tab is open
+    page.eval("document.querySelectorAll('#round-2 [role=tab]')[1].click()")
+    assert page.eval(visible.format(2)) == ["Ann"]
+    assert page.eval("document.querySelectorAll('#round-2 [role=tab]')[1].getAttribute('aria-selected')") == "true"
+    page.eval("document.querySelector('#round-2 .discuss-layout').click()")
+    assert page.eval(visible.format(2)) == ["Bob", "Ann"]
+    assert page.errors == []
+
+
+def test_the_dark_mode_toggle_switches_and_is_remembered(demo_site, page):
+    page.send("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "light"}])
+    page.open((demo_site / "index.html").as_uri())
+    scheme = "document.body.getAttribute('data-md-color-scheme')"
+    assert page.eval(scheme) == "default"
+    page.eval("document.querySelector('form[data-md-component=palette] label:not([hidden])').click()")
+    page.wait_for(f"{scheme} === 'slate'")
+    page.open((demo_site / "leaderboard.html").as_uri())
+    assert page.eval(scheme) == "slate"
+    assert page.errors == []
+
+
+def test_served_over_http_navigation_is_instant(demo_site, page):
+    root = demo_site.parent
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
+        http.server.SimpleHTTPRequestHandler, directory=str(demo_site)))
+    server.RequestHandlerClass.log_message = lambda *a: None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    # The theme swaps in only pages listed in the sitemap, which names them under site_url.
+    config = (root / "mkdocs.yml").read_text()
+    (root / "mkdocs.yml").write_text(re.sub(r"(?m)^site_url: .*$", f"site_url: {url}", config))
+    build(root)
+    try:
+        page.open(url + "index.html")
+        link = "document.querySelector('a.md-nav__link[href$=\"leaderboard.html\"]')"
+        page.wait_for(f"!!{link}")
+        page.eval("window.keptAcrossPages = 1")
+        page.eval(f"{link}.click()")
+        page.wait_for("location.pathname.endsWith('/leaderboard.html') && !!document.querySelector('.discuss-leaderboard')")
+        assert page.eval("window.keptAcrossPages") == 1  # the page was swapped in, not reloaded
+    finally:
+        server.shutdown()
+    assert page.errors == []

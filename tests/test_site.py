@@ -4,7 +4,8 @@ import re
 import shutil
 from pathlib import Path
 
-from discuss.leaderboard import standings
+from discuss.domain import Discussion, Panel, Panelist, Reply, Round, Settings
+from discuss.leaderboard import match_standings, participation, standings
 from discuss.store import discussions as store
 from sitekit import build, first_discussion, sample_site, second_discussion, with_abstention
 
@@ -42,7 +43,11 @@ def test_rounds_replies_votes_and_tie_breaks(tmp_path):
     rounds = re.findall(r'<details class="discuss-round"( open)? id="round-(\d)">', html)
     assert rounds == [("", "1"), (" open", "2")]  # the latest round is open
     round2 = html.split('id="round-2"')[1]
-    assert re.search(r'<details class="discuss-reply discuss-winner" open>\s*<summary>Bob', round2)
+    assert re.search(r'<div class="discuss-reply discuss-winner" role="tabpanel"[^>]*>\s*<p class="discuss-reply-head">'
+                     r'<strong>Bob</strong>', round2)
+    tabs = re.findall(r'<button type="button" role="tab"[^>]*aria-selected="(\w+)">([^<]+)</button>', round2)
+    assert tabs == [("true", "Bob"), ("false", "Ann")]  # one tab per panelist, the winner first and chosen
+    assert round2.count('role="tabpanel"') == 2 and "<input" not in round2
     assert "score 3 (2 approve, 0 reject)" in round2
     assert "Tie broken by rule <code>seeded-draw</code>" in round2
     assert "Bob misses the point" in html and "Ann is right" in html
@@ -114,8 +119,8 @@ def test_the_home_page_gives_an_account_of_the_archive(tmp_path):
 def test_leaderboard_figures_by_hand(tmp_path):
     table = {s.panelist_id: s for s in standings([first_discussion(), second_discussion()])}
     a, b = table["a"], table["b"]
-    assert (a.discussions, a.rounds, a.wins, a.win_rate, a.tie_break_wins, a.failed_calls) == (2, 2, 1, 50.0, 0, 1)
-    assert (b.discussions, b.rounds, b.wins, b.win_rate, b.tie_break_wins, b.failed_calls) == (2, 3, 2, 66.7, 1, 0)
+    assert (a.discussions, a.rounds, a.wins, a.win_rate, a.tie_break_wins) == (2, 2, 1, 50.0, 0)
+    assert (b.discussions, b.rounds, b.wins, b.win_rate, b.tie_break_wins) == (2, 3, 2, 66.7, 1)
     assert (a.approval_received, a.approval_given, a.self_generosity) == (100.0, 66.7, 0.67)
     assert (b.approval_received, b.approval_given, b.self_generosity) == (66.7, 100.0, -0.33)
 
@@ -123,9 +128,42 @@ def test_leaderboard_figures_by_hand(tmp_path):
     rows = re.findall(r'<tr data-panelist="(\w)">(.*?)</tr>', html)
     cells = {pid: re.findall(r"<td>([^<]*)</td>", row) for pid, row in rows}
     assert [pid for pid, _ in rows] == ["b", "a"]  # most wins first
-    assert cells["a"] == ["Ann", "2", "2", "1", "50%", "100%", "66.7%", "0.67", "0", "1"]
-    assert cells["b"] == ["Bob", "2", "3", "2", "66.7%", "66.7%", "100%", "-0.33", "1", "0"]
+    assert cells["a"] == ["Ann", "2", "2", "1", "50%", "100%", "66.7%", "0.67", "0"]
+    assert cells["b"] == ["Bob", "2", "3", "2", "66.7%", "66.7%", "100%", "-0.33", "1"]
     assert "Win rate" in html and "<svg" in html
+    # what each did in any protocol: Ann's answer in the second discussion failed; Bob wrote the conclusion
+    parts = dict(re.findall(r'<tr data-part-panelist="(\w)">(.*?)</tr>', html))
+    assert re.findall(r"<td>([^<]*)</td>", parts["a"]) == ["Ann", "vote", "2", "2", "0", "0", "1"]
+    assert re.findall(r"<td>([^<]*)</td>", parts["b"]) == ["Bob", "vote", "2", "3", "0", "1", "0"]
+    assert 'id="matches"' not in html  # no tournament, no match table
+
+
+def tournament(slug: str, members: str, rounds: list[dict]) -> Discussion:
+    names = {"a": "Ann", "b": "Bob", "c": "Cy"}
+    panel = Panel("t", [Panelist(i, f"offline/{i}", names[i]) for i in members])
+    found = [Round(number=n, seed=n, notes=notes) for n, notes in enumerate(rounds, 1)]
+    found[0].replies = {i: Reply(i, i, 1, "answer", "2026-01-01T00:00:00Z") for i in members}
+    found[0].replies["match-1"] = Reply(members[-1], "match-1", 1, "verdict", "2026-01-01T00:00:00Z", role="judge")
+    return Discussion(f"q-{slug}", slug, "Cup?", panel, Settings(), protocol="tournament",
+                      started_at="2026-01-01T00:00:00Z", rounds=found)
+
+
+def tournaments() -> list[Discussion]:
+    """Ann beats Bob while Cy has a bye, then Cy beats Ann; elsewhere Ann v Bob is not judged yet."""
+    return [tournament("cup", "abc", [{"matches": [{"a": "a", "b": "b", "winner": "a"}], "byes": ["c"]},
+                                      {"matches": [{"a": "a", "b": "c", "winner": "c"}], "champion": "c"}]),
+            tournament("replay", "ab", [{"matches": [{"a": "a", "b": "b", "winner": None}]}])]
+
+
+def test_tournament_standings_by_hand():
+    found = match_standings([*tournaments(), first_discussion()])
+    figures = {s.panelist_id: (s.tournaments, s.matches, s.match_wins, s.win_rate, s.championships) for s in found}
+    # only tournaments count (first_discussion's a and b vote), and an undecided match is no match
+    assert figures == {"a": (2, 2, 1, 50.0, 0), "b": (2, 1, 0, 0.0, 0), "c": (1, 1, 1, 100.0, 1)}
+    assert [s.panelist_id for s in found] == ["c", "a", "b"]
+    people = {p.panelist_id: p for p in participation(tournaments())}
+    assert (people["c"].answers, people["c"].refereed, people["c"].protocols) == (1, 1, {"tournament"})
+    assert (people["b"].answers, people["b"].refereed, people["b"].discussions) == (2, 1, 2)
 
 
 def test_unreadable_discussion_is_reported_on_its_page(tmp_path):
@@ -369,3 +407,13 @@ def test_a_page_shows_what_each_panelist_changed_since_its_last_answer(tmp_path)
     # "A standing slot board decides within a week." -> "A slot board with a queue as its default."
     assert ("A <del>standing</del> slot board <del>decides within</del> <ins>with</ins> a <del>week.</del> "
             "<ins>queue as its default.</ins>") in html
+
+
+def test_the_navigation_marks_each_question_with_its_discussion_status(tmp_path):
+    root = sample_site(tmp_path)
+    # A question file's own `status` is what it was when written; the discussion's status wins.
+    path = root / "content" / "questions" / "first.md"
+    path.write_text(path.read_text().replace("slug: first\n", "slug: first\nstatus: open\n"))
+    html = page(build(root), "")
+    marks = re.findall(r'<span class="md-status md-status--(\w+)" title="([^"]+)">', html)
+    assert marks == [("concluded", "Concluded"), ("active", "Under discussion"), ("open", "Open: not discussed yet")]

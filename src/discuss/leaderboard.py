@@ -2,7 +2,10 @@
 
 A panelist is known by its id, so the same model keeps one line however
 many discussions it sat in. Rates are percentages, None where there is
-nothing to measure.
+nothing to measure. Figures that mean different things stay in separate
+tables: rounds won by vote (`standings`), matches won in tournaments
+(`match_standings`), and what every panelist did in any protocol
+(`participation`).
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .domain import VOTE_SCORES, Discussion
+from .protocols import DEFAULT
+from .protocols.tournament.notes import notes as tournament_notes
 
 
 @dataclass
@@ -20,7 +25,6 @@ class Standing:
     rounds: int = 0
     wins: int = 0
     tie_break_wins: int = 0
-    failed_calls: int = 0
     approvals_received: int = 0
     votes_received: int = 0
     approvals_given: int = 0
@@ -29,21 +33,17 @@ class Standing:
     own_votes: int = 0
     others_points: int = 0
 
-    @staticmethod
-    def _pct(part: int, whole: int) -> float | None:
-        return round(100 * part / whole, 1) if whole else None
-
     @property
     def win_rate(self) -> float | None:
-        return self._pct(self.wins, self.rounds)
+        return _pct(self.wins, self.rounds)
 
     @property
     def approval_received(self) -> float | None:
-        return self._pct(self.approvals_received, self.votes_received)
+        return _pct(self.approvals_received, self.votes_received)
 
     @property
     def approval_given(self) -> float | None:
-        return self._pct(self.approvals_given, self.votes_given)
+        return _pct(self.approvals_given, self.votes_given)
 
     @property
     def self_generosity(self) -> float | None:
@@ -51,6 +51,10 @@ class Standing:
         if not self.own_votes or not self.votes_given:
             return None
         return round(self.own_points / self.own_votes - self.others_points / self.votes_given, 2)
+
+
+def _pct(part: int, whole: int) -> float | None:
+    return round(100 * part / whole, 1) if whole else None
 
 
 def _fold(d: Discussion, table: dict[str, Standing]) -> None:
@@ -64,9 +68,6 @@ def _fold(d: Discussion, table: dict[str, Standing]) -> None:
     # Only panelists have lines (never a reply's file name such as match-1), and only rounds
     # that have a winner count towards win rates.
     for r in d.rounds:
-        for f in r.failures:
-            if f.model_id in names:
-                get(f.model_id).failed_calls += 1
         if not r.complete or r.winner_id is None:
             continue
         for reply in r.replies.values():
@@ -101,3 +102,85 @@ def standings(discussions: list[Discussion]) -> list[Standing]:
     for d in discussions:
         _fold(d, table)
     return sorted(table.values(), key=lambda s: (-s.wins, -(s.win_rate or 0), s.panelist_id))
+
+
+@dataclass
+class MatchStanding:
+    """A panelist's record in tournaments: its answer's matches, won and lost, and titles."""
+
+    panelist_id: str
+    name: str
+    tournaments: int = 0
+    matches: int = 0
+    match_wins: int = 0
+    championships: int = 0
+
+    @property
+    def win_rate(self) -> float | None:
+        return _pct(self.match_wins, self.matches)
+
+
+def match_standings(discussions: list[Discussion]) -> list[MatchStanding]:
+    """Decided matches only: a match whose judging failed has no winner yet, and a bye is no match."""
+    table: dict[str, MatchStanding] = {}
+    for d in (d for d in discussions if d.protocol == "tournament"):
+        names = {m.id: m.name for m in d.panel.members}
+        for pid, name in names.items():
+            table.setdefault(pid, MatchStanding(pid, name)).tournaments += 1
+        for r in d.rounds:
+            for match in tournament_notes(r).get("matches", []):
+                if match["winner"] is None:
+                    continue
+                for side in (match["a"], match["b"]):
+                    if side in names:
+                        table[side].matches += 1
+                        table[side].match_wins += side == match["winner"]
+            if (champion := tournament_notes(r).get("champion")) in names:
+                table[champion].championships += 1
+    return sorted(table.values(), key=lambda s: (-s.championships, -s.match_wins, s.panelist_id))
+
+
+@dataclass
+class Participation:
+    """What a panelist did in any protocol: answers, referee work, failures."""
+
+    panelist_id: str
+    name: str
+    protocols: set[str]
+    discussions: int = 0
+    answers: int = 0
+    refereed: int = 0  # replies in another role: judge, chairman, synthesizer, reviewer...
+    conclusions: int = 0
+    failed_calls: int = 0
+
+
+def _take_part(d: Discussion, table: dict[str, Participation]) -> None:
+    names = {m.id: m.name for m in d.panel.everyone}
+    took_part = {m.id for m in d.panel.members}
+
+    def get(pid: str) -> Participation:
+        took_part.add(pid)
+        return table.setdefault(pid, Participation(pid, names[pid], set()))
+
+    for r in d.rounds:
+        for reply in (x for x in r.replies.values() if x.model_id in names):
+            if reply.role == "respondent":
+                get(reply.model_id).answers += 1
+            else:
+                get(reply.model_id).refereed += 1
+        for f in (f for f in r.failures if f.model_id in names):
+            get(f.model_id).failed_calls += 1
+    if d.conclusion and d.conclusion.generated_by in names:
+        get(d.conclusion.generated_by).conclusions += 1
+    for pid in took_part:
+        entry = get(pid)
+        entry.discussions += 1
+        entry.protocols.add(d.protocol or DEFAULT)
+        entry.name = names[pid]
+
+
+def participation(discussions: list[Discussion]) -> list[Participation]:
+    table: dict[str, Participation] = {}
+    for d in discussions:
+        _take_part(d, table)
+    return sorted(table.values(), key=lambda s: (-s.answers, s.panelist_id))

@@ -19,17 +19,24 @@ from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
-from ..bias import report as bias_report
 from ..export import discussion_json
-from ..leaderboard import standings
-from ..protocols import get_protocol
 from . import render
 from .collect import Entry, collect
 
 log = get_plugin_logger(__name__)
 CSS = "assets/discuss.css"
 JS = "assets/discuss.js"
+# Material's offline plugin fetches this shim from a CDN; a site opened from disk has no network, so ship it.
+SHIM = "assets/vendor/iframe-worker-shim.js"
+SHIPPED = (CSS, JS, SHIM, "assets/vendor/iframe-worker-LICENSE")
 DATA = "discussions.json"
+# The theme's page-status icon beside each question in the navigation: its discussion's status.
+STATUS_TOOLTIPS = {
+    "open": "Open: not discussed yet",
+    "active": "Under discussion",
+    "concluded": "Concluded",
+    "closed": "Closed without a conclusion",
+}
 
 
 class DiscussConfig(base.Config):
@@ -46,10 +53,15 @@ class DiscussConfig(base.Config):
 
 class DiscussPlugin(BasePlugin[DiscussConfig]):
     def on_config(self, config):
-        if self.config.enabled and CSS not in config.extra_css:
+        if not self.config.enabled:
+            return config
+        if CSS not in config.extra_css:
             config.extra_css.append(CSS)
-        if self.config.enabled and JS not in [str(x) for x in config.extra_javascript]:
+        if JS not in [str(x) for x in config.extra_javascript]:
             config.extra_javascript.append(JS)
+        polyfills = [p for p in config.extra.get("polyfills", []) if "iframe-worker" not in p]
+        config.extra["polyfills"] = polyfills + [SHIM]
+        config.extra["status"] = STATUS_TOOLTIPS | dict(config.extra.get("status") or {})
         return config
 
     def on_files(self, files: Files, config) -> Files:
@@ -69,19 +81,23 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         for uri, content in pages.items():
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, content=content))
-        css = package_files("discuss.site") / "assets" / "discuss.css"
-        files.append(File.generated(config, CSS, content=css.read_text(encoding="utf-8")))
-        script = package_files("discuss.site") / "assets" / "discuss.js"
-        files.append(File.generated(config, JS, content=script.read_text(encoding="utf-8")))
+        shipped = package_files("discuss.site")
+        for uri in SHIPPED:
+            files.append(File.generated(config, uri, content=shipped.joinpath(uri).read_text(encoding="utf-8")))
         # The archive as data, for those who analyse it: every readable discussion, whole.
         found = [discussion_json(e.discussion) for e in entries if e.discussion]
         files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
         return files
 
     def on_page_markdown(self, markdown: str, page, config, files: Files) -> str:
+        entry = self.entries.get(page.file.src_uri) if self.config.enabled else None
+        if entry is None:
+            return markdown
         # The theme prints a page's title as HTML; a question's title is text a person or a model wrote.
-        if self.config.enabled and page.file.src_uri in self.entries and isinstance(page.meta.get("title"), str):
+        if isinstance(page.meta.get("title"), str):
             page.meta["title"] = escape(page.meta["title"])
+        # Every page is read before any is rendered, so the navigation shows every question's status.
+        page.meta["status"] = entry.discussion.status if entry.discussion else "open"
         return markdown
 
     def on_page_content(self, html: str, page, config, files: Files) -> str:
@@ -96,9 +112,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         if uri == self.config.index_page:
             return html + render.index_page(list(self.entries.values()), self._linker(page, files))
         if self.config.leaderboard and uri == self.config.leaderboard_page:
-            found = [e.discussion for e in self.entries.values() if e.discussion]
-            voted = [d for d in found if get_protocol(d.protocol).has_winners]
-            return html + render.leaderboard_page(standings(found), bias_report(voted))
+            return html + render.leaderboard_page([e.discussion for e in self.entries.values() if e.discussion])
         return html
 
     @staticmethod

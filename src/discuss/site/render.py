@@ -18,10 +18,9 @@ import nh3
 from jinja2 import ChoiceLoader, Environment, FunctionLoader, PackageLoader
 from markupsafe import Markup
 
-from ..bias import BiasReport
 from ..bias import report as bias_report
 from ..domain import Discussion, Usage
-from ..leaderboard import Standing
+from ..leaderboard import match_standings, participation, standings
 from ..naming import slugify
 from ..outcomes import describe
 from ..protocols import get_protocol
@@ -202,6 +201,11 @@ def index_row(e: Entry, href: str) -> dict[str, Any]:
             "leader": names.get(top, top) if top else None, "cost": d.usage.cost if d else None}
 
 
-def leaderboard_page(table: list[Standing], bias: BiasReport | None = None) -> str:
+def leaderboard_page(discussions: list[Discussion]) -> str:
+    """One table per kind of figure; the vote table and bias report count vote rounds only."""
+    voted = [d for d in discussions if get_protocol(d.protocol).has_winners]
+    table = standings(voted)
     chart = charts.bar_chart([(s.name, s.win_rate or 0) for s in table], "Win rate") if table else ""
-    return ENV.get_template("leaderboard.html.j2").render(table=table, chart=Markup(chart), bias=bias)
+    return ENV.get_template("leaderboard.html.j2").render(
+        table=table, chart=Markup(chart), bias=bias_report(voted), matches=match_standings(discussions),
+        people=participation(discussions))
