@@ -160,7 +160,7 @@ class FakeLLM:
         model, messages = body.get("model", ""), body.get("messages", [])
         with self._lock:
             self.requests.append({"model": model, "task": task_of(messages), "messages": messages,
-                                  "at": time.monotonic()})
+                                  "at": time.monotonic(), "stream": bool(body.get("stream"))})
         action = self._next(model) or Action()
         with self._lock:
             self.in_flight += 1
@@ -197,6 +197,8 @@ class FakeLLM:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 status, payload, headers = fake.handle(body, self.headers.get("authorization") or "")
+                if body.get("stream") and status == 200 and isinstance(payload, dict):
+                    return self.stream(payload, (body.get("stream_options") or {}).get("include_usage"))
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -208,6 +210,26 @@ class FakeLLM:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
+
+            def stream(self, payload: dict, with_usage: bool) -> None:
+                """The reply as server-sent events: a chunk per word, the finish, the usage, [DONE]."""
+                head = {k: payload[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+                words = re.findall(r"\S*\s*", payload["choices"][0]["message"]["content"])
+                events = [head | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": w},
+                                               "finish_reason": None}]} for w in words if w]
+                events.append(head | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                if with_usage:
+                    events.append(head | {"choices": [], "usage": payload["usage"]})
+                data = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+                self.close_connection = True
+                try:
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def log_message(self, *args):
                 pass

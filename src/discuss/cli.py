@@ -143,6 +143,8 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run even a question whose background is empty or "
                              "still the template's text."),
+    stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream replies from providers "
+                                       "that can, showing tokens as they come (default: on a terminal)."),
 ):
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
     from .prepare import Options
@@ -159,10 +161,11 @@ def run(
         raise InputError("give a QUESTION (a slug or a path), or --all")
     if auto and rounds is not None:
         raise InputError("--auto and --rounds cannot be used together")
-    _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes)
+    _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes, stream=stream)
 
 
-def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=False, to_stderr=False) -> None:
+def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=False, to_stderr=False,
+             stream=None) -> None:
     import asyncio
 
     from .prepare import check_ready, gateway_for, prepare
@@ -190,7 +193,9 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
         if sys.stdin.isatty() and not typer.confirm("Run it anyway?", default=False, err=True):
             raise typer.Exit(1)
     progress = Progress()
-    runner = Runner(gateway_for(d, root(), None if quiet else progress.event), prompts,
+    streaming = (progress.live and not quiet) if stream is None else stream
+    on_tokens = (progress.streamed if not quiet else lambda spec, pieces: None) if streaming else None
+    runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens), prompts,
                     on_round=None if quiet else progress.line)
     d = asyncio.run(runner.run(q, d, plan))
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"

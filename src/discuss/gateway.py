@@ -78,6 +78,7 @@ class Gateway:
         providers: Callable[[Panelist], Provider] = route,
         retry_timeouts: bool = False,
         max_chars: int | None = None,
+        on_tokens: Callable[[CallSpec, int], None] | None = None,
     ):
         self.retry_timeouts = retry_timeouts
         self.max_chars = max_chars
@@ -88,6 +89,7 @@ class Gateway:
         self.base_delay = base_delay
         self.asks = max(1, asks)
         self.on_event = on_event or (lambda *a: None)
+        self.on_tokens = on_tokens  # set: replies are streamed where the provider can, and reported
 
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
         """What a call would cost at the provider's prices; None where it knows none."""
@@ -171,4 +173,6 @@ class Gateway:
         return text[: self.max_chars] + f"\n\n[cut: {len(text)} characters, at most {self.max_chars} kept]\n"
 
     async def _complete(self, spec: CallSpec, messages: list[dict[str, str]]) -> tuple[str, Usage]:
-        return await self.route(spec.panelist).complete(spec, messages, self.timeout)
+        report = self.on_tokens
+        stream = None if report is None else (lambda pieces: report(spec, pieces))
+        return await self.route(spec.panelist).complete(spec, messages, self.timeout, stream)

@@ -101,9 +101,10 @@ def check_ready(d: Discussion, root: Path) -> None:
     get_protocol(d.protocol).check_ready(d)
 
 
-def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits | None = None) -> Gateway:
+def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits | None = None,
+                on_tokens=None) -> Gateway:
     s = d.settings
     return Gateway(providers=partial(route, scripts=Layout(root).scripts),
                    timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
                    asks=s.vote_attempts, on_event=on_event, limits=limits, retry_timeouts=s.retry_timeouts,
-                   max_chars=s.max_reply_chars)
+                   max_chars=s.max_reply_chars, on_tokens=on_tokens)

@@ -56,6 +56,12 @@ class Progress:
         self.board[f"{spec.key}:{spec.task}"] = text
         self._draw()
 
+    def streamed(self, spec, pieces: int) -> None:
+        """A streamed reply's progress: on the board only, and redrawn every few pieces."""
+        if self.live and (pieces == 1 or pieces % 8 == 0):
+            self.board[f"{spec.key}:{spec.task}"] = f"  .. {spec.panelist.id} [{spec.task}] writing, {pieces} tokens"
+            self._draw()
+
     @staticmethod
     def _describe(kind: str, who: str, result) -> str | None:
         if kind == "start":

@@ -9,6 +9,7 @@ knows none of them by name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -16,6 +17,8 @@ from typing import Protocol
 from ..calls import CallSpec
 from ..domain import SCRIPTED_PREFIX, Panelist, Usage
 from ..errors import InputError
+
+OnTokens = Callable[[int], None]  # told how many pieces of a streamed reply have arrived
 
 
 class TransientError(Exception):
@@ -39,8 +42,13 @@ class Provider(Protocol):
     # Stand-ins record no latency: their files must not change from run to run.
     simulated: bool
 
-    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
-        """The reply's text and usage; raises TransientError for what may pass, anything else to fail."""
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
+                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
+        """The reply's text and usage; raises TransientError for what may pass, anything else to fail.
+
+        With `on_tokens`, a provider that can streams the reply and reports the
+        pieces received so far; the text and usage returned are the same.
+        """
         ...
 
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:

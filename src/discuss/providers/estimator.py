@@ -16,7 +16,7 @@ from typing import Any
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..prompting import estimate_tokens
-from . import Diagnosis, Provider, offline
+from . import Diagnosis, OnTokens, Provider, offline
 
 
 def stand_in(spec: CallSpec) -> str:
@@ -58,7 +58,8 @@ class EstimatorProvider:
         self.real = real
         self.calls: list[tuple[str, str, bool]] = []  # panelist, task, whether its reply is structured
 
-    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
+                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
         self.calls.append((spec.panelist.id, spec.task, spec.validate is not None))
         prompt = sum(estimate_tokens(m["content"]) for m in messages)
         return stand_in(spec), Usage(prompt, spec.max_tokens, self.price(spec.panelist, prompt, spec.max_tokens), 1)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
-from . import Diagnosis, TransientError
+from . import Diagnosis, OnTokens, TransientError
 
 TRANSIENT_NAMES = ("RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError")
 MAX_WAIT = 60.0
@@ -66,10 +66,37 @@ def one_of(names: list[str]) -> list[str]:
     return [chosen] if chosen else names
 
 
+async def streamed(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens) -> Any:
+    """The reply streamed piece by piece, rebuilt into the response a plain call returns.
+
+    The provider's own usage comes in the last chunk where it sends one;
+    otherwise the tokens are counted here, so a budget never sees a free call.
+    """
+    chunks, pieces = [], 0
+    stream = await litellm.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
+    async for chunk in stream:
+        chunks.append(chunk)
+        if chunk.choices and getattr(chunk.choices[0].delta, "content", None):
+            pieces += 1
+            on_tokens(pieces)
+    if not chunks:
+        raise ValueError("the provider sent an empty stream")
+    response = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
+    usage = getattr(response, "usage", None)
+    if usage is None or not getattr(usage, "total_tokens", 0):
+        text = response.choices[0].message.content or "" if response.choices else ""
+        prompt = litellm.token_counter(model=kwargs["model"], messages=kwargs["messages"])
+        completion = litellm.token_counter(model=kwargs["model"], text=text, count_response_tokens=True)
+        response.usage = litellm.Usage(prompt_tokens=prompt, completion_tokens=completion,
+                                       total_tokens=prompt + completion)
+    return response
+
+
 class LitellmProvider:
     simulated = False
 
-    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
+                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
         litellm = load()
         p = spec.panelist
         kwargs: dict[str, Any] = {"model": p.model, "messages": messages, "timeout": timeout,
@@ -82,7 +109,10 @@ class LitellmProvider:
         elif p.api_base:
             kwargs["api_key"] = "not-needed"  # local servers often take no key
         try:
-            response = await litellm.acompletion(**kwargs)
+            if on_tokens is None:
+                response = await litellm.acompletion(**kwargs)
+            else:
+                response = await streamed(litellm, kwargs, on_tokens)
         except Exception as exc:
             raise classify(exc) from None
         choices = getattr(response, "choices", None) or []

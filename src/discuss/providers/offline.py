@@ -13,7 +13,7 @@ from typing import Any
 
 from ..calls import CallSpec, Move
 from ..domain import Panelist, Usage
-from . import Diagnosis
+from . import Diagnosis, OnTokens
 
 PERSONAS: dict[str, dict[str, Any]] = {
     "pragmatist": {
@@ -147,7 +147,8 @@ class OfflineProvider:
 
     simulated = True
 
-    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
+                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
         text = play(spec)
         return text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
                            completion_tokens=len(text) // 4, cost=0.0, calls=1)

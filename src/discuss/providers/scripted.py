@@ -18,7 +18,7 @@ from typing import Any
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..errors import InputError
-from . import Diagnosis, TransientError, offline
+from . import Diagnosis, OnTokens, TransientError, offline
 
 PREFIX = "scripted/"
 
@@ -77,7 +77,8 @@ class ScriptedProvider(offline.OfflineProvider):
             raise InputError(f"{p.id}: a scripted panelist runs only inside a project")
         return load_script(self.folder / f"{script_name(p)}.yaml")
 
-    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float) -> tuple[str, Usage]:
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
+                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
         ask = 1 + (len(messages) - len(spec.messages)) // 2  # each re-ask adds the reply and the complaint
         entry = next((e for e in self.script(spec.panelist) if e.matches(spec.task, ask, spec.context)), None)
         if entry is None:
