@@ -194,3 +194,13 @@ def test_flags_show_no_value_type_in_help(project):
         out = project.cli(*command, "--help").stdout
         assert "<bool>" not in out
     assert "<int" in project.cli("run", "--help").stdout  # options that take a value still say what
+
+
+def test_a_mistyped_panel_gets_a_suggestion(project):
+    for args in (("run", "swarm-power", "--panel", "ofline"), ("doctor", "--panel", "ofline")):
+        result = project.cli(*args)
+        assert result.exit_code == 2 and "no panel 'ofline'" in result.stderr, result.output
+        assert "did you mean offline?" in result.stderr
+    assert not project.folder.exists()
+    result = project.cli("run", "swarm-power", "--panel", "zzz")
+    assert result.exit_code == 2 and "did you mean" not in result.stderr

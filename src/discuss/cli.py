@@ -321,13 +321,15 @@ def show(question: str = typer.Argument(..., help="Slug of the question, or path
 def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all.")):
     """Check every panelist before spending: key, model known to litellm, endpoint answering."""
     from .doctor import check
+    from .naming import did_you_mean
     from .report import table
     from .store.panels import load_panels
 
     panels = {name: p for name, (p, _) in load_panels(layout().panels).items()}
     if panel is not None:
         if panel not in panels:
-            raise InputError(f"no panel {panel!r} (panels: {', '.join(sorted(panels))})")
+            raise InputError(f"no panel {panel!r} (panels: {', '.join(sorted(panels))})"
+                             + did_you_mean(panel, list(panels)))
         panels = {panel: panels[panel]}
     rows = check(panels, scripts=layout().scripts)
     header = ["panel", "member", "model", "key", "price", "endpoint"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 
@@ -13,6 +14,12 @@ def slugify(text: str, max_len: int = 80) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     return slug[:max_len].rstrip("-")
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    """'; did you mean x or y?' for the known names closest to a mistyped one, else ''."""
+    close = difflib.get_close_matches(name, sorted(set(known)), n=3)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def is_safe_id(value: str) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..domain import Panel, Panelist, Settings
 from ..errors import InputError
+from ..naming import did_you_mean
 from . import yamlio
 
 
@@ -76,5 +77,6 @@ def load_limits(path: Path) -> dict[str, int]:
 def pick_panel(path: Path, name: str) -> tuple[Panel, Settings]:
     panels = load_panels(path)
     if name not in panels:
-        raise InputError(f"{path}: no panel {name!r} (panels: {', '.join(sorted(panels))})")
+        raise InputError(f"{path}: no panel {name!r} (panels: {', '.join(sorted(panels))})"
+                         + did_you_mean(name, list(panels)))
     return panels[name]

@@ -6,7 +6,6 @@ discussion lives in the folder of the same name beside it.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from pathlib import Path
@@ -15,7 +14,7 @@ import frontmatter
 
 from ..domain import Question
 from ..errors import InputError
-from ..naming import is_safe_id, slugify
+from ..naming import did_you_mean, is_safe_id, slugify
 from . import documents, yamlio
 from .files import write_atomic
 
@@ -103,8 +102,7 @@ def find_question(content: Path, ref: str) -> Question:
         if found:
             raise InputError(f"{ref!r} matches {len(found)} questions: "
                              + ", ".join(str(f.relative_to(content)) for f in found) + "; give a path")
-    close = difflib.get_close_matches(ref, sorted({*(slug(f) for f in files), *(f.stem for f in files)}), n=3)
-    hint = f"; did you mean {' or '.join(close)}?" if close else "; `discuss new TITLE` creates one"
+    hint = did_you_mean(ref, [*(slug(f) for f in files), *(f.stem for f in files)]) or "; `discuss new TITLE` creates one"
     raise InputError(f"no question {ref!r} under {content}{hint}")
 
 
