@@ -346,7 +346,7 @@ def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
                   for f in raw.get("failures") or []],
         completed_at=raw.get("completedAt"),
         stage=raw.get("stage"),
-        notes={"convergence": raw["convergence"]} if isinstance(raw.get("convergence"), dict) else {},
+        notes={key: raw[key] for key in get_protocol(protocol).index_notes if isinstance(raw.get(key), dict)},
     )
     directory = round_dir(folder, number)
     if directory.is_dir():

@@ -103,11 +103,30 @@ def vote_pending(d: Discussion, rnd: Round) -> list[Panelist]:
     return [p for p in d.panel.members if p.id not in rnd.voted()]
 
 
+MIN_SHARE = 200  # tokens: below this an answer is too cut to judge, whatever the panel's size
+
+
+def ballot_texts(d: Discussion, rnd: Round) -> dict[str, str]:
+    """Each answer as ballots show it: cut to an equal share of the context budget, the cut recorded.
+
+    The same cut for every answer, so no answer is judged on more of itself
+    than another; a ballot's prompt stays within `contextTokens` plus the
+    fixed instructions, whatever the panel's size and the answers' length.
+    """
+    share = max(d.settings.context_tokens // max(len(rnd.replies), 1), MIN_SHARE)
+    cut = sorted(pid for pid, reply in rnd.replies.items() if len(reply.text.strip()) > share * 4)
+    texts = {pid: clip(reply.text, share * 4) if pid in cut else reply.text for pid, reply in rnd.replies.items()}
+    if cut:
+        notes(rnd)["ballotCut"] = {"tokensPerAnswer": share, "cut": cut}
+    return texts
+
+
 def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list[CallSpec]:
     specs = []
+    shown = ballot_texts(d, rnd)
     for p in vote_pending(d, rnd):
         order = label_order(rnd, p.id)
-        replies = [(label, rnd.replies[target].text) for label, target in order.items()]
+        replies = [(label, shown[target]) for label, target in order.items()]
         user = prompts.render("vote", question=q, labels=list(order), replies=replies)
         labels = list(order)
         specs.append(CallSpec(
@@ -210,6 +229,7 @@ class VoteProtocol(Protocol):
     summary = "answer, vote anonymously on each other's answers, repeat until a stopping rule fires"
     conclusion_title = "Conclusion"
     has_winners = True
+    index_notes = ("convergence", "ballotCut")
     dyson_shape = True  # Dyson's tool is this protocol
     partial = "discuss.protocols.vote:site.html.j2"
     notes_type = VoteNotes
@@ -248,7 +268,7 @@ class VoteProtocol(Protocol):
             "roundNumber": r.number, "seed": r.seed, "winnerId": r.winner_id, "winnerScore": r.winner_score,
             "tieBreak": r.tie_break, "shouldTerminate": r.should_terminate,
             "terminationReason": r.termination_reason, "agreement": r.agreement,
-            **({"convergence": notes(r)["convergence"]} if "convergence" in notes(r) else {}),
+            **{key: r.notes[key] for key in self.index_notes if key in r.notes},
             "failures": failures, "completedAt": r.completed_at,
         }
 
@@ -270,6 +290,9 @@ class VoteProtocol(Protocol):
                        + (" <- winner" if pid == r.winner_id else ""))
         if r.tie_break:
             out.append(f"  tie broken by: {r.tie_break}")
+        if cut := notes(r).get("ballotCut"):
+            out.append(f"  ballots showed answers cut to {cut['tokensPerAnswer']} tokens each; cut: "
+                       + ", ".join(names.get(pid, pid) for pid in cut["cut"]))
         if made_up := sum(v.invented for v in r.votes):
             out.append(f"  {made_up} vote(s) on answers invented by the recording tool, not cast")
         conclude, cast = conclude_counts(r)

@@ -10,8 +10,14 @@ from ...domain import Round
 from ...rules.convergence import Convergence
 
 
+class BallotCut(TypedDict):
+    tokensPerAnswer: int  # each answer's share of contextTokens in a ballot
+    cut: list[str]  # whose answers were longer than that, so every ballot shows them cut
+
+
 class VoteNotes(TypedDict, total=False):
     convergence: Convergence
+    ballotCut: BallotCut
 
 
 def notes(rnd: Round) -> VoteNotes:
