@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 page="site/questions/${1:-slot-reallocation-governance}.html"
 [ -f "$page" ] || { echo "no $page: run bash scripts/demo.sh first" >&2; exit 2; }
-chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,2200 \
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,3400 \
   --virtual-time-budget=4000 --screenshot="docs/discussion-page.png" "file://$PWD/$page" 2>/dev/null
 echo "docs/discussion-page.png"
