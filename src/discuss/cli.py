@@ -168,9 +168,10 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
              stream=None) -> None:
     import asyncio
 
+    from .listing import money
     from .prepare import check_ready, gateway_for, prepare
     from .protocols import get_protocol
-    from .report import Progress, money
+    from .report import Progress
     from .runner import Plan, Runner, prompts_for
     from .store.questions import background_problem, find_question
 
@@ -209,8 +210,8 @@ def _print_estimate(q, d, plan, prompts) -> None:
     from collections import Counter
 
     from .dry_run import estimate_run
+    from .listing import money
     from .protocols import get_protocol
-    from .report import money
     from .runner import Runner
 
     usage, calls, unpriced = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, plan))
@@ -261,7 +262,7 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False) -> None:
 def status(question: str | None = typer.Argument(None, help="One question; default all."),
            as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the README).")):
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost."""
-    from .report import STATUS_HEADER, status_row, table
+    from .listing import STATUS_HEADER, status_json, status_row, table
     from .store import discussions as store
     from .store.questions import find_question, question_files, read_question
 
@@ -276,8 +277,6 @@ def status(question: str | None = typer.Argument(None, help="One question; defau
                 typer.echo(f"warning: {exc}", err=True)
     if as_json:
         import json
-
-        from .export import status_json
 
         typer.echo(json.dumps([status_json(q.slug, store.summary(q.folder)) for q in questions], indent=2))
         return
@@ -321,8 +320,8 @@ def show(question: str = typer.Argument(..., help="Slug of the question, or path
 def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all.")):
     """Check every panelist before spending: key, model known to litellm, endpoint answering."""
     from .doctor import check
+    from .listing import table
     from .naming import did_you_mean
-    from .report import table
     from .store.panels import load_panels
 
     panels = {name: p for name, (p, _) in load_panels(layout().panels).items()}
@@ -346,7 +345,7 @@ def _estimate_all(prepared) -> None:
 
     from .domain import Usage
     from .dry_run import estimate_run
-    from .report import money, table
+    from .listing import money, table
     from .runner import Plan, Runner, prompts_for
 
     prompts, total, rows = prompts_for(root()), Usage(), []
@@ -362,7 +361,7 @@ def _estimate_all(prepared) -> None:
 def _print_totals(questions) -> None:
     """The batch's summary table and its totals, from the files as they now are."""
     from .domain import Usage
-    from .report import STATUS_HEADER, money, status_row, table
+    from .listing import STATUS_HEADER, money, status_row, table
     from .store import discussions as store
 
     summaries = [(q.slug, store.summary(q.folder)) for q in questions]
@@ -412,8 +411,8 @@ def ask(
 @handled
 def panels():
     """Each panel: its members, their models, its referees, and whether each key is set (no call is made)."""
+    from .listing import table
     from .providers import missing_keys
-    from .report import table
     from .store.panels import load_panels
 
     rows = []

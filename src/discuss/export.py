@@ -10,15 +10,11 @@ from dataclasses import asdict
 from typing import Any
 
 from .bias import report as bias_report
-from .domain import Discussion, Round, Usage
+from .domain import Discussion, Round
+from .listing import usage_json
 from .protocols import get_protocol
 
 SCHEMA = 1
-
-
-def usage_json(u: Usage) -> dict[str, Any]:
-    return {"calls": u.calls, "promptTokens": u.prompt_tokens, "completionTokens": u.completion_tokens,
-            "totalTokens": u.total_tokens, "cost": u.cost}
 
 
 def round_json(r: Round) -> dict[str, Any]:
@@ -67,10 +63,3 @@ def discussion_json(d: Discussion) -> dict[str, Any]:
     }
 
 
-def status_json(slug: str, s: Any) -> dict[str, Any]:
-    """A `discuss status` row; `s` a store Summary, None where no discussion was started."""
-    if s is None:
-        return {"slug": slug, "status": "not started", "dyson": False, "rounds": 0, "leader": None,
-                "terminationReason": None, "usage": usage_json(Usage())}
-    return {"slug": slug, "status": s.status, "dyson": s.legacy, "rounds": s.rounds, "leader": s.leader,
-            "terminationReason": s.termination_reason, "usage": usage_json(s.usage)}

@@ -11,14 +11,11 @@ from typing import TextIO
 from .bias import lines as bias_lines
 from .bias import report as bias_report
 from .domain import Discussion
+from .listing import money
 from .outcomes import describe
 from .protocols import get_protocol
 from .stats import agreement_label, discussion_stats
 from .text import clean
-
-
-def money(cost: float | None) -> str:
-    return "-" if cost is None else f"${cost:.4f}"
 
 
 class Progress:
@@ -90,21 +87,7 @@ def budget_line(stop: dict) -> str:
             f"{stop['nextPhase']} planned, {stop['max']} allowed.")
 
 
-def status_row(slug: str, s) -> list[str]:
-    """A row of `discuss status` from a store Summary (None: not started)."""
-    if s is None:
-        return [slug, "not started", "0", "-", "-", "0", "-"]
-    return [slug, s.status + (" (Dyson)" if s.legacy else ""), str(s.rounds), s.leader or "-",
-            s.termination_reason or "-", str(s.usage.total_tokens), money(s.usage.cost)]
 
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
-    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
-
-
-STATUS_HEADER = ["question", "status", "rounds", "leader", "termination", "tokens", "cost"]
 
 
 def show(d: Discussion, full: bool = False, only: int | None = None) -> str:

@@ -8,7 +8,7 @@ and, through `dyson`, the one of Project Dyson's original tool.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +33,11 @@ from ..domain import (
 from ..errors import InputError
 from ..naming import camel, is_safe_id
 from ..protocols import DEFAULT, get_protocol
-from ..stats import discussion_stats, leader, leader_of
+from ..stats import discussion_stats, leader
 from . import documents, dyson, history, yamlio
 from .files import write_atomic
-from .questions import DISCUSSION_FILE
+from .layout import DISCUSSION_FILE
+from .summary import Summary, from_data, from_head, is_legacy, usage_from
 
 VOTES_FILE = "votes.yaml"
 ROUND_FILE = "round.yaml"
@@ -246,16 +247,6 @@ def dyson_index(d: Discussion) -> dict[str, Any]:
 
 # ---- reading ---------------------------------------------------------------
 
-def usage_from(raw) -> Usage:
-    raw = raw if isinstance(raw, dict) else {}
-    return Usage(
-        prompt_tokens=int(raw.get("promptTokens") or 0),
-        completion_tokens=int(raw.get("completionTokens") or 0),
-        cost=raw.get("cost"),
-        calls=int(raw.get("calls") or 0),
-    )
-
-
 def _settings_from(raw, where: Path) -> Settings:
     from ..schema import validated
     from ..schema.settings import SettingsModel, to_settings
@@ -391,18 +382,6 @@ def read_conclusion(path: Path) -> Conclusion:
     return parsed
 
 
-@dataclass
-class Summary:
-    """What `discuss status` shows, read from discussion.yaml alone."""
-
-    status: str
-    legacy: bool
-    rounds: int
-    leader: str | None
-    termination_reason: str | None
-    usage: Usage
-
-
 def summary(folder: Path) -> Summary | None:
     """The index of a discussion without its rounds' files: fast over hundreds of discussions."""
     index = folder / DISCUSSION_FILE
@@ -410,24 +389,14 @@ def summary(folder: Path) -> Summary | None:
         return None
     try:
         text = index.read_text(encoding="utf-8")
-        head = text.split("\npanel:\n", 1)[0]
-        if head != text and (quick := yamlio.quick_head(head)) is not None:
-            return Summary(quick["status"], False, quick["completedRounds"], quick.get("leader"),
-                           quick.get("terminationReason"), usage_from(quick.get("usage")))
+        if (quick := from_head(text)) is not None:
+            return quick
         data = yamlio.load(text)  # an older or foreign layout: read it all
     except (ValueError, OSError, UnicodeDecodeError, TypeError) as exc:
         raise InputError(f"{index}: cannot be read: {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{index}: cannot be read: expected a mapping of fields")
-    rounds = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
-    return Summary(
-        status=str(data.get("status") or "active"),
-        legacy=dyson.is_legacy(data),
-        rounds=sum(1 for r in rounds if r.get("completedAt")),
-        leader=leader_of([r.get("winnerId") for r in rounds]),
-        termination_reason=data.get("terminationReason"),
-        usage=usage_from(data.get("usage")),
-    )
+    return from_data(data)
 
 
 def load(folder: Path) -> Discussion | None:
@@ -442,7 +411,7 @@ def load(folder: Path) -> Discussion | None:
         data = yamlio.load(index.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("expected a mapping of fields")
-        if dyson.is_legacy(data):
+        if is_legacy(data):
             return dyson.load_legacy(data, folder, lambda raw: _round_from(raw, folder, DEFAULT))
         history.check_index(data, index)
         d = Discussion(

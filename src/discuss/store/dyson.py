@@ -35,12 +35,6 @@ from ..stats import discussion_stats
 from . import documents
 
 
-def is_legacy(data: dict) -> bool:
-    """A discussion.yaml in Dyson's shape: a phase, or rounds with embedded responses."""
-    rounds = data.get("rounds") or []
-    return "phaseId" in data or any(isinstance(r, dict) and "responses" in r for r in rounds)
-
-
 def adopt(d: Discussion, phase: str) -> None:
     """Keep a new vote discussion in Dyson's shape, with the fields Dyson's site reads from the start."""
     s = d.settings

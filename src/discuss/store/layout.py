@@ -9,11 +9,25 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 SETTINGS_DIR = "discussions"
 PANELS_FILE = "panels.yaml"
+DISCUSSION_FILE = "discussion.yaml"  # a discussion's index, in the folder named like its question
+
+
+def question_files(content: Path) -> list[Path]:
+    """Every question file under `content`, sorted, never descending into discussion folders."""
+    found = []
+    for folder, dirs, files in os.walk(content):
+        names = set(files)
+        # A folder named like a Markdown file beside it, or holding a discussion, is a discussion.
+        dirs[:] = sorted(d for d in dirs if f"{d}.md" not in names
+                         and not os.path.isfile(os.path.join(folder, d, DISCUSSION_FILE)))
+        found += [Path(folder, f) for f in files if f.endswith(".md") and f != "index.md"]
+    return sorted(found)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ discussion lives in the folder of the same name beside it.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -17,8 +16,7 @@ from ..errors import InputError
 from ..naming import did_you_mean, is_safe_id, slugify
 from . import documents, yamlio
 from .files import write_atomic
-
-DISCUSSION_FILE = "discussion.yaml"
+from .layout import question_files
 
 
 class _RuamelHandler(frontmatter.YAMLHandler):
@@ -60,18 +58,6 @@ def read_question(path: Path) -> Question:
         stakes=fm.stakes or "",
         phase=str(meta.get("sourcePhase") or meta.get("phaseId") or ""),
     )
-
-
-def question_files(content: Path) -> list[Path]:
-    """Every question file under `content`, sorted, never descending into discussion folders."""
-    found = []
-    for folder, dirs, files in os.walk(content):
-        names = set(files)
-        # A folder named like a Markdown file beside it, or holding a discussion, is a discussion.
-        dirs[:] = sorted(d for d in dirs if f"{d}.md" not in names
-                         and not os.path.isfile(os.path.join(folder, d, DISCUSSION_FILE)))
-        found += [Path(folder, f) for f in files if f.endswith(".md") and f != "index.md"]
-    return sorted(found)
 
 
 def find_question(content: Path, ref: str) -> Question:

@@ -95,29 +95,6 @@ def dump(data) -> str:
     return buf.getvalue()
 
 
-HEAD_TYPES: dict[str, type | tuple[type, ...]] = {"status": str, "completedRounds": int, "leader": (str, type(None)),
-              "terminationReason": (str, type(None)), "usage": dict}
-
-
-def quick_head(text: str) -> dict | None:
-    """The summary fields at the top of a discussion.yaml, or None to read it all instead.
-
-    libyaml's loader is several times faster on such a small document than
-    ruamel's, but reads YAML 1.1 (an id like `on` becomes True), so any field
-    of an unexpected type sends the caller to the full reader.
-    """
-    try:
-        import yaml
-
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except Exception:
-        return None
-    if not isinstance(data, dict) or any(not isinstance(data.get(k), t) or isinstance(data.get(k), bool)
-                                         for k, t in HEAD_TYPES.items()):
-        return None
-    return data
-
-
 def load(text: str):
     """Parse YAML text; raises ValueError with the position of the problem."""
     try:

@@ -1,0 +1,5 @@
+"""`python -m discuss` runs the `discuss` command."""
+
+from .entry import main
+
+main()

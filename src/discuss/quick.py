@@ -1,0 +1,118 @@
+"""`discuss status` over the whole archive, answered before the CLI framework loads.
+
+typer builds a pydantic adapter for every parameter of every command,
+which costs more than reading a thousand discussion summaries. This path
+takes the few arguments of `[--root DIR] status [--json]` itself, reads
+each question's front matter and each discussion's summary head with
+libyaml, and prints what the full command prints. Anything else (a
+question argument, --help, a file it cannot read quickly) returns None, and
+the full CLI answers: the same output, only slower.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .listing import STATUS_HEADER, status_json, status_row, table
+from .naming import is_safe_id
+from .store.layout import DISCUSSION_FILE, Layout, question_files
+from .store.summary import Summary, from_data, from_head, is_legacy, quick_load
+
+SCALARS = (str, int, float, type(None))
+FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)  # the line that closes the front matter
+
+
+def parse(argv: list[str], env: Mapping[str, str]) -> tuple[Path | None, bool] | None:
+    """(the --root folder or None, --json) for a plain `status`; None for anything else."""
+    root, rest = env.get("DISCUSS_ROOT") or None, list(argv)
+    if rest[:1] == ["--root"] and len(rest) > 1:
+        root, rest = rest[1], rest[2:]
+    elif rest and rest[0].startswith("--root="):
+        root, rest = rest[0].split("=", 1)[1], rest[1:]
+    if rest not in (["status"], ["status", "--json"]):
+        return None
+    if root is not None and not Path(root).is_dir():
+        return None  # the full CLI words the error
+    return (Path(root).resolve() if root else None), rest[-1] == "--json"
+
+
+def slug_of(path: Path) -> str | None:
+    """The slug of a question file whose front matter is plain; None where the full reader must look."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    closing = FENCE.search(text, 4) if text.startswith("---\n") else None
+    if closing is None:
+        return None
+    meta = quick_load(text[4:closing.start()])
+    if not isinstance(meta, dict) or not isinstance(meta.get("title"), str) or not meta["title"]:
+        return None
+    # Only plain values, so this reader and the schema's cannot disagree about the file.
+    for value in meta.values():
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, SCALARS) and not isinstance(v, bool) for v in items):
+            return None
+    slug = meta.get("slug") or path.stem
+    return slug if isinstance(slug, str) and is_safe_id(slug) else None
+
+
+class NeedsFullReader(Exception):
+    """A file this path does not read as the full reader would: the CLI answers instead."""
+
+
+def summary_of(folder: Path) -> Summary | None:
+    """The summary, None where no discussion was started."""
+    try:
+        text = (folder / DISCUSSION_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        raise NeedsFullReader from None
+    if (found := from_head(text)) is not None:
+        return found
+    # Dyson's layout has no summary head: read it all, if libyaml reads it as the full reader would.
+    data = quick_load(text)
+    if not isinstance(data, dict) or not is_legacy(data) or not _plain_rounds(data):
+        raise NeedsFullReader
+    return from_data(data)
+
+
+def _plain_rounds(data: dict[str, Any]) -> bool:
+    words = (str, type(None))
+    rounds = data.get("rounds") or []
+    return (isinstance(data.get("status"), words) and isinstance(data.get("terminationReason"), words)
+            and isinstance(data.get("usage"), (dict, type(None))) and isinstance(rounds, list)
+            and all(isinstance(r, dict) and isinstance(r.get("winnerId"), words) for r in rounds))
+
+
+def status(argv: list[str], env: Mapping[str, str] = os.environ) -> int | None:
+    """Print the status of every discussion and return 0, or None to leave the command to the CLI."""
+    parsed = parse(argv, env)
+    if parsed is None:
+        return None
+    root, as_json = parsed
+    content = (Layout(root) if root else Layout.find(Path.cwd())).content
+    if not content.is_dir():
+        return None
+    rows = []
+    try:
+        for path in question_files(content):
+            if (slug := slug_of(path)) is None:
+                return None
+            rows.append((slug, summary_of(path.with_suffix(""))))
+    except NeedsFullReader:
+        return None
+    if not rows and not as_json:
+        return None  # the CLI says there are no questions
+    if as_json:
+        sys.stdout.write(json.dumps([status_json(slug, s) for slug, s in rows], indent=2) + "\n")
+    else:
+        sys.stdout.write(table(STATUS_HEADER, [status_row(slug, s) for slug, s in rows]) + "\n")
+    return 0

@@ -1,0 +1,100 @@
+"""`discuss status` answered before the CLI framework loads: the same output, or the CLI answers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from discuss import quick
+from discuss.store import yamlio
+from discuss.store.summary import from_head
+
+DYSON = Path(__file__).parent / "data" / "dyson"
+
+
+def both(project, capsys, *args: str) -> tuple[str, str]:
+    """What the quick path prints, and what the full CLI prints, for the same arguments."""
+    assert quick.status(["--root", str(project.root), *args]) == 0
+    fast = capsys.readouterr().out
+    full = project.cli(*args)
+    assert full.exit_code == 0, full.output
+    return fast, full.stdout
+
+
+@pytest.fixture
+def archive(project):
+    """A concluded vote, a critique under way, a Dyson thread, a question never discussed."""
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    (project.content / "questions" / "crit.md").write_text("---\ntitle: Crit?\ntags: [a, b]\n---\n\nBody.\n")
+    assert project.cli("run", "crit", "--panel", "offline", "--protocol", "critique", "-q").exit_code == 0
+    (project.content / "questions" / "later.md").write_text("---\ntitle: Later?\nslug: later-on\n---\n\nBody.\n")
+    shutil.copytree(DYSON, project.content / "research-questions")
+    return project
+
+
+def test_status_prints_what_the_cli_prints(archive, capsys):
+    fast, full = both(archive, capsys, "status")
+    assert fast == full and "later-on" in fast and "not started" in fast and "(Dyson)" in fast
+    fast, full = both(archive, capsys, "status", "--json")
+    assert json.loads(fast) == json.loads(full) and fast == full
+
+
+@pytest.mark.parametrize("args", [["status", "swarm-power"], ["status", "--help"], ["show", "swarm-power"],
+                                  ["--root", "/no/such/folder", "status"], ["status", "--jsn"]])
+def test_anything_else_is_left_to_the_cli(archive, args):
+    argv = args if args[0] == "--root" else ["--root", str(archive.root), *args]
+    assert quick.status(argv) is None
+
+
+def test_a_file_it_cannot_read_quickly_leaves_the_answer_to_the_cli(archive, capsys):
+    broken = archive.content / "questions" / "broken.md"
+    broken.write_text("---\ntitle: [unclosed\n---\n")
+    assert quick.status(["--root", str(archive.root), "status"]) is None  # the CLI warns about it
+    broken.write_text("---\ntitle: Fine?\nslug: on\n---\n")  # YAML 1.1 would read the slug as true
+    assert quick.status(["--root", str(archive.root), "status"]) is None
+    broken.unlink()
+    (archive.folder / "discussion.yaml").write_bytes(b"\xff\xfe not text")
+    assert quick.status(["--root", str(archive.root), "status"]) is None
+    assert capsys.readouterr().out == ""
+
+
+HEADS = [
+    "status: active\ncompletedRounds: 2\nleader: ann\nterminationReason: null\nusage:\n  calls: 3\n"
+    "  promptTokens: 10\n  completionTokens: 5\n  totalTokens: 15\n  cost: 1.5e-05\n",
+    "questionTitle: |-\n  Two lines\n  calls: 99\nstatus: closed\ncompletedRounds: 0\nterminationReason: "
+    "gate-failed\nusage:\n  calls: 0\n  cost: null\n",
+    "status: concluded\ncompletedRounds: 1\nleader: 'true'\nusage:\n  calls: 1\n",  # an id YAML reads as a word
+    "status: active\ncompletedRounds: 1\nleader: true\nusage:\n  calls: 1\n",  # not an id: the full reader decides
+    "status: active # hand-edited\ncompletedRounds: 1\n",
+    "completedRounds: 1\nleader: ann\n",  # no status: an older layout
+]
+
+
+@pytest.mark.parametrize("head", HEADS)
+def test_the_head_reader_never_disagrees_with_the_yaml_reader(head):
+    text = head + "panel:\n  name: p\n"
+    fast = from_head(text)
+    if fast is None:
+        assert "'true'" not in head and "gate-failed" not in head and "ann\nterminationReason: null" not in head
+        return  # the store reads the whole file: our own writer's heads never get here (above)
+    data = yamlio.load(text)
+    assert (fast.status, fast.rounds, fast.leader, fast.termination_reason) == (
+        data["status"], data["completedRounds"], data.get("leader"), data.get("terminationReason"))
+    usage = data.get("usage") or {}
+    assert (fast.usage.calls, fast.usage.prompt_tokens, fast.usage.cost) == (
+        usage.get("calls", 0), usage.get("promptTokens", 0), usage.get("cost"))
+
+
+def test_status_imports_nothing_it_does_not_use(archive):
+    code = ("import sys\nfrom discuss.entry import main\n"
+            f"sys.argv = ['discuss', '--root', {str(archive.root)!r}, 'status']\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
+            "heavy = {'typer', 'click', 'pydantic', 'ruamel', 'litellm', 'frontmatter', 'jinja2', 'mkdocs'}\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "swarm-power" in done.stdout and done.stdout.rstrip().endswith("[]"), done.stdout[-500:]
