@@ -417,3 +417,24 @@ def test_the_navigation_marks_each_question_with_its_discussion_status(tmp_path)
     html = page(build(root), "")
     marks = re.findall(r'<span class="md-status md-status--(\w+)" title="([^"]+)">', html)
     assert marks == [("concluded", "Concluded"), ("active", "Under discussion"), ("open", "Open: not discussed yet")]
+
+
+def test_a_rebuild_reads_and_renders_only_the_discussion_that_changed(tmp_path, monkeypatch):
+    from discuss.site import collect, render
+
+    loads, renders = [], []
+    real_load, real_render = store.load, render.question_section
+    monkeypatch.setattr(store, "load", lambda folder: loads.append(folder.name) or real_load(folder))
+    monkeypatch.setattr(render, "question_section", lambda e: renders.append(e.question.slug) or real_render(e))
+    root = sample_site(tmp_path)
+    build(root)
+    assert sorted(loads) == ["first", "second", "third"] and sorted(renders) == ["first", "second", "third"]
+    loads.clear(), renders.clear()
+    build(root)  # as `mkdocs serve` rebuilds: the same process, nothing changed
+    assert loads == [] and renders == []
+    reply = next((root / "content" / "questions" / "second" / "round-1").glob("b.md"))
+    reply.write_text(reply.read_text().replace("solo answer", "solo answer, edited"))
+    site = build(root)
+    assert loads == ["second"] and renders == ["second"]
+    assert "solo answer, edited" in page(site, "questions/second")
+    assert collect.signature(root / "content" / "questions" / "second.md")  # names the files it watched

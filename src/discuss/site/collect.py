@@ -1,11 +1,14 @@
 """Finding every question and its discussion under the site's docs folder.
 
 A discussion that cannot be read does not break the build: its entry
-carries the error, and the page says what is wrong.
+carries the error, and the page says what is wrong. While `mkdocs serve`
+rebuilds, a question whose files have not changed (same names, sizes and
+modification times) is not read again: an edit re-reads one discussion.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +25,29 @@ class Entry:
     src_uri: str  # the question page, relative to the docs folder, with '/'
     discussion: Discussion | None = None
     error: str | None = None
+    signature: tuple = ()  # the files it was read from; the same signature, the same entry
 
     @property
     def folder_uri(self) -> str:
         return self.src_uri[: -len(".md")] + "/"
+
+
+_READ: dict[Path, Entry] = {}  # what this process has read, by question file: rebuilds reuse it
+
+
+def signature(path: Path) -> tuple:
+    """The question file and every file of its discussion, as (path, size, modification time)."""
+    found = [path]
+    for folder, _, files in os.walk(path.with_suffix("")):
+        found += [Path(folder, f) for f in files]
+    stats = []
+    for f in sorted(found):
+        try:
+            s = f.stat()
+        except OSError:
+            continue
+        stats.append((str(f), s.st_size, s.st_mtime_ns))
+    return tuple(stats)
 
 
 def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[str]]:
@@ -33,6 +55,11 @@ def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[
     root = docs_dir / questions_dir if questions_dir else docs_dir
     entries, warnings = [], []
     for path in question_files(root) if root.is_dir() else []:
+        sig = signature(path)
+        if (known := _READ.get(path)) is not None and known.signature == sig and known.src_uri == \
+                path.relative_to(docs_dir).as_posix():
+            entries.append(known)
+            continue
         try:
             meta, _ = documents.read(path)
         except ValueError:
@@ -44,10 +71,11 @@ def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[
         except InputError as exc:
             warnings.append(str(exc))
             continue
-        entry = Entry(q, path.relative_to(docs_dir).as_posix())
+        entry = Entry(q, path.relative_to(docs_dir).as_posix(), signature=sig)
         try:
             entry.discussion = store.load(q.folder)
         except InputError as exc:
             entry.error = str(exc)
         entries.append(entry)
+        _READ[path] = entry
     return entries, warnings

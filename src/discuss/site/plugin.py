@@ -39,6 +39,17 @@ STATUS_TOOLTIPS = {
 }
 
 
+_SECTIONS: dict[str, tuple[tuple, str]] = {}  # rendered sections by question, with the files they came from
+
+
+def _section(entry: Entry) -> str:
+    """A question's discussion section, rendered again only when its files changed (mkdocs serve)."""
+    known = _SECTIONS.get(entry.src_uri)
+    if known is None or known[0] != entry.signature:
+        known = _SECTIONS[entry.src_uri] = (entry.signature, render.question_section(entry))
+    return known[1]
+
+
 class DiscussConfig(base.Config):
     enabled = c.Type(bool, default=True)
     questions_dir = c.Type(str, default="")  # under docs_dir; empty: all of it
@@ -105,7 +116,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html
         uri = page.file.src_uri
         if uri in self.entries:
-            return html + render.question_section(self.entries[uri])
+            return html + _section(self.entries[uri])
         if self.config.home and uri == self.config.home_page:
             href = self._linker(page, files)
             return html + render.home_section(list(self.entries.values()), href, href(self.config.index_page))

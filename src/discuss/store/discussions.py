@@ -269,7 +269,7 @@ def _panel_from(raw) -> Panel:
 
 
 def read_reply(path: Path, number: int) -> Reply:
-    meta, body = documents.read(path)
+    meta, body = documents.read(path, written=True)
     usage: dict[str, Any] = meta["usage"] if isinstance(meta.get("usage"), dict) else {}
     return Reply(
         model_id=str(meta.get("modelId") or path.stem),
@@ -288,7 +288,7 @@ def read_reply(path: Path, number: int) -> Reply:
 
 def _read_votes(r: Round, path: Path) -> None:
     try:
-        data = yamlio.load(path.read_text(encoding="utf-8")) or {}
+        data = yamlio.load(path.read_text(encoding="utf-8"), written=True) or {}
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot be read (a merge conflict?): {exc}") from None
     if not isinstance(data, dict):
@@ -347,7 +347,7 @@ def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
         if (directory / VOTES_FILE).is_file():
             _read_votes(r, directory / VOTES_FILE)
         if (directory / ROUND_FILE).is_file():
-            notes = yamlio.load((directory / ROUND_FILE).read_text(encoding="utf-8")) or {}
+            notes = yamlio.load((directory / ROUND_FILE).read_text(encoding="utf-8"), written=True) or {}
             if not isinstance(notes, dict):
                 raise ValueError(f"{directory / ROUND_FILE}: expected a mapping")
             r.notes = {k: v for k, v in notes.items() if k not in ("roundNumber", "stage", "agreement")}
@@ -356,7 +356,7 @@ def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
 
 
 def read_conclusion(path: Path) -> Conclusion:
-    meta, body = documents.read(path)
+    meta, body = documents.read(path, written=True)
     try:
         parsed = parse_markdown_conclusion(body)
     except ValueError:
@@ -408,10 +408,12 @@ def load(folder: Path) -> Discussion | None:
     if not index.is_file():
         return None
     try:
-        data = yamlio.load(index.read_text(encoding="utf-8"))
+        text = index.read_text(encoding="utf-8")
+        data = yamlio.load(text, written=True)
         if not isinstance(data, dict):
             raise ValueError("expected a mapping of fields")
-        if is_legacy(data):
+        if is_legacy(data):  # another tool wrote it: read it as people's files are read
+            data = yamlio.load(text)
             return dyson.load_legacy(data, folder, lambda raw: _round_from(raw, folder, DEFAULT))
         history.check_index(data, index)
         d = Discussion(

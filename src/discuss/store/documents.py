@@ -18,7 +18,7 @@ def render(meta: dict, body: str) -> str:
     return f"{FENCE}{yamlio.dump(meta)}{FENCE}\n{body}"
 
 
-def parse(text: str, source: Path) -> tuple[dict, str]:
+def parse(text: str, source: Path, written: bool = False) -> tuple[dict, str]:
     """Front matter and body; ValueError names the file when it is malformed."""
     if not text.startswith(FENCE):
         raise ValueError(f"{source}: no front matter (the file must start with '---')")
@@ -26,7 +26,7 @@ def parse(text: str, source: Path) -> tuple[dict, str]:
     if end < 0:
         raise ValueError(f"{source}: front matter is not closed by a '---' line")
     try:
-        meta = yamlio.load(text[len(FENCE) : end + 1]) or {}
+        meta = yamlio.load(text[len(FENCE) : end + 1], written) or {}
     except ValueError as exc:
         raise ValueError(f"{source}: front matter is not valid YAML: {exc}") from None
     if not isinstance(meta, dict):
@@ -35,10 +35,11 @@ def parse(text: str, source: Path) -> tuple[dict, str]:
     return meta, body[1:] if body.startswith("\n") else body
 
 
-def read(path: Path) -> tuple[dict, str]:
+def read(path: Path, written: bool = False) -> tuple[dict, str]:
+    """`written`: a file of ours, read with the fast YAML reader (see yamlio.load)."""
     try:
         # Bytes, not read_text: universal newlines would turn \r\n into \n.
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: cannot be read: {exc}") from None
-    return parse(text, path)
+    return parse(text, path, written)

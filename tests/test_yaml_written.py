@@ -1,0 +1,39 @@
+"""The fast reader of our own files reads back exactly what the writer wrote, as ruamel does."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from discuss.store import yamlio
+
+# Words that YAML 1.1, ruamel or PyYAML might take for something other than a string.
+TRICKY = ["yes", "no", "on", "off", "y", "n", "~", "null", "Null", "true", "False", "1_000", "0o17", "017",
+          "0x1F", "0b101", "1:20", "12:30:00", "2026-01-01", "2026-01-01T00:00:00Z", "1e5", "1.5e-5", ".inf",
+          "-.inf", ".nan", "+1", "-0", "1.", ".5", "=", "<<", "", " ", "a: b", "- x", "#c", "'q'", '"d"', "!tag",
+          "&a", "*a", "|", ">", "%", "@", "`", "\t", "line\nbreak", "tail\n", "\u2028", "é"]
+scalars = (st.sampled_from(TRICKY) | st.text(max_size=20) | st.integers() | st.booleans() | st.none()
+           | st.floats(allow_nan=False))
+keys = st.sampled_from(TRICKY[:30]) | st.text(min_size=1, max_size=10)
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+                      max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(keys, values, max_size=6))
+def test_what_we_write_reads_back_the_same_both_ways(data):
+    text = yamlio.dump(data)
+    assert yamlio.load(text, written=True) == yamlio.load(text)
+
+
+def test_plain_words_of_yaml_1_1_stay_words():
+    text = "a: yes\nb: on\nc: 1_000\nd: 2026-01-01\ne: 1:20\nf: 0o17\ng: true\nh: 12\ni: 1.5\nj: null\n"
+    assert yamlio.load(text, written=True) == {"a": "yes", "b": "on", "c": "1_000", "d": "2026-01-01",
+                                                "e": "1:20", "f": "0o17", "g": True, "h": 12, "i": 1.5, "j": None}
+
+
+def test_a_broken_file_is_worded_by_the_full_reader():
+    import pytest
+
+    with pytest.raises(ValueError, match="line"):
+        yamlio.load("a: [1, 2\nb: c\n", written=True)
