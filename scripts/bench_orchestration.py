@@ -1,75 +1,97 @@
-"""Orchestration overhead and the gain over one call at a time, for vote discussions.
+"""Does a run wait only for the models? Whole `discuss run` processes against a server in its own process.
 
-For panels of 3 and 10 against the fake server at a fixed latency, runs a
-5-round vote discussion (ballots never conclude) and prints:
-- wall time over the critical path (the sum over phases of each phase's
-  slowest call): target at most 1.10;
-- the speed-up over a sequential run (one call at a time, as the reference
-  implementation does): expected near the panel size.
-Usage: python scripts/bench_orchestration.py [--latency 0.2]
+The fake server (tests/fakeserver.py) runs in a separate process with a
+fixed latency and logs every request's start and end on its own clock. For
+panels of 3 and 10, a 5-round vote discussion (ballots never conclude, so
+every round is played, then the conclusion) is run as a user runs it:
+`python -m discuss run q000 --auto -q`, a fresh process each time. Phases
+are read from the server's log (a phase starts when a request starts after
+every earlier one has ended); the provider's latency sum is phases x the
+fixed latency. Printed, min / median / max over runs:
+- server span (first request's start to last response's end) over the
+  latency sum: what the client adds between and around the requests; target
+  <= 1.05 for 3 panelists, <= 1.10 for 10 at 0.3 s;
+- whole process over the latency sum: the above plus start-up and the
+  files written after the last reply;
+- the idle gap between phases, and start-up (process start to first request).
+Usage: python scripts/bench_orchestration.py [--latency 0.3] [--runs 5]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
-from benchkit import FakeLLM, make_project
-from discuss.gateway import Gateway
-from discuss.runner import Plan, Runner, prompts_for, start
-from discuss.store.panels import pick_panel
-from discuss.store.questions import read_question
+from benchkit import HERE, make_project
 
 
-class Measured(Gateway):
-    """Records each phase's slowest call; runs calls at once or one by one."""
-
-    def __init__(self, sequential: bool = False, **kwargs):
-        super().__init__(**kwargs)
-        self.sequential, self.slowest = sequential, []
-
-    async def run_phase(self, specs, on_result=None):
-        if not self.sequential:
-            results = await super().run_phase(specs, on_result)
+def phases(log: list[dict]) -> list[tuple[float, float]]:
+    """(start, end) of each phase: requests that overlap, or start before the last one ended."""
+    found: list[tuple[float, float]] = []
+    for r in sorted(log, key=lambda r: r["start"]):
+        if found and r["start"] < found[-1][1]:
+            found[-1] = (found[-1][0], max(found[-1][1], r["end"]))
         else:
-            results = []
-            for spec in specs:
-                results.append(await self.call(spec))
-                if on_result:
-                    on_result(results[-1])
-        self.slowest.append(max(r.latency_ms for r in results) / 1000)
-        return results
+            found.append((r["start"], r["end"]))
+    return found
 
 
-def discussion(url: str, panelists: int, sequential: bool) -> tuple[float, float]:
+def one_run(url: str, panelists: int, latency: float) -> dict[str, float]:
+    with urllib.request.urlopen(url.replace("/v1", "/log")) as reply:
+        before = len(json.load(reply)["requests"])
     with tempfile.TemporaryDirectory() as tmp:
-        root = make_project(Path(tmp), url, panelists)
-        q = read_question(root / "content" / "questions" / "q000.md")
-        panel, settings = pick_panel(root / "discussions" / "panels.yaml", "bench")
-        gateway = Measured(sequential=sequential, attempts=1, timeout=60)
-        runner = Runner(gateway, prompts_for(root))
-        began = time.perf_counter()
-        asyncio.run(runner.run(q, start(q, panel, settings, "t"), Plan(auto=True)))
-        return time.perf_counter() - began, sum(gateway.slowest)
+        root = make_project(Path(tmp), url, panelists, settings="{retryBaseDelay: 0.01, maxRounds: 5, "
+                                                                   "convergenceRounds: 99, timeoutSeconds: 60}")
+        env = {**os.environ, "BENCH_KEY": "bench", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        began = time.time()
+        subprocess.run([sys.executable, "-m", "discuss", "--root", str(root), "run", "q000", "--auto", "-q",
+                        "--panel", "bench", "--yes"],
+                       env=env, check=True, capture_output=True)
+        whole = time.time() - began
+    with urllib.request.urlopen(url.replace("/v1", "/log")) as reply:
+        log = json.load(reply)
+    spans = phases(log["requests"][before:])
+    ideal = len(spans) * latency
+    span = spans[-1][1] - spans[0][0]
+    gaps = [b[0] - a[1] for a, b in zip(spans, spans[1:])]
+    return {"phases": len(spans), "span": span / ideal, "whole": whole / ideal,
+            "gap_ms": 1000 * statistics.mean(gaps), "max_gap_ms": 1000 * max(gaps),
+            "outside_s": whole - span}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    os.environ.setdefault("BENCH_KEY", "bench")
-    with FakeLLM(latency=args.latency, termination="CONTINUE") as fake:
-        discussion(fake.url, 1, False)  # warm-up: litellm's import and first connection
+    server = subprocess.Popen([sys.executable, str(HERE.parent / "tests" / "fakeserver.py"), str(args.latency),
+                               "CONTINUE"], stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().strip()
         for n in (3, 10):
-            wall, critical = discussion(fake.url, n, False)
-            seq_wall, _ = discussion(fake.url, n, True)
-            print(f"{n:2d} panelists, 5 rounds: wall {wall:.2f}s, critical path {critical:.2f}s, "
-                  f"ratio {wall / critical:.3f} (target <= 1.10); sequential {seq_wall:.2f}s, "
-                  f"speed-up {seq_wall / wall:.1f}x")
+            runs = [one_run(url, n, args.latency) for _ in range(args.runs)]
+
+            def spread(key: str, form: str = "{:.3f}") -> str:
+                values = sorted(r[key] for r in runs)
+                return " / ".join(form.format(v) for v in (values[0], statistics.median(values), values[-1]))
+
+            print(f"{n:2d} panelists, {runs[0]['phases']:.0f} phases at {args.latency}s, {args.runs} runs "
+                  "(min / median / max):")
+            print(f"  server span over the latency sum   {spread('span')}")
+            print(f"  whole process over the latency sum {spread('whole')}")
+            print(f"  idle between phases, mean (ms)     {spread('gap_ms', '{:.0f}')}; "
+                  f"longest {spread('max_gap_ms', '{:.0f}')}")
+            print(f"  outside the span (start-up, last writes) (s) {spread('outside_s', '{:.2f}')}")
+    finally:
+        server.terminate()
 
 
 if __name__ == "__main__":

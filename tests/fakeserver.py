@@ -158,9 +158,10 @@ class FakeLLM:
 
     def handle(self, body: dict, auth: str = "") -> tuple[int, dict, dict]:
         model, messages = body.get("model", ""), body.get("messages", [])
+        entry = {"model": model, "task": task_of(messages), "messages": messages, "at": time.monotonic(),
+                 "stream": bool(body.get("stream"))}
         with self._lock:
-            self.requests.append({"model": model, "task": task_of(messages), "messages": messages,
-                                  "at": time.monotonic(), "stream": bool(body.get("stream"))})
+            self.requests.append(entry)
         action = self._next(model) or Action()
         with self._lock:
             self.in_flight += 1
@@ -169,6 +170,7 @@ class FakeLLM:
         time.sleep(self.latency + action.delay + extra)
         with self._lock:
             self.in_flight -= 1
+            entry["end"] = time.monotonic()
         if action.raw is not None:
             return 200, action.raw, {}
         if action.status != 200:
@@ -210,6 +212,17 @@ class FakeLLM:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
+
+            def do_GET(self):  # noqa: N802
+                """/log: every request's start and end on the server's clock, and the most at once."""
+                with fake._lock:
+                    log = [{"task": r["task"], "start": r["at"], "end": r.get("end")} for r in fake.requests]
+                data = json.dumps({"requests": log, "peak": fake.peak}).encode()
+                self.send_response(200 if self.path.endswith("/log") else 404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def stream(self, payload: dict, with_usage: bool) -> None:
                 """The reply as server-sent events: a chunk per word, the finish, the usage, [DONE]."""
@@ -256,9 +269,10 @@ class FakeLLM:
         self.stop()
 
 
-if __name__ == "__main__":  # a server for manual runs: python tests/fakeserver.py
+if __name__ == "__main__":  # a server in its own process: python tests/fakeserver.py [LATENCY] [TERMINATION]
     import sys
 
-    server = FakeLLM(latency=float(sys.argv[1]) if len(sys.argv) > 1 else 0.0).start()
+    server = FakeLLM(latency=float(sys.argv[1]) if len(sys.argv) > 1 else 0.0,
+                     termination=sys.argv[2] if len(sys.argv) > 2 else "CONCLUDE").start()
     print(server.url, flush=True)
     threading.Event().wait()

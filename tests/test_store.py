@@ -159,13 +159,13 @@ def test_summary_reads_the_head_and_falls_back_on_odd_values(tmp_path):
     s = store.summary(tmp_path)
     assert (s.status, s.rounds, s.leader, s.termination_reason) == ("concluded", 1, "a", "forced")
     assert s.usage == d.usage
-    # an id that YAML 1.1 would read as a boolean must not fool the fast path
+    # an id that YAML 1.1 would read as a boolean is quoted, and must not fool the fast path
     on = tmp_path / "on"
     d.panel = Panel("p", (Panelist("on", "openai/on", "On"), Panelist("b", "openai/b", "B")))
     d.rounds[0].replies["on"] = d.rounds[0].replies.pop("a")
     d.rounds[0].winner_id = "on"
     store.save(d, on)
-    assert "leader: on\n" in (on / "discussion.yaml").read_text()
+    assert "leader: 'on'\n" in (on / "discussion.yaml").read_text()
     assert store.summary(on).leader == "on"
 
 

@@ -2,19 +2,19 @@
 
 Output is deterministic (insertion order, no reflowing at 80 columns), so
 saving unchanged data changes no byte. Multi-line text is written as a
-literal block where that reads back identically, else quoted. Reading and
-writing both use ruamel's C parser and emitter, with YAML 1.2 semantics.
+literal block where that reads back identically, else quoted. Our own
+files are written and read with libyaml (PyYAML's C emitter and parser)
+and YAML 1.2 semantics, three to four times faster than ruamel; files
+people write are read by ruamel.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import io
 import threading
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.representer import SafeRepresenter
 
 from ..text import valid_unicode
 
@@ -38,32 +38,44 @@ def _block_safe(text: str) -> bool:
     return all(ch == "\n" or (ch.isprintable() and ch not in "\u2028\u2029\ufeff") for ch in text)
 
 
-class _Representer(SafeRepresenter):
-    """Keys in insertion order, no aliases, multi-line text as a literal block where safe."""
-
-    def ignore_aliases(self, data) -> bool:
-        return True
-
-    def represent_str(self, value: str):
-        return self.represent_scalar("tag:yaml.org,2002:str", value, style="|" if _block_safe(value) else None)
-
-
-_Representer.add_representer(str, _Representer.represent_str)
+# Plain scalars that YAML 1.2's core schema reads as something other than text.
+CORE_12 = [
+    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", list("tTfF")),
+    ("tag:yaml.org,2002:int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", list("-+0123456789")),
+    ("tag:yaml.org,2002:float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)", list("-+.0123456789")),
+]
 
 
-def _writer() -> YAML:
-    # The safe dumper on ruamel's C emitter writes about four times faster than the
-    # round-trip one; a run rewrites the current round's files after every call.
-    y: YAML | None = getattr(_local, "writer", None)
-    if y is None:
-        y = YAML(typ="safe", pure=False)
-        y.Representer = _Representer
-        y.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
-        y.default_flow_style = False
-        y.width = 4096
-        y.allow_unicode = True
-        _local.writer = y
-    return y
+def _dumper() -> type:
+    """libyaml's emitter, keys in insertion order, no aliases, multi-line text as a literal block where safe.
+
+    A string is quoted wherever YAML 1.1 or 1.2 would read it, plain, as
+    anything but text (`yes`, `1_000`, `0o17`, `1e5`...), so every reader
+    (ours, ruamel, another tool's) reads back the same value.
+    """
+    if "dumper" in _CLASSES:
+        return _CLASSES["dumper"]
+    import re
+
+    import yaml
+
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        def ignore_aliases(self, data) -> bool:
+            return True
+
+    def represent_str(dumper, value: str):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if _block_safe(value) else None)
+
+    Dumper.add_representer(str, represent_str)
+    for tag, pattern, first in CORE_12:
+        Dumper.add_implicit_resolver(tag, re.compile(f"^(?:{pattern})$"), first)  # beside YAML 1.1's own
+    _CLASSES["dumper"] = Dumper
+    return Dumper
+
+
+_CLASSES: dict[str, type] = {}
 
 
 def _prepare(value):
@@ -90,9 +102,10 @@ def plain(value):
 
 
 def dump(data) -> str:
-    buf = io.StringIO()
-    _writer().dump(_prepare(data), buf)
-    return buf.getvalue()
+    import yaml
+
+    return yaml.dump(_prepare(data), Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=4096,
+                     default_flow_style=False)
 
 
 def load(text: str, written: bool = False):
@@ -116,19 +129,15 @@ def load(text: str, written: bool = False):
         raise ValueError(str(exc).replace("\n", " ")) from None
 
 
-_WRITTEN: list[type] = []
-
-
 def _written_loader() -> type:
-    """libyaml's parser and the safe constructor, with YAML 1.2 core resolution of plain scalars.
+    """libyaml's parser and the safe constructor, resolving plain scalars by YAML 1.2's core schema only.
 
-    Only null, true/false, decimal integers and floats resolve; anything else
-    is a string (no YAML 1.1 yes/no, sexagesimals, underscores or timestamps:
-    `dump` quotes every string that ruamel would read as something else, and
-    writes non-strings in these forms). Pinned by a round-trip property test.
+    No YAML 1.1 yes/no, sexagesimals, underscores or timestamps: `dump`
+    quotes every string that any of those would make something else.
+    Pinned by a round-trip property test against ruamel.
     """
-    if _WRITTEN:
-        return _WRITTEN[0]
+    if "loader" in _CLASSES:
+        return _CLASSES["loader"]
     import re
 
     import yaml
@@ -136,14 +145,12 @@ def _written_loader() -> type:
     class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         yaml_implicit_resolvers: dict = {}  # none of PyYAML's YAML 1.1 rules
 
-    rules = [
-        ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", ["~", "n", "N", ""]),
-        ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", list("tTfF")),
-        ("tag:yaml.org,2002:int", r"[-+]?[0-9]+", list("-+0123456789")),
-        ("tag:yaml.org,2002:float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-         r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)", list("-+.0123456789")),
-    ]
-    for tag, pattern, first in rules:
+    def construct_int(loader, node) -> int:
+        value = loader.construct_scalar(node)
+        return int(value, 0) if value.startswith(("0o", "0x")) else int(value)  # 017 is 17, as in YAML 1.2
+
+    for tag, pattern, first in CORE_12:
         Loader.add_implicit_resolver(tag, re.compile(f"^(?:{pattern})$"), first)
-    _WRITTEN.append(Loader)
+    Loader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    _CLASSES["loader"] = Loader
     return Loader
