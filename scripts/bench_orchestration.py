@@ -20,6 +20,7 @@ Usage: python scripts/bench_orchestration.py [--latency 0.3] [--runs 5]
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -67,6 +68,11 @@ def one_run(url: str, panelists: int, latency: float) -> dict[str, float]:
             "outside_s": whole - span}
 
 
+def min_median_max(runs: list[dict[str, float]], key: str, form: str = "{:.3f}") -> str:
+    values = sorted(r[key] for r in runs)
+    return " / ".join(form.format(v) for v in (values[0], statistics.median(values), values[-1]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.3)
@@ -78,10 +84,7 @@ def main() -> None:
         url = server.stdout.readline().strip()
         for n in (3, 10):
             runs = [one_run(url, n, args.latency) for _ in range(args.runs)]
-
-            def spread(key: str, form: str = "{:.3f}") -> str:
-                values = sorted(r[key] for r in runs)
-                return " / ".join(form.format(v) for v in (values[0], statistics.median(values), values[-1]))
+            spread = functools.partial(min_median_max, runs)
 
             print(f"{n:2d} panelists, {runs[0]['phases']:.0f} phases at {args.latency}s, {args.runs} runs "
                   "(min / median / max):")

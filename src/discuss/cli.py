@@ -169,7 +169,7 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     import asyncio
 
     from .listing import money
-    from .prepare import check_ready, gateway_for, prepare
+    from .prepare import check_ready, gateway_for, ground, prepare
     from .protocols import get_protocol
     from .report import Progress
     from .runner import Plan, Runner, prompts_for
@@ -180,13 +180,16 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     if d.concluded:
         typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return
+    asked, changes = ground(root(), q, d)
+    for line in changes:
+        typer.echo(f"warning: {q.slug}: {line}", err=True)
     plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
     if get_protocol(d.protocol).most_rounds(d) > 7:
         typer.echo("warning: more than 7 rounds rarely adds anything but cost; panels converge "
                    "or entrench well before", err=True)
     prompts = prompts_for(root())
     if estimate:
-        return _print_estimate(q, d, plan, prompts)
+        return _print_estimate(asked, d, plan, prompts)
     check_ready(d, root())
     if not d.rounds and not yes and (problem := background_problem(q)):
         typer.echo(f"warning: {q.path}: {problem}; the panel will answer without the question's context "
@@ -198,7 +201,7 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     on_tokens = (progress.streamed if not quiet else lambda spec, pieces: None) if streaming else None
     runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens), prompts,
                     on_round=None if quiet else progress.line)
-    d = asyncio.run(runner.run(q, d, plan))
+    d = asyncio.run(runner.run(asked, d, plan))
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
                + (f", stopped: {d.termination_reason}" if d.termination_reason else "")
                + f", {d.usage.total_tokens} tokens, {money(d.usage.cost)}", err=to_stderr)
@@ -237,10 +240,16 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False) -> None:
 
     from .batch import parse_shard, run_many, select
     from .errors import RunError
-    from .prepare import check_ready, prepare
+    from .prepare import check_ready, ground, prepare
 
     questions = select(content(), tags, glob, parse_shard(shard))
-    prepared = [(q, prepare(root(), q, options)) for q in questions]
+    prepared = []
+    for q in questions:  # every source is read, every key checked, before the first call
+        d = prepare(root(), q, options)
+        asked, changes = ground(root(), q, d)
+        for line in changes:
+            typer.echo(f"warning: {q.slug}: {line}", err=True)
+        prepared.append((asked, d))
     if estimate:
         return _estimate_all(prepared)
     for _, d in prepared:

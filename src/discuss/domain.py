@@ -85,6 +85,7 @@ class Question:
     task_type: str = "default"  # sets the deliberate protocol's consensus threshold
     stakes: str = ""  # low, medium or high: high stakes make an auto council debate
     phase: str = ""  # a Project Dyson question's phase (`sourcePhase`): its discussion is kept in Dyson's shape
+    sources: list[str] = field(default_factory=list)  # files, globs and URLs the panel is grounded in
 
     @property
     def folder(self) -> Path:
@@ -128,6 +129,7 @@ class Settings:
     vote_attempts: int = 3
     context_tokens: int = 6000
     context_rounds: int = 3  # earlier rounds an answer prompt shows at most, newest first
+    source_tokens: int = 4000  # a question's sources in every prompt, shared equally among them
     max_response_words: int = 800
     # Longer replies are cut to this many characters (the cut is recorded) before anyone reads them.
     max_reply_chars: int = 24000
@@ -350,6 +352,8 @@ class Discussion:
     # and its rounds stay as Dyson wrote them; rounds discuss adds are written in that shape too.
     legacy: bool = False
     dyson: dict | None = None
+    # The question's sources as the discussion started with them: label, path or url, sha256.
+    sources: list[dict] = field(default_factory=list)
 
     @property
     def usage(self) -> Usage:

@@ -48,6 +48,7 @@ def discussion_json(d: Discussion) -> dict[str, Any]:
         "panel": [{"id": m.id, "name": m.name, "model": m.model} for m in d.panel.members],
         "startedAt": d.started_at, "concludedAt": d.concluded_at, "terminationReason": d.termination_reason,
         "result": protocol.result_of(d),
+        "sources": d.sources,
         "usage": usage_json(d.usage),
         "rounds": [round_json(r) for r in d.rounds],
         "conclusion": None if c is None else {

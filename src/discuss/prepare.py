@@ -92,6 +92,24 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     return d
 
 
+def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]:
+    """The question as the panel reads it, with its sources, and warnings about changed sources.
+
+    A new discussion records each source's hash; InputError, before any
+    call, for a source that is missing or unreadable.
+    """
+    from dataclasses import replace
+
+    from .store.sources import changed, read_sources, sources_block
+
+    sources = read_sources(q, root)
+    warnings = changed(d.sources, sources)
+    if sources and not d.rounds:
+        d.sources = [s.record() for s in sources]
+    block = sources_block(sources, d.settings.source_tokens)
+    return (replace(q, background=f"{q.background.rstrip()}\n\n{block}") if block else q), warnings
+
+
 def check_ready(d: Discussion, root: Path) -> None:
     """What must hold before spending: keys present, scripts readable, the agreement measure available."""
     check_keys(d.panel.everyone)

@@ -144,6 +144,9 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
            f"tokens: {d.usage.total_tokens}   cost: {money(d.usage.cost)}"]
     if d.panel.simulated:
         out.append("simulated: written by the offline or scripted panel, not by language models")
+    for s in d.sources:
+        where = f"{s.get('url')} (not fetched)" if s.get("url") else f"{s.get('path')} sha256 {str(s.get('sha256'))[:12]}"
+        out.append(f"source {s.get('label')}: {where}")
     return out
 
 

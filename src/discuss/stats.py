@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .domain import Discussion
 from .rules.agreement import label
 
@@ -48,3 +50,16 @@ def leader_of(winners: list[str | None]) -> str | None:
         return None
     top = max(wins.values())
     return next(w for w in reversed(winners) if w and wins[w] == top)
+
+
+CITATION = re.compile(r"\[(S\d+)\]")
+
+
+def citations(d: Discussion) -> dict[str, list[tuple[int, str]]]:
+    """For each source label, the (round, author) of every reply that cites it as [S1]."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for r in d.rounds:
+        for reply in r.replies.values():
+            for cited in dict.fromkeys(CITATION.findall(reply.text)):
+                found.setdefault(cited, []).append((r.number, reply.model_id))
+    return found

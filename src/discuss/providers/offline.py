@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from ..calls import CallSpec, Move
@@ -142,6 +143,18 @@ def play(spec: CallSpec, move: Move | None = None) -> str:
     return move(name, persona, spec.context)
 
 
+SOURCE = re.compile(r"^### \[(S\d+)\] ", re.MULTILINE)
+
+
+def cite(text: str, spec: CallSpec, messages: list[dict[str, str]]) -> str:
+    """An answer whose prompt carries sources cites one of them, as the prompt asks."""
+    labels = SOURCE.findall(messages[-1]["content"]) if spec.task == "respond" and messages else []
+    if not labels:
+        return text
+    label = pick(labels, 1, spec.panelist.id, spec.context.get("round"))[0]
+    return text.replace(f"\n\n{NOTE}", f"\n\nThe figures above lean on [{label}].\n\n{NOTE}")
+
+
 class OfflineProvider:
     """The simulated panel as a provider: no network, no keys, no cost, the same reply every time."""
 
@@ -149,7 +162,7 @@ class OfflineProvider:
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
                        on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
-        text = play(spec)
+        text = cite(play(spec), spec, messages)
         return text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
                            completion_tokens=len(text) // 4, cost=0.0, calls=1)
 

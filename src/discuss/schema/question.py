@@ -25,6 +25,7 @@ class FrontMatterModel(BaseModel):
     panel: str | None = None
     task_type: str | None = Field(None, alias="taskType")
     stakes: Literal["low", "medium", "high"] | None = None
+    sources: list[str] = Field(default_factory=list)  # files or globs beside the question, or URLs
 
     @field_validator("title")
     @classmethod

@@ -25,7 +25,7 @@ from ..naming import slugify
 from ..outcomes import describe
 from ..protocols import get_protocol
 from ..report import budget_line
-from ..stats import agreement_label, discussion_stats, leader
+from ..stats import agreement_label, citations, discussion_stats, leader
 from . import charts
 from .collect import Entry
 from .diff import word_diff
@@ -153,6 +153,7 @@ def discussion_view(d: Discussion) -> dict:
         "audit": protocol.audit(d),
         "participants": participants(d),
         "bias": bias_report([d]) if protocol.has_winners else None,
+        "citations": citations(d),
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
         "rounds": [_round_view(d, r) for r in d.rounds],

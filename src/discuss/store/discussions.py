@@ -121,6 +121,8 @@ def index_dict(d: Discussion) -> dict[str, Any]:
     })
     if d.personas:
         data["personas"] = d.personas
+    if d.sources:
+        data["sources"] = d.sources
     protocol = get_protocol(d.protocol)
     data.update({"rounds": [protocol.round_index(r, _failures(r)) for r in d.rounds], "stats": discussion_stats(d)})
     if d.conclusion:
@@ -430,6 +432,7 @@ def load(folder: Path) -> Discussion | None:
             concluded_at=data.get("concludedAt"),
             budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,
             personas=data["personas"] if isinstance(data.get("personas"), dict) else {},
+            sources=[s for s in data.get("sources") or [] if isinstance(s, dict)],
         )
         history.check_files(d, folder, VOTES_FILE, get_protocol(d.protocol).has_winners)
         if (folder / CONCLUSION_FILE).is_file():

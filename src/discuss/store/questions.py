@@ -57,6 +57,7 @@ def read_question(path: Path) -> Question:
         task_type=fm.task_type or "default",
         stakes=fm.stakes or "",
         phase=str(meta.get("sourcePhase") or meta.get("phaseId") or ""),
+        sources=list(fm.sources),
     )
 
 

@@ -1,0 +1,132 @@
+"""Grounding sources: every panelist reads them, labelled; hashes recorded; changes warned; bad ones refused."""
+
+from __future__ import annotations
+
+import hashlib
+
+from conftest import fake_panel
+from discuss.store import discussions as store
+from fakeserver import DEFAULT, Action
+
+QUESTION = """---
+title: How should swarm power be distributed?
+slug: swarm-power
+sources: [notes.md, data/*.csv, paper.pdf, "https://example.org/report"]
+---
+
+Which architecture should carry power between units?
+"""
+
+
+def make_pdf(text: str) -> bytes:
+    """A one-page PDF with one line of text, written by hand: objects, then the cross-reference table."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def grounded(project):
+    project.question.write_text(QUESTION)
+    base = project.question.parent
+    (base / "notes.md").write_text("# Notes\n\nBus voltage is 48 V.\n")
+    (base / "data").mkdir()
+    (base / "data" / "a.csv").write_text("unit,watts\nalpha,120\n")
+    (base / "data" / "b.csv").write_text("unit,watts\nbeta,80\n")
+    (base / "paper.pdf").write_bytes(make_pdf("Solar flux is 1361 W per square metre"))
+    return base
+
+
+def test_every_panelist_reads_every_source_labelled(project, fake):
+    base = grounded(project)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q")
+    assert result.exit_code == 0, result.output
+    answers = [r["messages"][-1]["content"] for r in fake.requests if r["task"] == "respond"]
+    assert len(answers) == 3
+    for prompt in answers:
+        for label, ref, text in (("S1", "notes.md", "Bus voltage is 48 V."), ("S2", "data/a.csv", "alpha,120"),
+                                 ("S3", "data/b.csv", "beta,80"), ("S4", "paper.pdf", "Solar flux is 1361"),
+                                 ("S5", "https://example.org/report", "not fetched")):
+            assert f"### [{label}] {ref}" in prompt and text in prompt, (label, prompt[-1500:])
+        assert "Cite a source as [S1]" in prompt
+    recorded = store.load(project.folder).sources
+    assert [s["label"] for s in recorded] == ["S1", "S2", "S3", "S4", "S5"]
+    assert recorded[0] == {"label": "S1", "path": "notes.md", "characters": len("# Notes\n\nBus voltage is 48 V.\n"),
+                           "sha256": hashlib.sha256((base / "notes.md").read_bytes()).hexdigest()}
+    assert recorded[4] == {"label": "S5", "url": "https://example.org/report"}
+    shown = project.cli("show", "swarm-power")
+    assert "source S4: paper.pdf sha256 " in shown.output
+
+
+def test_a_changed_source_is_named_on_the_next_run(project, fake):
+    fake.termination = "CONTINUE"  # so there is a next run
+    base = grounded(project)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    first = store.load(project.folder).sources
+    (base / "data" / "b.csv").write_text("unit,watts\nbeta,95\n")
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q")
+    assert result.exit_code == 0, result.output
+    assert "source S3 (data/b.csv) changed since the discussion started" in result.stderr
+    assert "S1" not in result.stderr.replace("S3", "")
+    assert store.load(project.folder).sources == first  # what round 1 read stays on record
+    latest = [r["messages"][-1]["content"] for r in fake.requests if r["task"] == "respond"][-1]
+    assert "beta,95" in latest  # the panel reads the source as it is now
+
+
+def test_a_missing_or_outside_source_stops_before_any_call(project, fake):
+    grounded(project)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    (project.question.parent / "paper.pdf").unlink()
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 2 and "source 'paper.pdf' names no readable file" in result.stderr, result.output
+    project.question.write_text(QUESTION.replace("paper.pdf", "../../../etc/hostname"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 2 and ("outside the project" in result.stderr or "no readable" in result.stderr)
+    project.question.write_text(QUESTION.replace("paper.pdf", "data/*.pdf"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 2 and "data/*.pdf" in result.stderr
+    (project.question.parent / "paper.pdf").write_bytes(b"%PDF-1.4 broken")
+    project.question.write_text(QUESTION)
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 2 and "not a readable PDF" in result.stderr, result.output
+    assert fake.requests == [] and not project.folder.exists()
+
+
+def test_a_long_source_is_cut_to_its_share_with_a_note(project, fake):
+    grounded(project)
+    (project.question.parent / "notes.md").write_text("word " * 5000)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, sourceTokens: 1000}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    prompt = next(r["messages"][-1]["content"] for r in fake.requests if r["task"] == "respond")
+    share = 1000 // 5 * 4
+    assert f"[cut: the first {share} of 25000 characters]" in prompt
+    assert "alpha,120" in prompt  # the other sources keep their share
+
+
+def test_the_page_lists_sources_and_who_cites_them(project, fake):
+    grounded(project)
+    fake.script("beta", Action(text="Per [S4] and [S2], distribute at 48 V."), DEFAULT)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    from sitekit import build
+
+    (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\ntheme:\n  name: material\n"
+                                              "plugins:\n  - discuss\n")
+    html = (build(project.root) / "questions" / "swarm-power" / "index.html").read_text()
+    rows = dict(__import__("re").findall(r'<tr data-source="(S\d)">(.*?)</tr>', html))
+    assert set(rows) == {"S1", "S2", "S3", "S4", "S5"}
+    assert "Beta (round 1)" in rows["S4"] and "Beta (round 1)" in rows["S2"] and "none" in rows["S1"]
+    assert "<code>paper.pdf</code>" in rows["S4"] and "https://example.org/report (not fetched)" in rows["S5"]
