@@ -449,6 +449,39 @@ def protocols():
     typer.echo("\n".join(f"{name:<12} {get_protocol(name).summary}" for name in protocol_names()))
 
 
+ci_app = typer.Typer(help="Set up continuous runs of every open discussion.", no_args_is_help=True)
+app.add_typer(ci_app, name="ci")
+
+
+@ci_app.command("init")
+@handled
+def ci_init(
+    shards: int = typer.Option(1, "--shards", min=1, max=256, help="Machines to share the questions among."),
+    branch: str | None = typer.Option(None, "--branch", help="Push the new rounds to this branch instead of "
+                                      "opening a pull request."),
+    install: str = typer.Option("pip install discuss", "--install", help="The command that installs discuss "
+                                "on the runner."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
+):
+    """Write a GitHub Actions workflow: N machines run their shard of the open discussions, then one
+    gathers the new rounds into a pull request and builds the site."""
+    from .ci import WORKFLOW, workflow
+    from .providers import key_names
+    from .store.files import write_atomic
+    from .store.panels import load_panels
+
+    target = root() / WORKFLOW
+    if target.exists() and not force:
+        raise InputError(f"{target} exists; --force replaces it")
+    panels = load_panels(layout().panels) if layout().panels.is_file() else {}
+    secrets = key_names([m for panel, _ in panels.values() for m in panel.everyone])
+    write_atomic(target, workflow(shards, secrets, install, branch))
+    typer.echo(f"wrote {target}")
+    if secrets:
+        typer.echo("add these repository secrets (Settings > Secrets and variables > Actions): "
+                   + ", ".join(secrets))
+
+
 def main() -> None:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     app()

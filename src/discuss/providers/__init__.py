@@ -86,6 +86,20 @@ def price(p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | No
     return route(p).price(p, prompt_tokens, completion_tokens)
 
 
+def key_names(panelists: list[Panelist]) -> list[str]:
+    """Every variable these panelists read a key from, set here or not: the secrets a CI needs."""
+    import os
+
+    saved = dict(os.environ)
+    try:
+        for name in [k for k in os.environ if k.endswith(("_KEY", "_TOKEN", "_SECRET"))]:
+            del os.environ[name]  # so that every key a panelist reads shows as missing
+        return sorted({m.split(" ")[0] for m in missing_keys(panelists)})
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def missing_keys(panelists: list[Panelist]) -> list[str]:
     by_provider: dict[int, tuple[Provider, list[Panelist]]] = {}
     for p in panelists:

