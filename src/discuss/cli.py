@@ -449,6 +449,50 @@ def protocols():
     typer.echo("\n".join(f"{name:<12} {get_protocol(name).summary}" for name in protocol_names()))
 
 
+@app.command("follow-up")
+@handled
+def follow_up(
+    question: str = typer.Argument(..., help="Slug of a finished discussion's question, or path to its file."),
+    text: str | None = typer.Argument(None, help="The follow-up question; none: go on with the latest part."),
+    auto: bool = typer.Option(False, "--auto", help="Run rounds until a stopping rule fires."),
+    rounds: int | None = typer.Option(None, "--rounds", min=1, help="Run this many rounds."),
+    panel: str | None = typer.Option(None, "--panel", help="Another panel (default: the discussion's)."),
+    protocol: str | None = typer.Option(None, "--protocol", help="Another protocol (default: the discussion's)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+):
+    """Ask a finished discussion a further question: new rounds that read the earlier conclusion, ending in
+    a conclusion of their own, while the earlier parts stay exactly as they were."""
+    from .prepare import Options
+    from .protocols import get_protocol
+    from .store import discussions as store
+    from .store.followups import create_part, part_files
+    from .store.questions import find_question, read_question
+
+    if auto and rounds is not None:
+        raise InputError("--auto and --rounds cannot be used together")
+    q = find_question(content(), question)
+    first = store.load(q.folder)
+    if first is None or not first.concluded:
+        raise InputError(f"{q.slug}: a follow-up asks a finished discussion; this one is "
+                         f"{first.status if first else 'not started'} (`discuss run` goes on with it)")
+    parts = [(q, first)]
+    for path in part_files(q):
+        part = read_question(path)
+        if (d := store.load(part.folder)) is None:
+            raise InputError(f"{path}: part not started; remove the file or run it: discuss run {path}")
+        parts.append((part, d))
+    if text is None:
+        if parts[-1][1].concluded:
+            raise InputError(f"{q.slug}: every part has finished; give the follow-up question's text")
+        target = parts[-1][0].path
+    else:
+        if protocol is not None:
+            get_protocol(protocol)  # refused before a file is written
+        target = create_part(q, parts, text, panel or parts[-1][1].panel.name, protocol or parts[-1][1].protocol)
+        typer.echo(f"follow-up: {target}", err=True)
+    _run_one(str(target), Options(panel=panel, protocol=protocol), auto, rounds, False, False, quiet, yes=True)
+
+
 ci_app = typer.Typer(help="Set up continuous runs of every open discussion.", no_args_is_help=True)
 app.add_typer(ci_app, name="ci")
 

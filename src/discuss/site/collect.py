@@ -9,13 +9,14 @@ modification times) is not read again: an edit re-reads one discussion.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..domain import Discussion, Question
 from ..errors import InputError
 from ..store import discussions as store
 from ..store import documents
+from ..store.followups import part_files
 from ..store.questions import question_files, read_question
 
 
@@ -26,10 +27,22 @@ class Entry:
     discussion: Discussion | None = None
     error: str | None = None
     signature: tuple = ()  # the files it was read from; the same signature, the same entry
+    part: int = 1  # 2 and up: a follow-up, shown after the parts before it on the same page
+    prefix: str = ""  # before every id on the page, so parts' rounds and tabs never collide
+    parts: list[Entry] = field(default_factory=list)
 
     @property
     def folder_uri(self) -> str:
         return self.src_uri[: -len(".md")] + "/"
+
+
+def _read(q: Question, src_uri: str, sig: tuple, part: int = 1) -> Entry:
+    entry = Entry(q, src_uri, signature=sig, part=part, prefix=f"part-{part}-" if part > 1 else "")
+    try:
+        entry.discussion = store.load(q.folder)
+    except InputError as exc:
+        entry.error = str(exc)
+    return entry
 
 
 _READ: dict[Path, Entry] = {}  # what this process has read, by question file: rebuilds reuse it
@@ -71,11 +84,12 @@ def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[
         except InputError as exc:
             warnings.append(str(exc))
             continue
-        entry = Entry(q, path.relative_to(docs_dir).as_posix(), signature=sig)
-        try:
-            entry.discussion = store.load(q.folder)
-        except InputError as exc:
-            entry.error = str(exc)
+        entry = _read(q, path.relative_to(docs_dir).as_posix(), sig)
+        for n, part in enumerate(part_files(q), 2):
+            try:
+                entry.parts.append(_read(read_question(part), entry.src_uri, sig, n))
+            except InputError as exc:
+                warnings.append(str(exc))
         entries.append(entry)
         _READ[path] = entry
     return entries, warnings

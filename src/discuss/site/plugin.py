@@ -44,9 +44,10 @@ _SECTIONS: dict[str, tuple[tuple, str]] = {}  # rendered sections by question, w
 
 def _section(entry: Entry) -> str:
     """A question's discussion section, rendered again only when its files changed (mkdocs serve)."""
-    known = _SECTIONS.get(entry.src_uri)
+    key = entry.src_uri + entry.prefix
+    known = _SECTIONS.get(key)
     if known is None or known[0] != entry.signature:
-        known = _SECTIONS[entry.src_uri] = (entry.signature, render.question_section(entry))
+        known = _SECTIONS[key] = (entry.signature, render.question_section(entry))
     return known[1]
 
 
@@ -96,7 +97,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         for uri in SHIPPED:
             files.append(File.generated(config, uri, content=shipped.joinpath(uri).read_text(encoding="utf-8")))
         # The archive as data, for those who analyse it: every readable discussion, whole.
-        found = [discussion_json(e.discussion) for e in entries if e.discussion]
+        found = [discussion_json(x.discussion) for e in entries for x in (e, *e.parts) if x.discussion]
         files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
         return files
 
@@ -116,7 +117,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html
         uri = page.file.src_uri
         if uri in self.entries:
-            return html + _section(self.entries[uri])
+            entry = self.entries[uri]
+            return html + _section(entry) + "".join(_section(part) for part in entry.parts)
         if self.config.home and uri == self.config.home_page:
             href = self._linker(page, files)
             return html + render.home_section(list(self.entries.values()), href, href(self.config.index_page))

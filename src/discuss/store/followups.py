@@ -1,0 +1,73 @@
+"""Follow-ups: a finished discussion asked a further question, kept as parts beside the first.
+
+Part N (N >= 2) lives in the question's discussion folder: `part-N.md` is a
+question file whose background holds the original question, what the
+earlier parts concluded and the follow-up; `part-N/` is its discussion, in
+the ordinary layout, run by the ordinary machinery. Nothing of the earlier
+parts is ever rewritten, so in git a follow-up is a pure addition.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..domain import Conclusion, Discussion, Question
+from ..errors import InputError
+from . import documents
+from .files import write_atomic
+from .sources import URL_PREFIXES
+
+PART = re.compile(r"^part-(\d+)$")
+
+
+def part_files(q: Question) -> list[Path]:
+    """The follow-up parts' question files, in order (part 2 first)."""
+    found = [(int(m.group(1)), p) for p in q.folder.glob("part-*.md") if (m := PART.match(p.stem))]
+    return [p for _, p in sorted(found)]
+
+
+def _concluded(number: int, c: Conclusion) -> str:
+    lines = [f"## What the panel concluded (part {number})", "", c.summary.strip()]
+    for title, items in (("Key points", c.key_points), ("Still open", c.unresolved_questions)):
+        if items:
+            lines += ["", f"{title}:", *(f"- {x}" for x in items)]
+    if c.minority_positions:
+        lines += ["", "Minority positions:", *(f"- {m.position}" for m in c.minority_positions)]
+    return "\n".join(lines)
+
+
+def background(q: Question, parts: list[tuple[Question, Discussion]], text: str) -> str:
+    """What a follow-up's panel reads: the original question, every earlier conclusion, the follow-up."""
+    out = [f"This follows up an earlier discussion of: {q.title}", "", "## The original question", "",
+           q.background.strip()]
+    for number, (_, d) in enumerate(parts, 1):
+        if d.conclusion:
+            out += ["", _concluded(number, d.conclusion)]
+    out += ["", "## The follow-up question", "", text.strip(), "",
+            "Answer the follow-up. Build on what was concluded; say where you depart from it and why."]
+    return "\n".join(out) + "\n"
+
+
+def _moved(entry: str) -> str:
+    """A source path relative to the question's file, relative to a part's file one folder deeper."""
+    return entry if entry.startswith(URL_PREFIXES) else f"../{entry}"
+
+
+def create_part(q: Question, parts: list[tuple[Question, Discussion]], text: str,
+                panel: str, protocol: str) -> Path:
+    """Write the next part's question file; InputError when the last part has not finished."""
+    if not text.strip():
+        raise InputError("the follow-up needs some text")
+    last = parts[-1][1]
+    if not last.concluded:
+        raise InputError(f"{q.slug}: part {len(parts)} has not finished ({last.status}); run it to its end "
+                         "first (`discuss follow-up QUESTION` with no text goes on with it)")
+    number = len(parts) + 1
+    meta: dict[str, object] = {"title": " ".join(text.split())[:200], "slug": f"{q.slug}-part-{number}",
+                               "followUpOf": q.slug, "part": number, "panel": panel, "protocol": protocol}
+    if q.sources:
+        meta["sources"] = [_moved(s) for s in q.sources]
+    path = q.folder / f"part-{number}.md"
+    write_atomic(path, documents.render(meta, background(q, parts, text)))
+    return path
