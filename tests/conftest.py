@@ -57,10 +57,10 @@ class Project:
     def write_panels(self, *panels: str) -> None:
         (self.root / "discussions" / "panels.yaml").write_text("panels:\n" + "".join(panels))
 
-    def cli(self, *args: str):
+    def cli(self, *args: str, input: str | None = None):
         from discuss.cli import app
 
-        return CliRunner().invoke(app, ["--root", str(self.root), *args])
+        return CliRunner().invoke(app, ["--root", str(self.root), *args], input=input)
 
     def snapshot(self) -> dict[str, bytes]:
         return {

@@ -97,7 +97,8 @@ def test_self_votes_count_half_by_default():
 DEFAULTS = {
     "max_rounds": 5, "self_vote_weight": 0.5, "consecutive_conclude_rounds": 2, "consecutive_conclude_votes": 2,
     "quorum": 0.5, "convergence_rounds": 3, "convergence_score": 0.8, "vote_attempts": 3, "context_tokens": 6000,
-    "context_rounds": 3, "source_tokens": 4000, "max_response_words": 800, "max_reply_chars": 24000, "timeout_seconds": 120.0,
+    "context_rounds": 3, "source_tokens": 4000, "person_wait_hours": 0.0,
+    "max_response_words": 800, "max_reply_chars": 24000, "timeout_seconds": 120.0,
     "retry_timeouts": False, "attempts": 3, "retry_base_delay": 1.0, "conclusion_author": "winner",
     "agreement_measure": "lexical", "escalate_below": 0.5, "consensus_at": 0.70, "contested_at": 0.30,
     "debate_chairman": True, "drafter": "", "match_debate": True, "critique_rounds": 4, "convergence_test": "judge",

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .domain import Discussion, Question
-from .errors import DiscussError, InputError
+from .errors import DiscussError, InputError, WaitingForPeople
 from .gateway import ProviderLimits
 from .prepare import gateway_for
 from .runner import Plan, Runner, prompts_for
@@ -60,7 +60,10 @@ async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], conc
     async def one(q: Question, d: Discussion) -> tuple[str, str]:
         async with gate:
             try:
-                done = await Runner(gateway_for(d, root, limits=limits), prompts).run(q, d, Plan(auto=True))
+                done = await Runner(gateway_for(d, root, limits=limits, folder=q.folder), prompts).run(
+                    q, d, Plan(auto=True))
+            except WaitingForPeople as exc:
+                outcome = f"waiting: {exc}"
             except DiscussError as exc:
                 outcome = f"failed: {exc}"
             else:

@@ -47,7 +47,9 @@ class CallResult:
     latency_ms: int = 0
     # The reply's length in characters when it was longer than the cap and cut to it.
     cut_from: int | None = None
+    # A person's form to fill in: nothing to record yet; the run stops after the phase.
+    waiting: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.error is None and self.waiting is None

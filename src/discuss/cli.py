@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from .errors import DiscussError, InputError
+from .errors import DiscussError, InputError, WaitingForPeople
 from .protocols import DEFAULT
 from .protocols import names as protocol_names
 from .store.layout import Layout
@@ -62,7 +62,7 @@ def handled(fn):
         try:
             return fn(*args, **kwargs)
         except DiscussError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"{'waiting' if isinstance(exc, WaitingForPeople) else 'error'}: {exc}", err=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             typer.echo("interrupted; run the same command again to resume", err=True)
@@ -199,7 +199,8 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     progress = Progress()
     streaming = (progress.live and not quiet) if stream is None else stream
     on_tokens = (progress.streamed if not quiet else lambda spec, pieces: None) if streaming else None
-    runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens), prompts,
+    runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens,
+                                folder=q.folder), prompts,
                     on_round=None if quiet else progress.line)
     d = asyncio.run(runner.run(asked, d, plan))
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
@@ -264,6 +265,9 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False) -> None:
     _print_totals([q for q, _ in prepared])
     if failed:
         raise RunError(f"{len(failed)} failed ({', '.join(failed)}); run again to resume them")
+    if waiting := [slug for slug, outcome in outcomes.items() if outcome.startswith("waiting")]:
+        raise WaitingForPeople(f"{len(waiting)} wait for a person ({', '.join(waiting)}); fill in their forms "
+                               "and run again")
 
 
 @app.command()
@@ -447,6 +451,74 @@ def protocols():
     from .protocols import get_protocol
 
     typer.echo("\n".join(f"{name:<12} {get_protocol(name).summary}" for name in protocol_names()))
+
+
+def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
+    """A person's open form: filled from stdin, or in $EDITOR on a terminal; saved only when it passes."""
+    import shlex
+    import subprocess
+    import tempfile
+
+    from .protocols.vote.ballots import parse_ballot
+    from .providers.human import FOLDER, MARK, filled
+    from .store.files import write_atomic
+    from .store.questions import find_question
+
+    q = find_question(content(), question)
+    forms = [f for f in sorted((q.folder / FOLDER).glob(f"round-*-{person}.md"), key=lambda f: f.stat().st_mtime)
+             if (f.stem.split("-")[2] == "vote") == ballot and filled(f.read_text(encoding="utf-8"),
+                                                                       f.stem.split("-")[2]) is None]
+    if not forms:
+        raise InputError(f"{q.slug}: no {'ballot' if ballot else 'reply'} waits for {person!r} "
+                         f"(forms are written in {q.folder / FOLDER} when a run reaches a person)")
+    form = forms[-1]
+    text = form.read_text(encoding="utf-8")
+    if sys.stdin.isatty() if edit is None else edit:
+        with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as tmp:
+            tmp.write(text)
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        subprocess.run([*shlex.split(editor), tmp.name], check=False)
+        edited = Path(tmp.name).read_text(encoding="utf-8")
+        Path(tmp.name).unlink()
+    else:
+        edited = text.split(MARK, 1)[0] + MARK + "\n\n" + sys.stdin.read().strip() + "\n"
+    task = form.stem.split("-")[2]
+    reply = filled(edited, task)
+    problem = "nothing was written below the line" if reply is None else None
+    if reply is not None and ballot:
+        from .store import documents
+
+        labels = [str(x) for x in documents.parse(edited, form)[0].get("labels") or []]
+        try:
+            parse_ballot(reply, labels)
+        except ValueError as exc:
+            problem = str(exc)
+    if problem:
+        keep = form.with_suffix(".draft.md")
+        write_atomic(keep, edited)  # nothing typed is lost
+        raise InputError(f"{form}: refused: {problem}; your text is in {keep}")
+    write_atomic(form, edited)
+    typer.echo(f"saved {form}; `discuss run {q.slug}` goes on")
+
+
+@app.command()
+@handled
+def reply(question: str = typer.Argument(..., help="Slug of the question, or path to its file."),
+          person: str = typer.Option(..., "--as", help="Your id in the panel."),
+          edit: bool | None = typer.Option(None, "--edit/--stdin", help="Open $EDITOR, or read stdin "
+                                           "(default: the editor on a terminal)."), ):
+    """Answer as a person on the panel: opens your form in $EDITOR, or reads the answer from stdin."""
+    _fill(question, person, False, edit)
+
+
+@app.command()
+@handled
+def vote(question: str = typer.Argument(..., help="Slug of the question, or path to its file."),
+         person: str = typer.Option(..., "--as", help="Your id in the panel."),
+         edit: bool | None = typer.Option(None, "--edit/--stdin", help="Open $EDITOR, or read stdin "
+                                          "(default: the editor on a terminal)."), ):
+    """Vote as a person on the panel: opens your ballot in $EDITOR, or reads its YAML from stdin."""
+    _fill(question, person, True, edit)
 
 
 @app.command("follow-up")

@@ -15,6 +15,7 @@ VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
 TERMINATION_CHOICES = ("CONCLUDE", "CONTINUE")
 OFFLINE_PREFIX = "offline/"
 SCRIPTED_PREFIX = "scripted/"
+HUMAN_PREFIX = "human/"  # a person on the panel: answers and ballots through files
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,10 @@ class Panelist:
     @property
     def simulated(self) -> bool:
         return self.model.startswith((OFFLINE_PREFIX, SCRIPTED_PREFIX))
+
+    @property
+    def human(self) -> bool:
+        return self.model.startswith(HUMAN_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,8 @@ class Settings:
     context_tokens: int = 6000
     context_rounds: int = 3  # earlier rounds an answer prompt shows at most, newest first
     source_tokens: int = 4000  # a question's sources in every prompt, shared equally among them
+    # Hours a run waits for a person's answer or ballot before going on without it (0: always wait).
+    person_wait_hours: float = 0.0
     max_response_words: int = 800
     # Longer replies are cut to this many characters (the cut is recorded) before anyone reads them.
     max_reply_chars: int = 24000

@@ -1,8 +1,10 @@
-"""The two kinds of failure the CLI tells apart.
+"""The kinds of stop the CLI tells apart.
 
 `InputError` means the user handed us something we cannot use (exit 2, and
 nothing on disk was changed); `RunError` means a run started and could not
-finish (exit 1, and everything already paid for is on disk).
+finish (exit 1, and everything already paid for is on disk); `WaitingForPeople`
+means a run did all it could and needs a person's answer or ballot (exit 3,
+everything else on disk).
 """
 
 
@@ -16,3 +18,7 @@ class InputError(DiscussError):
 
 class RunError(DiscussError):
     exit_code = 1
+
+
+class WaitingForPeople(DiscussError):
+    exit_code = 3

@@ -21,7 +21,7 @@ from typing import Any
 from .calls import CallResult, CallSpec
 from .domain import Panelist, Usage
 from .jsonreply import ReplyError
-from .providers import Provider, TransientError, route
+from .providers import Provider, TransientError, Waiting, route
 from .secrets import scrub
 from .text import clean
 
@@ -138,6 +138,8 @@ class Gateway:
                 result.invalid = True
             if not result.invalid:
                 result.error = None
+        except Waiting as exc:
+            result.waiting = str(exc)  # not a failure: the run stops after this phase and asks again later
         except _Retriable as exc:
             result.error, result.timed_out = str(exc), exc.timed_out
         except Exception as exc:  # a provider's error is a result, not a crash
@@ -145,7 +147,7 @@ class Gateway:
         result.latency_ms = 0 if self.route(spec.panelist).simulated else int((time.monotonic() - started) * 1000)
         if result.error:
             result.error = clean(scrub(result.error, spec.panelist))[:500]
-        self.on_event("done" if result.ok else "failed", spec, result)
+        self.on_event("waiting" if result.waiting else "done" if result.ok else "failed", spec, result)
         return result
 
     async def _with_retries(self, spec: CallSpec, messages: list[dict[str, Any]], result: CallResult) -> tuple[str, Usage]:

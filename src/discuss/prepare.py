@@ -120,9 +120,13 @@ def check_ready(d: Discussion, root: Path) -> None:
 
 
 def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits | None = None,
-                on_tokens=None) -> Gateway:
+                on_tokens=None, folder: Path | None = None) -> Gateway:
+    """`folder`: the discussion's, where a person on the panel finds the forms to fill in."""
+    from .providers.human import HumanProvider
+
     s = d.settings
-    return Gateway(providers=partial(route, scripts=Layout(root).scripts),
+    people = HumanProvider(folder, s.person_wait_hours)
+    return Gateway(providers=partial(route, scripts=Layout(root).scripts, people=people),
                    timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
                    asks=s.vote_attempts, on_event=on_event, limits=limits, retry_timeouts=s.retry_timeouts,
                    max_chars=s.max_reply_chars, on_tokens=on_tokens)

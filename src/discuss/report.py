@@ -72,6 +72,8 @@ class Progress:
             return f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.latency_ms / 1000:.1f}s"
         if kind == "failed":
             return f"  !! {who} failed: {result.error}"
+        if kind == "waiting":
+            return f"  .. {who} waits for a person: {result.waiting}"
         return None
 
     def _draw(self) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import budget
 from .calls import CallResult
 from .domain import Discussion, Panel, Question, Settings
-from .errors import InputError
+from .errors import InputError, WaitingForPeople
 from .gateway import Gateway
 from .prompting import Prompts
 from .protocols import DEFAULT, get_protocol
@@ -79,15 +79,24 @@ class Runner:
                 if step.label:
                     self.say(step.label)
                 if step.specs:
-                    await self.gateway.run_phase(step.specs, partial(self._fold, d, step, save))
+                    waiting: list[str] = []
+                    await self.gateway.run_phase(step.specs, partial(self._fold, d, step, save, waiting))
+                    if waiting:  # all else of the phase is saved; the person's call is asked again next run
+                        save()
+                        raise WaitingForPeople("fill in " + "; ".join(sorted(waiting))
+                                               + " (discuss reply / discuss vote QUESTION --as ID), then run "
+                                               "again")
                 if step.after and (line := step.after()):
                     self.say(line)
                 save()
         return d
 
     @staticmethod
-    def _fold(d: Discussion, step: Step, save: Callable[..., None], result: CallResult) -> None:
+    def _fold(d: Discussion, step: Step, save: Callable[..., None], waiting: list[str], result: CallResult) -> None:
         """A finished call into the state, saved at once; a failure is in the index, so that is written too."""
+        if result.waiting:
+            waiting.append(result.waiting)
+            return
         if step.apply:
             step.apply(result)
         if d.rounds:

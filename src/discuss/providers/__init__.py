@@ -21,6 +21,14 @@ from ..errors import InputError
 OnTokens = Callable[[int], None]  # told how many pieces of a streamed reply have arrived
 
 
+class Waiting(Exception):
+    """A call that only a person can answer, who has not yet: `path` is their form."""
+
+    def __init__(self, path: Path, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.path, self.problem = path, problem
+
+
 class TransientError(Exception):
     """A failure worth retrying (rate limit, server error, lost connection); `wait` from Retry-After."""
 
@@ -67,8 +75,13 @@ class Provider(Protocol):
         ...
 
 
-def route(p: Panelist, scripts: Path | None = None) -> Provider:
-    """The provider that answers for `p`; `scripts` is the folder of the scripted panel's scripts."""
+def route(p: Panelist, scripts: Path | None = None, people: Provider | None = None) -> Provider:
+    """The provider that answers for `p`; `scripts` is the folder of the scripted panel's scripts,
+    `people` the one that turns a person's calls into forms in their discussion's folder."""
+    if p.human:
+        from .human import HumanProvider
+
+        return people or HumanProvider()
     if p.model.startswith(SCRIPTED_PREFIX):
         from .scripted import ScriptedProvider
 

@@ -35,6 +35,11 @@ class MemberModel(BaseModel):
     def _plain_model(cls, value: Any) -> Any:
         if isinstance(value, dict) and "id" in value and value["id"] is None:
             raise ValueError("'id' is empty; give the member an id, or leave the key out to take the model's name")
+        if isinstance(value, dict) and value.get("human") is True:
+            # A person: answers and ballots come through files; `human/<id>` routes their calls there.
+            if not isinstance(value.get("id"), str) or "model" in value:
+                raise ValueError("a person (human: true) needs an id and no model")
+            value = {k: v for k, v in value.items() if k != "human"} | {"model": f"human/{value['id']}"}
         return {"model": value} if isinstance(value, str) else value
 
     @field_validator("model")

@@ -31,6 +31,7 @@ BOUNDS: dict[str, dict[str, Any]] = {
     "vote_attempts": {"ge": 1, "le": 10},
     "context_tokens": {"ge": 100},
     "source_tokens": {"ge": 100},
+    "person_wait_hours": {"ge": 0},
     "context_rounds": {"ge": 0},
     "max_response_words": {"ge": 1},
     "timeout_seconds": {"gt": 0},

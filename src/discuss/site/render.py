@@ -154,6 +154,7 @@ def discussion_view(d: Discussion) -> dict:
         "participants": participants(d),
         "bias": bias_report([d]) if protocol.has_winners else None,
         "citations": citations(d),
+        "people": {m.id for m in d.panel.everyone if m.human},
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
         "rounds": [_round_view(d, r) for r in d.rounds],
