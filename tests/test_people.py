@@ -113,3 +113,13 @@ def test_nothing_waits_and_nothing_is_written(project, fake):
     with_person(project, fake)
     result = project.cli("reply", "swarm-power", "--as", "ann", input="x")
     assert result.exit_code == 2 and "no reply waits for 'ann'" in result.stderr
+
+
+def test_a_form_filled_by_hand_as_in_a_pull_request_counts(project, fake):
+    with_person(project, fake)
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 3
+    form = project.folder / "for-people" / "round-1-respond-ann.md"
+    form.write_text(form.read_text() + "Answered by editing the file itself.\n")
+    result = project.cli("run", "--all", "-q")  # as CI would, after the commit is merged
+    assert result.exit_code == 3 and "round-1-vote-ann.md" in result.stderr, result.output
+    assert store.load(project.folder).rounds[0].replies["ann"].text.strip() == "Answered by editing the file itself."
