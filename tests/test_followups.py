@@ -88,3 +88,15 @@ def test_the_page_shows_the_parts_in_order(project, fake):
     assert not (site / "questions" / "swarm-power" / "part-2").exists()  # raw files are not published
     data = __import__("json").loads((site / "discussions.json").read_text())
     assert [d["question"]["slug"] for d in data] == ["swarm-power", "swarm-power-part-2"]
+
+
+def test_run_all_goes_on_with_an_unfinished_follow_up(project, fake):
+    finished(project, fake)
+    fake.termination = "CONTINUE"
+    assert project.cli("follow-up", "swarm-power", FOLLOW_UP, "--rounds", "1", "-q").exit_code == 0
+    fake.termination = "CONCLUDE"
+    result = project.cli("run", "--all", "-q")
+    assert result.exit_code == 0, result.output
+    assert "swarm-power-part-2: concluded" in result.stderr
+    assert store.load(project.folder / "part-2").concluded
+    assert "no open discussion" in project.cli("run", "--all").output

@@ -15,13 +15,14 @@ from .gateway import ProviderLimits
 from .prepare import gateway_for
 from .runner import Plan, Runner, prompts_for
 from .store import discussions as store
+from .store.followups import part_files
 from .store.layout import Layout
 from .store.panels import load_limits
 from .store.questions import question_files, read_question
 
 
 def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int, int] | None) -> list[Question]:
-    """Open questions (not concluded), by tag and glob, this shard's share of them."""
+    """Open questions (not concluded, or with a follow-up under way), by tag and glob, this shard's share."""
     matching = []
     for path in question_files(content) if content.is_dir() else []:
         rel = path.relative_to(content).as_posix()
@@ -35,7 +36,18 @@ def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int
         # A stride over all matching questions in slug order, open or not: every machine
         # computes the same split however far the others have got, and none runs a question twice.
         matching = [q for n, q in enumerate(sorted(matching, key=lambda q: q.slug)) if n % count == index - 1]
-    return [q for q in matching if (d := store.load(q.folder)) is None or not d.concluded]
+    return [open_part for q in matching if (open_part := unfinished(q)) is not None]
+
+
+def unfinished(q: Question) -> Question | None:
+    """The part of `q` still to run: the discussion itself, else a follow-up part not yet finished."""
+    d = store.load(q.folder)
+    if d is None or not d.concluded:
+        return q
+    for path in reversed(part_files(q)):
+        part = read_question(path)
+        return part if (p := store.load(part.folder)) is None or not p.concluded else None
+    return None
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
