@@ -120,10 +120,14 @@ class LitellmProvider:
             raise ValueError("the provider sent a reply with no choices")
         text = choices[0].message.content or ""
         u = getattr(response, "usage", None)
-        try:
-            cost: float | None = float(litellm.completion_cost(completion_response=response))
-        except Exception:  # litellm knows no price for this model
-            cost = None
+        hidden = getattr(response, "_hidden_params", None) or {}
+        if "response_cost" in hidden:  # litellm priced the call already; pricing it again cost ~2 ms a call
+            cost: float | None = None if hidden["response_cost"] is None else float(hidden["response_cost"])
+        else:
+            try:
+                cost = float(litellm.completion_cost(completion_response=response))
+            except Exception:  # litellm knows no price for this model
+                cost = None
         return text, Usage(prompt_tokens=int(getattr(u, "prompt_tokens", 0) or 0),
                            completion_tokens=int(getattr(u, "completion_tokens", 0) or 0), cost=cost, calls=1)
 
