@@ -532,8 +532,7 @@ def follow_up(
     protocol: str | None = typer.Option(None, "--protocol", help="Another protocol (default: the discussion's)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
-    """Ask a finished discussion a further question: new rounds that read the earlier conclusion, ending in
-    a conclusion of their own, while the earlier parts stay exactly as they were."""
+    """Ask a finished discussion a further question: new rounds that read its conclusion and end in their own."""
     from .prepare import Options
     from .protocols import get_protocol
     from .store import discussions as store
@@ -579,8 +578,7 @@ def ci_init(
                                 "on the runner."),
     force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
 ):
-    """Write a GitHub Actions workflow: N machines run their shard of the open discussions, then one
-    gathers the new rounds into a pull request and builds the site."""
+    """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
     from .ci import WORKFLOW, workflow
     from .providers import key_names
     from .store.files import write_atomic
