@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .domain import VOTE_SCORES, Discussion
-from .protocols import DEFAULT
-from .protocols.tournament.notes import notes as tournament_notes
+from .protocols import DEFAULT, get_protocol
 
 
 @dataclass
@@ -123,20 +122,20 @@ class MatchStanding:
 def match_standings(discussions: list[Discussion]) -> list[MatchStanding]:
     """Decided matches only: a match whose judging failed has no winner yet, and a bye is no match."""
     table: dict[str, MatchStanding] = {}
-    for d in (d for d in discussions if d.protocol == "tournament"):
+    for d in discussions:
+        protocol = get_protocol(d.protocol)
+        if (played := protocol.matches(d)) is None:
+            continue
         names = {m.id: m.name for m in d.panel.members}
         for pid, name in names.items():
             table.setdefault(pid, MatchStanding(pid, name)).tournaments += 1
-        for r in d.rounds:
-            for match in tournament_notes(r).get("matches", []):
-                if match["winner"] is None:
-                    continue
-                for side in (match["a"], match["b"]):
-                    if side in names:
-                        table[side].matches += 1
-                        table[side].match_wins += side == match["winner"]
-            if (champion := tournament_notes(r).get("champion")) in names:
-                table[champion].championships += 1
+        for a, b, winner in played:
+            for side in (a, b) if winner is not None else ():
+                if side in names:
+                    table[side].matches += 1
+                    table[side].match_wins += side == winner
+        if (champion := protocol.result_of(d)) in names:
+            table[champion].championships += 1
     return sorted(table.values(), key=lambda s: (-s.championships, -s.match_wins, s.panelist_id))
 
 

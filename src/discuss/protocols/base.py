@@ -105,6 +105,10 @@ class Protocol(ABC):
         """The panelist whose answer is the result, for a protocol that writes no conclusion."""
         return None
 
+    def matches(self, d: Discussion) -> list[tuple[str, str, str | None]] | None:
+        """Every pairing played (a, b, the winner or None while undecided); None for a protocol without."""
+        return None
+
     def check_ready(self, d: Discussion) -> None:
         """Raise InputError for anything that would fail after money was spent."""
 

@@ -144,7 +144,7 @@ def discussion_view(d: Discussion) -> dict:
     title = "Vote agreement per round" if protocol.has_winners else "Agreement of the answers per round"
     agreement_chart = charts.line_chart({"agreement": agreement}, title, top=1.0, y_title="agreement") if agreement else ""
     return {
-        "champion": next((r.notes["champion"] for r in d.rounds if r.notes.get("champion")), None),
+        "champion": protocol.result_of(d),
         "is_vote": protocol.has_winners,
         "partial": protocol.partial,
         "last_agreement": agreement[-1][1] if agreement else None,

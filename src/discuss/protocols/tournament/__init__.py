@@ -184,6 +184,9 @@ class Tournament(Protocol):
     def result_of(self, d: Discussion) -> str | None:
         return next((str(r.notes["champion"]) for r in d.rounds if r.notes.get("champion")), None)
 
+    def matches(self, d: Discussion) -> list[tuple[str, str, str | None]] | None:
+        return [(m["a"], m["b"], m["winner"]) for r in d.rounds for m in notes(r).get("matches", [])]
+
     def most_rounds(self, d: Discussion) -> int:
         return 1 + max(len(d.panel.members) - 1, 0).bit_length()
 
