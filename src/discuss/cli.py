@@ -164,12 +164,22 @@ def run(
     _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes, stream=stream)
 
 
+def _grounded(q, d):
+    """The question as the panel reads it (with its sources); a warning for each source changed since."""
+    from .prepare import ground
+
+    asked, changes = ground(root(), q, d)
+    for line in changes:
+        typer.echo(f"warning: {q.slug}: {line}", err=True)
+    return asked
+
+
 def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=False, to_stderr=False,
              stream=None) -> None:
     import asyncio
 
     from .listing import money
-    from .prepare import check_ready, gateway_for, ground, prepare
+    from .prepare import check_ready, gateway_for, prepare
     from .protocols import get_protocol
     from .report import Progress
     from .runner import Plan, Runner, prompts_for
@@ -180,9 +190,7 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     if d.concluded:
         typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return
-    asked, changes = ground(root(), q, d)
-    for line in changes:
-        typer.echo(f"warning: {q.slug}: {line}", err=True)
+    asked = _grounded(q, d)
     plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
     if get_protocol(d.protocol).most_rounds(d) > 7:
         typer.echo("warning: more than 7 rounds rarely adds anything but cost; panels converge "
@@ -241,16 +249,13 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False) -> None:
 
     from .batch import parse_shard, run_many, select
     from .errors import RunError
-    from .prepare import check_ready, ground, prepare
+    from .prepare import check_ready, prepare
 
     questions = select(content(), tags, glob, parse_shard(shard))
     prepared = []
     for q in questions:  # every source is read, every key checked, before the first call
         d = prepare(root(), q, options)
-        asked, changes = ground(root(), q, d)
-        for line in changes:
-            typer.echo(f"warning: {q.slug}: {line}", err=True)
-        prepared.append((asked, d))
+        prepared.append((_grounded(q, d), d))
     if estimate:
         return _estimate_all(prepared)
     for _, d in prepared:
@@ -460,18 +465,16 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
     import tempfile
 
     from .protocols.vote.ballots import parse_ballot
-    from .providers.human import FOLDER, MARK, filled
+    from .providers.human import BALLOT_TASKS, FOLDER, MARK, filled, open_forms
     from .store.files import write_atomic
     from .store.questions import find_question
 
     q = find_question(content(), question)
-    forms = [f for f in sorted((q.folder / FOLDER).glob(f"round-*-{person}.md"), key=lambda f: f.stat().st_mtime)
-             if (f.stem.split("-")[2] == "vote") == ballot and filled(f.read_text(encoding="utf-8"),
-                                                                       f.stem.split("-")[2]) is None]
+    forms = [(f, task) for f, task in open_forms(q.folder, person) if (task in BALLOT_TASKS) == ballot]
     if not forms:
         raise InputError(f"{q.slug}: no {'ballot' if ballot else 'reply'} waits for {person!r} "
                          f"(forms are written in {q.folder / FOLDER} when a run reaches a person)")
-    form = forms[-1]
+    form, task = forms[-1]
     text = form.read_text(encoding="utf-8")
     if sys.stdin.isatty() if edit is None else edit:
         with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as tmp:
@@ -482,7 +485,6 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
         Path(tmp.name).unlink()
     else:
         edited = text.split(MARK, 1)[0] + MARK + "\n\n" + sys.stdin.read().strip() + "\n"
-    task = form.stem.split("-")[2]
     reply = filled(edited, task)
     problem = "nothing was written below the line" if reply is None else None
     if reply is not None and ballot:

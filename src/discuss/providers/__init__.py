@@ -21,6 +21,19 @@ from ..errors import InputError
 OnTokens = Callable[[int], None]  # told how many pieces of a streamed reply have arrived
 
 
+class Local:
+    """The defaults of a provider that answers here: no key to set, no cost, nothing to load."""
+
+    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+        return 0.0
+
+    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
+        return []
+
+    def warm_up(self) -> None:
+        pass
+
+
 class Waiting(Exception):
     """A call that only a person can answer, who has not yet: `path` is their form."""
 

@@ -23,7 +23,7 @@ from ..domain import Panelist, Usage
 from ..jsonreply import ReplyError
 from ..store import documents, yamlio
 from ..store.files import write_atomic
-from . import Diagnosis, OnTokens, Waiting
+from . import Diagnosis, Local, OnTokens, Waiting
 
 FOLDER = "for-people"
 MARK = "## Your reply (below this line)"
@@ -36,6 +36,16 @@ class Overdue(Exception):
 
 def form_path(folder: Path, spec: CallSpec) -> Path:
     return folder / FOLDER / f"round-{spec.context.get('round', 0)}-{spec.task}-{spec.panelist.id}.md"
+
+
+def open_forms(folder: Path, person: str) -> list[tuple[Path, str]]:
+    """A person's forms still blank, oldest first, each with its task (from the name `form_path` gives it)."""
+    found = []
+    for form in sorted((folder / FOLDER).glob(f"round-*-*-{person}.md"), key=lambda f: f.stat().st_mtime):
+        task = form.stem.split("-")[2]
+        if filled(form.read_text(encoding="utf-8"), task) is None:
+            found.append((form, task))
+    return found
 
 
 def blank(spec: CallSpec, messages: list[dict[str, str]], now: str) -> str:
@@ -89,7 +99,7 @@ def check(text: str, spec: CallSpec) -> str | None:
     return None
 
 
-class HumanProvider:
+class HumanProvider(Local):
     simulated = False
 
     def __init__(self, folder: Path | None = None, wait_hours: float = 0.0,
@@ -122,15 +132,6 @@ class HumanProvider:
         except ValueError:
             return False
         return (self.clock() - then).total_seconds() > self.wait_hours * 3600
-
-    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
-        return 0.0
-
-    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
-        return []
-
-    def warm_up(self) -> None:
-        pass
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         return Diagnosis("ok (a person)", "ok (no cost)", "not checked (a person)")

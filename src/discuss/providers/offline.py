@@ -14,7 +14,7 @@ from typing import Any
 
 from ..calls import CallSpec, Move
 from ..domain import Panelist, Usage
-from . import Diagnosis, OnTokens
+from . import Diagnosis, Local, OnTokens
 
 PERSONAS: dict[str, dict[str, Any]] = {
     "pragmatist": {
@@ -155,7 +155,7 @@ def cite(text: str, spec: CallSpec, messages: list[dict[str, str]]) -> str:
     return text.replace(f"\n\n{NOTE}", f"\n\nThe figures above lean on [{label}].\n\n{NOTE}")
 
 
-class OfflineProvider:
+class OfflineProvider(Local):
     """The simulated panel as a provider: no network, no keys, no cost, the same reply every time."""
 
     simulated = True
@@ -165,15 +165,6 @@ class OfflineProvider:
         text = cite(play(spec), spec, messages)
         return text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
                            completion_tokens=len(text) // 4, cost=0.0, calls=1)
-
-    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
-        return 0.0
-
-    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
-        return []
-
-    def warm_up(self) -> None:
-        pass
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         return Diagnosis("ok (offline)", "ok (offline)", "ok (offline)")

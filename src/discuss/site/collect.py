@@ -28,8 +28,12 @@ class Entry:
     error: str | None = None
     signature: tuple = ()  # the files it was read from; the same signature, the same entry
     part: int = 1  # 2 and up: a follow-up, shown after the parts before it on the same page
-    prefix: str = ""  # before every id on the page, so parts' rounds and tabs never collide
     parts: list[Entry] = field(default_factory=list)
+
+    @property
+    def prefix(self) -> str:
+        """Before every id on the page, so parts' rounds and tabs never collide."""
+        return f"part-{self.part}-" if self.part > 1 else ""
 
     @property
     def folder_uri(self) -> str:
@@ -37,7 +41,7 @@ class Entry:
 
 
 def _read(q: Question, src_uri: str, sig: tuple, part: int = 1) -> Entry:
-    entry = Entry(q, src_uri, signature=sig, part=part, prefix=f"part-{part}-" if part > 1 else "")
+    entry = Entry(q, src_uri, signature=sig, part=part)
     try:
         entry.discussion = store.load(q.folder)
     except InputError as exc:

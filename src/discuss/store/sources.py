@@ -50,8 +50,7 @@ def _files(q: Question, entry: str, root: Path) -> list[Path]:
     return found
 
 
-def _text(path: Path) -> str:
-    data = path.read_bytes()
+def _text(path: Path, data: bytes) -> str:
     if path.suffix.lower() == ".pdf":
         import io
 
@@ -74,11 +73,12 @@ def read_sources(q: Question, root: Path) -> list[Source]:
             continue
         for path in _files(q, entry, root):
             try:
-                text = _text(path)
+                data = path.read_bytes()
+                text = _text(path, data)
             except (OSError, UnicodeDecodeError, ValueError) as exc:
                 raise InputError(f"{path}: source cannot be read: {exc}") from None
             found.append(Source(f"S{len(found) + 1}", path.relative_to(q.path.parent).as_posix(),
-                                hashlib.sha256(path.read_bytes()).hexdigest(), text))
+                                hashlib.sha256(data).hexdigest(), text))
     return found
 
 
