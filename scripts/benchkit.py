@@ -22,7 +22,9 @@ def make_project(root: Path, url: str, panelists: int, questions: int = 1, setti
         f"        - {{id: p{i}, model: openai/p{i}, api_base: '{url}', api_key_env: BENCH_KEY}}"
         for i in range(panelists))
     extra = settings or "{retryBaseDelay: 0.01}"
-    text = f"panels:\n  bench:\n    members:\n{members}\n    settings: {extra}\n" + (limits and f"limits: {limits}\n")
+    # The fake server is on this machine, where one request at a time is the default: it takes many.
+    limits = "{" + ", ".join(x for x in (limits.strip("{} "), f"'{url}': 1000") if x) + "}"
+    text = f"panels:\n  bench:\n    members:\n{members}\n    settings: {extra}\nlimits: {limits}\n"
     (root / "discussions" / "panels.yaml").write_text(text)
     for n in range(questions):
         (root / "content" / "questions" / f"q{n:03d}.md").write_text(QUESTION.format(n=n))

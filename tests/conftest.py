@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fakeserver import FakeLLM  # noqa: E402
+
+# Property tests are derandomized by default (the same examples on every run and in CI, so the suite
+# cannot fail at random); HYPOTHESIS_PROFILE=explore draws new examples each run, for hunting locally.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 QUESTION = """\
 ---
@@ -55,7 +64,11 @@ class Project:
         self.write_panels(OFFLINE_PANEL)
 
     def write_panels(self, *panels: str) -> None:
-        (self.root / "discussions" / "panels.yaml").write_text("panels:\n" + "".join(panels))
+        """The panel file; a fake server on this machine takes many requests at once (the default is one)."""
+        text = "panels:\n" + "".join(panels)
+        if urls := sorted(set(re.findall(r"api_base: '(http://127\.0\.0\.1:\d+/v1)'", text))):
+            text += "limits:\n" + "".join(f"  '{url}': 64\n" for url in urls)
+        (self.root / "discussions" / "panels.yaml").write_text(text)
 
     def cli(self, *args: str, input: str | None = None):
         from discuss.cli import app

@@ -27,6 +27,9 @@ class Action:
     delay: float = 0.0
     headers: dict | None = None
     raw: bytes | None = None  # a body sent as it is, e.g. a reply cut off mid-way
+    finish: str = "stop"  # the reply's finish_reason: "length" for a reply stopped at max_tokens
+    cut: bool = False  # streamed: the connection ends half-way, with no finish_reason and no [DONE]
+    reset: bool = False  # the connection is closed with no reply at all
 
 
 def prompt_of(messages: list[dict]) -> str:
@@ -159,7 +162,7 @@ class FakeLLM:
     def handle(self, body: dict, auth: str = "") -> tuple[int, dict, dict]:
         model, messages = body.get("model", ""), body.get("messages", [])
         entry = {"model": model, "task": task_of(messages), "messages": messages, "at": time.monotonic(),
-                 "stream": bool(body.get("stream"))}
+                 "stream": bool(body.get("stream")), "body": body}
         with self._lock:
             self.requests.append(entry)
         action = self._next(model) or Action()
@@ -173,6 +176,8 @@ class FakeLLM:
             entry["end"] = time.monotonic()
         if action.raw is not None:
             return 200, action.raw, {}
+        if action.reset:
+            return 0, b"", {"reset": "1"}
         if action.status != 200:
             # "{auth}" echoes the credentials, as a careless provider might in an error.
             message = (action.text or "error").replace("{auth}", auth)
@@ -184,10 +189,10 @@ class FakeLLM:
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
             "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "finish_reason": "stop"}],
+                         "finish_reason": action.finish}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
-        }, {}
+        }, {"cut": "1"} if action.cut else {}
 
     def start(self) -> FakeLLM:
         fake = self
@@ -199,8 +204,12 @@ class FakeLLM:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 status, payload, headers = fake.handle(body, self.headers.get("authorization") or "")
+                if headers.get("reset"):
+                    self.close_connection = True
+                    return self.connection.shutdown(2)
                 if body.get("stream") and status == 200 and isinstance(payload, dict):
-                    return self.stream(payload, (body.get("stream_options") or {}).get("include_usage"))
+                    return self.stream(payload, (body.get("stream_options") or {}).get("include_usage"),
+                                       cut=bool(headers.get("cut")))
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -224,16 +233,22 @@ class FakeLLM:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def stream(self, payload: dict, with_usage: bool) -> None:
-                """The reply as server-sent events: a chunk per word, the finish, the usage, [DONE]."""
+            def stream(self, payload: dict, with_usage: bool, cut: bool = False) -> None:
+                """The reply as server-sent events: a chunk per word, the finish, the usage, [DONE].
+
+                `cut`: half the words, then the end of the connection, as a server that drops a stream.
+                """
                 head = {k: payload[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
-                words = re.findall(r"\S*\s*", payload["choices"][0]["message"]["content"])
+                words = [w for w in re.findall(r"\S*\s*", payload["choices"][0]["message"]["content"]) if w]
                 events = [head | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": w},
-                                               "finish_reason": None}]} for w in words if w]
-                events.append(head | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-                if with_usage:
+                                               "finish_reason": None}]} for w in words[:len(words) // 2 if cut else None]]
+                if not cut:
+                    events.append(head | {"choices": [{"index": 0, "delta": {},
+                                                       "finish_reason": payload["choices"][0]["finish_reason"]}]})
+                if with_usage and not cut:
                     events.append(head | {"choices": [], "usage": payload["usage"]})
-                data = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+                data = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+                data += b"" if cut else b"data: [DONE]\n\n"
                 self.close_connection = True
                 try:
                     self.send_response(200)

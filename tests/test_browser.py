@@ -265,3 +265,29 @@ def test_served_over_http_navigation_is_instant(demo_site, page):
     finally:
         server.shutdown()
     assert page.errors == []
+
+
+def test_hostile_metadata_and_damaged_questions_run_nothing_on_any_page(tmp_path, browser):
+    """A pull request's data files, not model text: a status, front matter, a question made unreadable."""
+    from sitekit import sample_site
+
+    root = sample_site(tmp_path / "project")
+    payload = '"><img src=x onerror="' + MARK.format("meta") + '">'
+    index = root / "content" / "questions" / "first" / "discussion.yaml"
+    index.write_text(index.read_text().replace("status: concluded", "status: '" + payload.replace("'", "''") + "'"))
+    second = root / "content" / "questions" / "second.md"
+    second.write_text(second.read_text().replace("slug: second\n", "slug: second\nstakes: critical\n"
+                                                 "description: '" + payload.replace("'", "''") + "'\n"))
+    reply = root / "content" / "questions" / "second" / "round-1" / "b.md"
+    reply.write_text(reply.read_text() + "\n" + payload + "\n")
+    site = build(root)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for uri in ("", "questions/first/", "questions/second/", "questions/second/round-1/b/"):
+            dom = dump_dom(browser, f"http://127.0.0.1:{server.server_address[1]}/{uri}", tmp_path / "p")
+            assert not re.search(r"data-pwned=", dom), uri  # as text (the error quoting it) it is harmless
+    finally:
+        server.shutdown()

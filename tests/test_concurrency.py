@@ -34,3 +34,24 @@ def test_a_second_run_fails_fast_and_status_never_sees_half_a_file(project, fake
         first.kill()
         first.wait()
     assert project.cli("run", "swarm-power", "--auto").exit_code == 0  # the lock died with its holder
+
+
+def test_run_all_beside_another_run_reports_its_discussion_as_running_elsewhere(project, fake):
+    second = project.content / "questions" / "second.md"
+    second.write_text(project.question.read_text().replace("slug: swarm-power", "slug: second"))
+    fake.script("gamma", DEFAULT, Action(delay=30))  # the first run stays in round 1's votes
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, timeoutSeconds: 60, maxRounds: 1}"))
+    first = subprocess.Popen(
+        [sys.executable, "-m", "discuss.cli", "--root", str(project.root), "run", "swarm-power", "--panel", "fake",
+         "--auto", "-q"], env={**os.environ, "PYTHONPATH": SRC}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not fake.requests_for("gamma", "vote") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        batch = project.cli("run", "--all", "--panel", "fake")
+        assert batch.exit_code == 0, batch.output
+        assert "swarm-power: running elsewhere" in batch.stderr and "failed" not in batch.output
+        assert "1 of 2 discussion(s) ran to their end; 1 running elsewhere (swarm-power)" in batch.stdout
+    finally:
+        first.kill()
+        first.wait()

@@ -43,3 +43,13 @@ def test_doctor_finds_a_missing_key_and_a_server_that_is_down(project, fake, mon
 def test_doctor_unknown_panel(project):
     result = project.cli("doctor", "--panel", "nope")
     assert result.exit_code == 2 and "no panel 'nope'" in result.stderr
+
+
+def test_doctor_and_errors_print_urls_without_credentials(project, fake):
+    port = closed_port()
+    down = f"http://dana:hunter2-pass@127.0.0.1:{port}/v1?token=tok-8f3k2j&region=eu"
+    project.write_panels(f"    p:\n      members:\n        - {{id: down, model: openai/d, api_base: '{down}'}}\n")
+    result = project.cli("doctor", "--panel", "p")
+    assert result.exit_code == 1
+    assert "hunter2" not in result.output and "tok-8f3k2j" not in result.output and "dana" not in result.output
+    assert f"http://***@127.0.0.1:{port}/v1?token=***&region=eu does not answer" in result.stdout

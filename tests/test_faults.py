@@ -154,3 +154,19 @@ def test_a_provider_that_never_answers_is_dropped_at_the_timeout(project, fake):
     votes_began = min(r["at"] for r in fake.requests if r["task"] == "vote")
     assert len(fake.requests_for("beta", "respond")) == 1  # a timeout is not asked again
     assert (votes_began - asked) / 2.0 < 1.5  # the round waited for the timeout, not for three of them
+
+
+def test_network_faults_are_named_with_the_address_masked(project):
+    down = closed_port_url() + "?token=secret-pw"
+    project.write_panels(
+        "    fake:\n      members:\n"
+        f"        - {{id: alpha, model: openai/alpha, api_base: '{down}', api_key_env: FAKE_KEY}}\n"
+        "        - {id: beta, model: openai/beta, api_base: 'http://no-such-host.invalid/v1', api_key_env: FAKE_KEY}\n"
+        "      settings: {retryBaseDelay: 0.0, attempts: 1}\n")
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 1
+    errors = {f.model_id: f.error for f in store.load(project.folder).rounds[0].failures}
+    assert errors["alpha"].startswith("connection refused by http://127.0.0.1:") and "token=***" in errors["alpha"]
+    assert "is the server running" in errors["alpha"]
+    assert "no-such-host.invalid" in errors["beta"] and "does not resolve" in errors["beta"]
+    assert "secret-pw" not in result.output and "InternalServerError" not in result.output

@@ -80,7 +80,8 @@ def test_a_code_fence_inside_a_json_string_is_read(project, fake):
 def test_a_key_echoed_in_part_is_never_written_or_printed(project, fake):
     partial = KEY[2:21]  # 19 of its characters, not the whole key
     fake.script("beta", Action(status=401, text=f"bad key {partial}..."))
-    fake.script("gamma", Action(text=f"My answer quotes {KEY[5:17]} by mistake."))
+    # 10 characters reaching into the key's random part (its public prefix, "sk-fake-test-", alone is no leak)
+    fake.script("gamma", Action(text=f"My answer quotes {KEY[11:21]} by mistake."))
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
     result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
     assert result.exit_code == 0, result.output

@@ -123,3 +123,42 @@ def test_a_form_filled_by_hand_as_in_a_pull_request_counts(project, fake):
     result = project.cli("run", "--all", "-q")  # as CI would, after the commit is merged
     assert result.exit_code == 3 and "round-1-vote-ann.md" in result.stderr, result.output
     assert store.load(project.folder).rounds[0].replies["ann"].text.strip() == "Answered by editing the file itself."
+
+
+def test_a_reason_may_hold_a_bar_and_another_persons_form_is_never_filled(project, fake):
+    with_person(project, fake)
+    panels = project.root / "discussions" / "panels.yaml"
+    panels.write_text(panels.read_text().replace(PERSON, PERSON + "        - {id: bob, name: Bob, human: true}\n"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 3
+    assert project.cli("reply", "swarm-power", "--as", "ann", input=ANSWER).exit_code == 0
+    for pattern in ("*", "b*", "?ob", "[b]ob"):
+        wild = project.cli("reply", "swarm-power", "--as", pattern, input="not mine")
+        assert wild.exit_code == 2, (pattern, wild.output)
+    assert project.cli("reply", "swarm-power", "--as", "bob", input="Bob's own answer.").exit_code == 0
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 3
+    meta, _ = documents.read(project.folder / "for-people" / "round-1-vote-ann.md")
+    ballot = ballot_yaml(meta["labels"]).replace("reads well", "'either | or: both read well'")
+    result = project.cli("vote", "swarm-power", "--as", "ann", input=ballot)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_person_in_the_chair_writes_the_conclusion_in_sections(project, fake):
+    panel = fake_panel(fake.url, ids=("alpha", "beta"), settings="{retryBaseDelay: 0.0}")
+    project.write_panels(panel.replace("      settings:", "      chairman: {id: ann, name: Ann, human: true}\n"
+                                       "      protocol: council\n      settings:"))
+    first = project.cli("run", "swarm-power", "--panel", "fake", "--auto", "-q")
+    assert first.exit_code == 3, first.output
+    (form,) = forms(project)
+    assert "## Summary" in form.read_text()
+    # the form as written is still blank: a run keeps waiting, and `reply` opens it
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--auto", "-q").exit_code == 3
+    refused = project.cli("reply", "swarm-power", "--as", "ann", input="Just words, no sections.")
+    assert refused.exit_code == 0  # saved: a reply is free text; the run says what is missing
+    waiting = project.cli("run", "swarm-power", "--panel", "fake", "--auto", "-q")
+    assert waiting.exit_code == 3 and "summary" in waiting.stderr
+    again = project.cli("reply", "swarm-power", "--as", "ann", input="## Summary\n\nWe agree on 48 V.\n")
+    assert again.exit_code == 0, again.output  # the refused form can be filled again
+    done = project.cli("run", "swarm-power", "--panel", "fake", "--auto", "-q")
+    assert done.exit_code == 0, done.output
+    d = store.load(project.folder)
+    assert d.status == "concluded" and d.conclusion.summary == "We agree on 48 V." and d.conclusion.generated_by == "ann"

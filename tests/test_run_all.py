@@ -62,7 +62,7 @@ def test_provider_limit_caps_requests_in_flight(project):
     with FakeLLM(latency=0.05) as server:
         project.write_panels(fake_panel(server.url))
         path = project.root / "discussions" / "panels.yaml"
-        path.write_text(path.read_text() + "limits:\n  openai: 2\n")
+        path.write_text(path.read_text().replace("limits:\n", "limits:\n  openai: 2\n"))
         questions(project, 3)
         result = project.cli("run", "--all", "--panel", "fake", "--concurrency", "4")
         assert result.exit_code == 0, result.output
@@ -80,3 +80,14 @@ def test_bad_all_options(project, args, message):
     result = project.cli(*args)
     assert result.exit_code == 2 and message in result.output
     assert project.snapshot() == before
+
+
+@pytest.mark.parametrize("limits,peak", [("", 1), ("limits:\n  '{url}': 3\n", 3), ("limits:\n  openai: 2\n", 1)])
+def test_a_server_on_this_machine_takes_one_request_at_a_time_unless_told(project, limits, peak):
+    """In a plain `run` too: a local model server has one slot; a second request would cut a stream."""
+    with FakeLLM(latency=0.1) as server:
+        text = "panels:\n" + fake_panel(server.url) + limits.format(url=server.url)
+        (project.root / "discussions" / "panels.yaml").write_text(text)
+        result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+        assert result.exit_code == 0, result.output
+        assert server.peak == peak

@@ -130,3 +130,51 @@ def test_the_page_lists_sources_and_who_cites_them(project, fake):
     assert set(rows) == {"S1", "S2", "S3", "S4", "S5"}
     assert "Beta (round 1)" in rows["S4"] and "Beta (round 1)" in rows["S2"] and "none" in rows["S1"]
     assert "<code>paper.pdf</code>" in rows["S4"] and "https://example.org/report (not fetched)" in rows["S5"]
+
+
+ENV_KEY = "sk-proj-Zq8X2mL4vB7nR1tY6wK3pF9s"  # a key kept in the project's .env, not in the environment
+
+
+def question_with_sources(project, *sources: str) -> None:
+    listed = ", ".join(f"'{s}'" for s in sources)
+    project.question.write_text(QUESTION.replace(
+        "[notes.md, data/*.csv, paper.pdf, \"https://example.org/report\"]", f"[{listed}]"))
+
+
+def test_settings_hidden_and_key_files_are_never_sources(project, fake):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    (project.root / ".env").write_text(f"OPENAI_API_KEY={ENV_KEY}\n")
+    (project.root / ".git").mkdir()
+    (project.root / ".git" / "config").write_text("[remote]\n")
+    (project.question.parent / ".notes.md").write_text("hidden\n")
+    (project.question.parent / "id_rsa").write_text("key\n")
+    (project.question.parent / "api-credentials.md").write_text("key\n")
+    (project.root / "notes").mkdir()
+    (project.root / "notes" / "study.md").write_text("A study.\n")
+    for source in ("../../.env", "../../.git/config", "../../discussions/panels.yaml", ".notes.md", "id_rsa",
+                   "api-credentials.md", "../../notes/study.md", "../../**/*.yaml"):
+        question_with_sources(project, source)
+        result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+        assert result.exit_code == 2, (source, result.output)
+        assert "refused" in result.stderr or "outside the project" in result.stderr, (source, result.stderr)
+    assert fake.requests == [] and not project.folder.exists()
+    # a folder beside content/ is a source once panels.yaml says so
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    panels = project.root / "discussions" / "panels.yaml"
+    panels.write_text(panels.read_text() + "sourceFolders: [notes]\n")
+    question_with_sources(project, "../../notes/study.md")
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    assert "A study." in fake.requests[0]["messages"][-1]["content"]
+
+
+def test_a_key_from_the_projects_env_file_is_scrubbed_and_a_key_format_is_not(project, fake):
+    (project.root / ".env").write_text(f"export LOCAL_SERVER_TOKEN='{ENV_KEY}'\n")
+    fake.script("alpha", Action(text=f"The server took {ENV_KEY[8:24]} as its key."))
+    fake.script("beta", Action(text="Project keys start with sk-proj- and are long."))
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert d.rounds[0].replies["alpha"].text == "The server took [redacted] as its key."
+    assert d.rounds[0].replies["beta"].text == "Project keys start with sk-proj- and are long."

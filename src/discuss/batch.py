@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .domain import Discussion, Question
-from .errors import DiscussError, InputError, WaitingForPeople
+from .errors import Busy, DiscussError, InputError, WaitingForPeople
 from .gateway import ProviderLimits
 from .prepare import gateway_for
 from .runner import Plan, Runner, prompts_for
@@ -76,6 +76,8 @@ async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], conc
                     q, d, Plan(auto=True))
             except WaitingForPeople as exc:
                 outcome = f"waiting: {exc}"
+            except Busy:
+                outcome = "running elsewhere: another run holds it; it is not run here"
             except DiscussError as exc:
                 outcome = f"failed: {exc}"
             else:

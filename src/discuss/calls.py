@@ -25,12 +25,22 @@ class CallSpec:
     max_tokens: int = 2000
     # Raises ReplyError for a reply to re-ask about; returns the parsed value.
     validate: Callable[[str], Any] | None = None
+    # The JSON schema of a structured reply, sent to providers that constrain output to one; None with
+    # `validate` set: any JSON object.
+    schema: dict[str, Any] | None = None
     # What a stand-in provider (offline panel, estimator) needs to play its part without reading prompts.
     context: dict[str, Any] = field(default_factory=dict)
     # How the offline panel plays this task, (persona name, persona, context) -> reply; None: a plain answer.
     offline: Move | None = None
     # The estimator's stand-in where the offline move is not the costliest reply; None: the offline move.
     worst_case: Move | None = None
+
+
+    def reply_schema(self) -> dict[str, Any] | None:
+        """What a structured reply must be, as a JSON schema; None for free text."""
+        if self.validate is None:
+            return None
+        return self.schema or {"type": "object"}
 
 
 @dataclass
@@ -47,6 +57,8 @@ class CallResult:
     latency_ms: int = 0
     # The reply's length in characters when it was longer than the cap and cut to it.
     cut_from: int | None = None
+    # Why the provider stopped, where it was not the reply's end ("length": at max_tokens).
+    finish_reason: str | None = None
     # A person's form to fill in: nothing to record yet; the run stops after the phase.
     waiting: str | None = None
 

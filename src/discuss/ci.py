@@ -10,6 +10,8 @@ versions; keys reach the runs as environment variables, never echoed.
 
 from __future__ import annotations
 
+import re
+
 from .store import yamlio
 
 WORKFLOW = ".github/workflows/discuss.yml"
@@ -59,7 +61,7 @@ def gather_job(install: str, branch: str | None) -> dict:
         push = ("git config user.name \"discuss\"\n"
                 "git config user.email \"discuss@users.noreply.github.com\"\n"
                 "git commit -m \"New rounds from discuss\" || exit 0\n"
-                f"git push --force origin \"HEAD:{branch}\"\n")
+                f"git push --force origin \"HEAD:{check_branch(branch)}\"\n")  # a plain name, quoted
         steps.append({"name": f"Push the new rounds to {branch}", "run": push})
     else:
         steps.append({"name": "Open a pull request with the new rounds", "uses": CREATE_PR,
@@ -69,6 +71,16 @@ def gather_job(install: str, branch: str | None) -> dict:
                                "body": "Rounds, votes and conclusions written by `discuss run --all`."}})
     return {"name": "Gather the shards and build the site", "needs": "run", "if": "always()",
             "runs-on": "ubuntu-latest", "steps": steps}
+
+
+BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
+
+
+def check_branch(branch: str) -> str:
+    """A branch name as git takes it, with nothing a shell would read as code; ValueError otherwise."""
+    if not BRANCH.fullmatch(branch) or ".." in branch or "//" in branch or branch.endswith((".lock", "/", ".")):
+        raise ValueError(f"--branch {branch!r} is not a plain branch name (letters, digits, '.', '_', '-', '/')")
+    return branch
 
 
 def workflow(shards: int, secrets: list[str], install: str = "pip install discuss",

@@ -42,6 +42,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 STATE: dict[str, Path] = {}
+BACKGROUND_BYTES = 1024 * 1024  # a background is read whole into every prompt: larger is a mistake
 
 
 def layout() -> Layout:
@@ -59,16 +60,31 @@ def content() -> Path:
 def handled(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from .secrets import remember_project
+
         try:
+            remember_project(layout().root)
             return fn(*args, **kwargs)
         except DiscussError as exc:
             typer.echo(f"{'waiting' if isinstance(exc, WaitingForPeople) else 'error'}: {exc}", err=True)
             raise typer.Exit(exc.exit_code) from None
+        except OSError as exc:
+            typer.echo(f"error: {disk_fault(exc)}", err=True)
+            raise typer.Exit(2 if isinstance(exc, (IsADirectoryError, NotADirectoryError, FileExistsError)) else 1) \
+                from None
         except KeyboardInterrupt:
             typer.echo("interrupted; run the same command again to resume", err=True)
             raise typer.Exit(130) from None
 
     return wrapper
+
+
+def disk_fault(exc: OSError) -> str:
+    """One line for a fault of the disk or the tree: what, where, and what was kept."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    return (f"{where}{what}; everything saved before this is on disk, and an answer that could not be written "
+            "will be asked again when you run the same command")
 
 
 def _version(value: bool) -> None:
@@ -266,7 +282,10 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False) -> None:
     typer.echo(f"running {len(prepared)} discussion(s), {concurrency} at a time", err=True)
     outcomes = asyncio.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
     failed = [slug for slug, outcome in outcomes.items() if outcome.startswith("failed")]
-    typer.echo(f"{len(outcomes) - len(failed)} of {len(outcomes)} discussion(s) ran to their end")
+    elsewhere = [slug for slug, outcome in outcomes.items() if outcome.startswith("running elsewhere")]
+    ran = len(outcomes) - len(failed) - len(elsewhere)
+    typer.echo(f"{ran} of {len(outcomes)} discussion(s) ran to their end"
+               + (f"; {len(elsewhere)} running elsewhere ({', '.join(elsewhere)})" if elsewhere else ""))
     _print_totals([q for q, _ in prepared])
     if failed:
         raise RunError(f"{len(failed)} failed ({', '.join(failed)}); run again to resume them")
@@ -284,7 +303,7 @@ def status(question: str | None = typer.Argument(None, help="One question; defau
     from .store import discussions as store
     from .store.questions import find_question, question_files, read_question
 
-    if question:
+    if question is not None:
         questions = [find_question(content(), question)]
     else:
         questions = []
@@ -293,12 +312,20 @@ def status(question: str | None = typer.Argument(None, help="One question; defau
                 questions.append(read_question(path))
             except InputError as exc:
                 typer.echo(f"warning: {exc}", err=True)
+    found = []
+    for q in questions:
+        try:
+            found.append((q.slug, store.summary(q.folder)))
+        except InputError as exc:
+            if question is not None:
+                raise
+            typer.echo(f"warning: {exc}; left out", err=True)  # one broken discussion hides no other
     if as_json:
         import json
 
-        typer.echo(json.dumps([status_json(q.slug, store.summary(q.folder)) for q in questions], indent=2))
+        typer.echo(json.dumps([status_json(slug, s) for slug, s in found], indent=2))
         return
-    rows = [status_row(q.slug, store.summary(q.folder)) for q in questions]
+    rows = [status_row(slug, s) for slug, s in found]
     typer.echo(table(STATUS_HEADER, rows) if rows else f"no questions under {content()}")
 
 
@@ -406,13 +433,14 @@ def ask(
     from .protocols import get_protocol
     from .report import result_text
     from .store import discussions as store
+    from .store.documents import read_text
     from .store.questions import create_question, read_question
 
     text = None
     if background is not None:
         try:
-            text = background.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_text(background, limit=BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
+        except ValueError as exc:
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
     if protocol is not None:
         get_protocol(protocol)  # an unknown name is refused before a file is written
@@ -442,11 +470,11 @@ def panels():
             key = "set" if not missing else "missing " + ", ".join(m.split(" ")[0] for m in missing)
             role = roles.get(p.id, "member") if p.id not in panel.ids else "member" + (
                 f", {roles[p.id]}" if p.id in roles else "")
-            rows.append([name, p.id, p.name, p.model, role, key])
+            rows.append([name, p.id, p.name, p.model, role, key, p.settings_line or "-"])
     if not rows:
         typer.echo(f"no panels in {layout().panels}")
         return
-    typer.echo(table(["panel", "id", "name", "model", "role", "key"], rows))
+    typer.echo(table(["panel", "id", "name", "model", "role", "key", "options"], rows))
 
 
 @app.command()
@@ -465,12 +493,17 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
     import tempfile
 
     from .protocols.vote.ballots import parse_ballot
-    from .providers.human import BALLOT_TASKS, FOLDER, MARK, filled, open_forms
+    from .providers.human import BALLOT_TASKS, FOLDER, MARK, filled, person_forms
+    from .store import discussions as store
     from .store.files import write_atomic
     from .store.questions import find_question
 
     q = find_question(content(), question)
-    forms = [(f, task) for f, task in open_forms(q.folder, person) if (task in BALLOT_TASKS) == ballot]
+    mine = [(f, task, blank) for f, task, blank in person_forms(q.folder, person) if (task in BALLOT_TASKS) == ballot]
+    # The newest blank form; else, while the discussion goes on, the newest filled one (a run refused it).
+    forms = [(f, task) for f, task, blank in mine if blank]
+    if not forms and (d := store.load(q.folder)) is not None and d.status == "active":
+        forms = [(f, task) for f, task, _ in mine[-1:]]
     if not forms:
         raise InputError(f"{q.slug}: no {'ballot' if ballot else 'reply'} waits for {person!r} "
                          f"(forms are written in {q.folder / FOLDER} when a run reaches a person)")
@@ -581,10 +614,16 @@ def ci_init(
     force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
 ):
     """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
-    from .ci import WORKFLOW, workflow
+    from .ci import WORKFLOW, check_branch, workflow
     from .providers import key_names
     from .store.files import write_atomic
     from .store.panels import load_panels
+
+    if branch is not None:
+        try:
+            check_branch(branch)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
 
     target = root() / WORKFLOW
     if target.exists() and not force:

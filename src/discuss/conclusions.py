@@ -8,9 +8,11 @@ A conclusion without a summary is refused.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .domain import Conclusion, MinorityPosition
 from .jsonreply import ReplyError, extract_object, text_field, text_list
+from .placeholders import echoed
 
 SECTIONS = {
     "summary": "Summary",
@@ -50,6 +52,26 @@ def _round_of(value) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)) or not str(value).strip().isdigit():
         raise ReplyError("a minority position's 'round' must be a round number")
     return int(value)
+
+
+def _strings(description: str) -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string"}, "description": description}
+
+
+# A conclusion as a JSON schema, for providers that constrain output to one.
+CONCLUSION_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["summary"],
+    "properties": {
+        "summary": {"type": "string", "description": "the panel's answer in your own words"},
+        "keyPoints": _strings("what the panel agreed on"),
+        "unresolvedQuestions": _strings("what stays open"),
+        "recommendedActions": _strings("what to do next"),
+        "minorityPositions": {"type": "array", "items": {
+            "type": "object", "required": ["position", "heldBy", "reasoning"],
+            "properties": {"position": {"type": "string"}, "heldBy": {"type": "string"},
+                           "reasoning": {"type": "string"}}}},
+    },
+}
 
 
 def parse_conclusion(text: str) -> Conclusion:
@@ -102,6 +124,9 @@ def parse_markdown_conclusion(text: str) -> Conclusion:
     summary = sections.get("summary", "")
     if not summary:
         raise ReplyError("the conclusion needs a non-empty summary (JSON field 'summary')")
+    if (echo := echoed({name: text if name == "summary" else bullets(text)
+                        for name, text in sections.items()})) is not None:
+        raise ReplyError(f"'{echo[0]}' copies the prompt's example ({echo[1][:80]!r}); write your own words there")
     return Conclusion(
         summary=summary,
         key_points=bullets(sections.get("key points", "")),

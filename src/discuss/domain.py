@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # A discussion ends `concluded` (a conclusion was written) or `closed` (it ended without one).
 FINISHED = ("concluded", "closed")
+STATUSES = ("active", *FINISHED)  # a started discussion's; a question without one is "open"
 VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
 TERMINATION_CHOICES = ("CONCLUDE", "CONTINUE")
 OFFLINE_PREFIX = "offline/"
@@ -26,10 +28,22 @@ class Panelist:
     persona: str = ""
     api_base: str | None = None
     api_key_env: str | None = None
+    # Passed to the provider with every call (temperature, seed, top_p, max_tokens, stop, extra_body...).
+    options: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    # How a structured reply's JSON schema is sent: auto (where the model takes it), json_schema,
+    # json_object (llama-cpp-python's form, with the schema), or text (never).
+    response_format: str = "auto"
 
     @property
     def simulated(self) -> bool:
         return self.model.startswith((OFFLINE_PREFIX, SCRIPTED_PREFIX))
+
+    @property
+    def settings_line(self) -> str:
+        """Its provider options and reply format in one line: `temperature=0.7 seed=42 json_schema`."""
+        shown = [f"{k}={v}" for k, v in self.options.items() if k != "extra_body"]
+        shown += ["extra_body"] if "extra_body" in self.options else []
+        return " ".join(shown + ([self.response_format] if self.response_format != "auto" else []))
 
     @property
     def human(self) -> bool:
@@ -185,6 +199,7 @@ class Reply:
     simulated: bool = False
     # Characters the reply had before it was cut to the cap; None: kept whole.
     cut_from: int | None = None
+    finish_reason: str | None = None  # the provider's, where it was not the reply's end ("length")
     # True once this reply is on disk as it is here; a reply never changes after that.
     saved: bool = field(default=False, compare=False, repr=False)
 

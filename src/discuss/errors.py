@@ -16,6 +16,10 @@ class InputError(DiscussError):
     exit_code = 2
 
 
+class Busy(InputError):
+    """Another process is working on this discussion now."""
+
+
 class RunError(DiscussError):
     exit_code = 1
 

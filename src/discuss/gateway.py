@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from .calls import CallResult, CallSpec
@@ -29,6 +29,16 @@ REASK = (
     "Your reply could not be used: {error}. "
     "Answer again with the JSON object only, following the format asked for."
 )
+
+
+def reask(error: Exception, spec: CallSpec) -> str:
+    """What a model is told after an unusable reply: the exact error, and the schema where there is one."""
+    text = REASK.format(error=error)
+    if spec.schema is not None:
+        import json
+
+        text += "\nThe JSON schema it must follow:\n" + json.dumps(spec.schema, separators=(",", ":"))
+    return text
 
 
 class _Retriable(Exception):
@@ -46,8 +56,17 @@ def _retriable(exc: Exception) -> _Retriable | None:
     return None
 
 
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+
+
 class ProviderLimits:
-    """At most N requests at once per provider (the model string's prefix), shared by gateways."""
+    """At most N requests at once per provider (the model string's prefix) and per server (`api_base`).
+
+    A server on this machine takes one request at a time unless `limits:`
+    names it: a local model server (llama.cpp, ollama) has one slot, and a
+    second request either waits inside it (spending its timeout) or cuts
+    the stream in progress. A call waits for its slots before its timeout starts.
+    """
 
     def __init__(self, limits: dict[str, int] | None = None):
         self.limits = dict(limits or {})
@@ -57,13 +76,32 @@ class ProviderLimits:
     def provider(p: Panelist) -> str:
         return p.model.split("/", 1)[0]
 
-    def gate(self, p: Panelist) -> contextlib.AbstractAsyncContextManager[Any]:
-        name = self.provider(p)
-        if name not in self.limits:
-            return contextlib.nullcontext()
-        if name not in self._gates:
-            self._gates[name] = asyncio.Semaphore(self.limits[name])
-        return self._gates[name]
+    def limit_of(self, key: str) -> int | None:
+        if key in self.limits or key.rstrip("/") in self.limits:
+            return self.limits.get(key, self.limits.get(key.rstrip("/")))
+        if "://" in key:
+            from urllib.parse import urlsplit
+
+            host = (urlsplit(key).hostname or "").lower()
+            return 1 if host in LOCAL_HOSTS else None
+        return None
+
+    def _semaphore(self, key: str) -> asyncio.Semaphore | None:
+        limit = self.limit_of(key)
+        if limit is None:
+            return None
+        if key not in self._gates:
+            self._gates[key] = asyncio.Semaphore(limit)
+        return self._gates[key]
+
+    @contextlib.asynccontextmanager
+    async def gate(self, p: Panelist) -> AsyncIterator[None]:
+        keys = [p.api_base.rstrip("/")] if p.api_base else []
+        gates = [g for g in (self._semaphore(k) for k in [*keys, self.provider(p)]) if g is not None]
+        async with contextlib.AsyncExitStack() as stack:
+            for g in gates:
+                await stack.enter_async_context(g)
+            yield
 
 
 class Gateway:
@@ -118,7 +156,7 @@ class Gateway:
         try:
             for ask in range(1, self.asks + 1):
                 result.asks = ask
-                raw, usage = await self._with_retries(spec, messages, result)
+                raw, usage, result.finish_reason = await self._with_retries(spec, messages, result)
                 text = self._capped(clean(scrub(raw, spec.panelist)), result)
                 result.usage.add(usage)
                 result.text = text
@@ -132,7 +170,7 @@ class Gateway:
                 except ReplyError as exc:
                     result.error = str(exc)
                     messages += [{"role": "assistant", "content": text},
-                                 {"role": "user", "content": REASK.format(error=exc)}]
+                                 {"role": "user", "content": reask(exc, spec)}]
                     self.on_event("invalid", spec, result)
             else:
                 result.invalid = True
@@ -150,13 +188,16 @@ class Gateway:
         self.on_event("waiting" if result.waiting else "done" if result.ok else "failed", spec, result)
         return result
 
-    async def _with_retries(self, spec: CallSpec, messages: list[dict[str, Any]], result: CallResult) -> tuple[str, Usage]:
+    async def _with_retries(self, spec: CallSpec, messages: list[dict[str, Any]],
+                            result: CallResult) -> tuple[str, Usage, str | None]:
         for attempt in range(1, self.attempts + 1):
             result.attempts += 1
             try:
                 async with self.limits.gate(spec.panelist):  # held for the request, not the backoff
                     return await asyncio.wait_for(self._complete(spec, messages), self.timeout)
             except Exception as exc:
+                if isinstance(exc, TransientError) and exc.usage is not None:
+                    result.usage.add(exc.usage)  # a failed attempt that cost something is counted
                 err = _retriable(exc)
                 if err is None:
                     raise
@@ -174,7 +215,8 @@ class Gateway:
         result.cut_from = len(text)
         return text[: self.max_chars] + f"\n\n[cut: {len(text)} characters, at most {self.max_chars} kept]\n"
 
-    async def _complete(self, spec: CallSpec, messages: list[dict[str, str]]) -> tuple[str, Usage]:
+    async def _complete(self, spec: CallSpec, messages: list[dict[str, str]]) -> tuple[str, Usage, str | None]:
         report = self.on_tokens
         stream = None if report is None else (lambda pieces: report(spec, pieces))
-        return await self.route(spec.panelist).complete(spec, messages, self.timeout, stream)
+        text, usage, *finish = await self.route(spec.panelist).complete(spec, messages, self.timeout, stream)
+        return text, usage, (finish[0] if finish else None)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .placeholders import echoed
 from .text import clean
 
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -58,7 +59,11 @@ def extract_object(text: str) -> dict[str, Any]:
     first_error: json.JSONDecodeError | None = None
     for value, error in _objects(text):
         if isinstance(value, dict):
-            return clean_strings(value)
+            value = clean_strings(value)
+            if (echo := echoed(value)) is not None:
+                raise ReplyError(f"'{echo[0]}' copies the prompt's example ({echo[1][:80]!r}) instead of "
+                                 "saying something of your own; write your own words there")
+            return value
         if first_error is None and error is not None and error.pos > 0:
             first_error = error  # an object begun and broken off says more than text that is no JSON
     if first_error is not None:

@@ -6,7 +6,9 @@ import difflib
 import re
 import unicodedata
 
-SAFE_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
+SAFE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")  # fullmatch: `$` would let a trailing newline through
+# Names Windows keeps for devices, with any extension: `con.md` cannot be created or checked out there.
+RESERVED = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")
 
 
 def slugify(text: str, max_len: int = 80) -> str:
@@ -23,8 +25,18 @@ def did_you_mean(name: str, known: list[str]) -> str:
 
 
 def is_safe_id(value: str) -> bool:
-    """True for names that cannot leave their folder or hide as dot-files."""
-    return bool(SAFE_ID.match(value)) and ".." not in value
+    """True for names that cannot leave their folder, hide as dot-files or name a device."""
+    return bool(SAFE_ID.fullmatch(value)) and ".." not in value and not RESERVED.fullmatch(value)
+
+
+def derived_id(model: str) -> str:
+    """A safe id made from a model string: `openai/qwen2.5:7b` -> `qwen2.5-7b`; never empty."""
+    name = unicodedata.normalize("NFKD", model.rsplit("/", 1)[-1]).encode("ascii", "ignore").decode().lower()
+    name = re.sub(r"\.{2,}", ".", re.sub(r"[^a-z0-9._-]+", "-", name))
+    name = re.sub(r"^[^a-z0-9]+", "", name)[:80].rstrip("-._")
+    if not name:
+        return "member"
+    return name if is_safe_id(name) else f"{name}-model"[:80]
 
 
 def camel(name: str) -> str:

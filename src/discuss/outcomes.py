@@ -13,6 +13,7 @@ REASONS = {
     "gate-failed": "the consensus did not pass its gates, so no decision was written",
     "confident": "triage found the question clear enough for the chair to answer alone",
     "budget": "the budget would have been exceeded",
+    "no-valid-ballots": "the panel cast no valid ballot, so nobody could decide anything",
 }
 
 

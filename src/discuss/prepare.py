@@ -100,9 +100,10 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
     """
     from dataclasses import replace
 
+    from .store.panels import load_source_folders
     from .store.sources import changed, read_sources, sources_block
 
-    sources = read_sources(q, root)
+    sources = read_sources(q, root, load_source_folders(Layout(root).panels)) if q.sources else []
     warnings = changed(d.sources, sources)
     if sources and not d.rounds:
         d.sources = [s.record() for s in sources]
@@ -126,6 +127,10 @@ def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits
 
     s = d.settings
     people = HumanProvider(folder, s.person_wait_hours)
+    if limits is None:  # `limits:` in panels.yaml hold for every command that calls, not only run --all
+        from .store.panels import load_limits
+
+        limits = ProviderLimits(load_limits(Layout(root).panels))
     return Gateway(providers=partial(route, scripts=Layout(root).scripts, people=people),
                    timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
                    asks=s.vote_attempts, on_event=on_event, limits=limits, retry_timeouts=s.retry_timeouts,

@@ -69,7 +69,8 @@ class Progress:
             return f"  !  {who} gave an unusable reply ({result.error}); asking again"
         if kind == "done":
             u = result.usage
-            return f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.latency_ms / 1000:.1f}s"
+            cut = f" (cut: finish_reason {result.finish_reason})" if result.finish_reason else ""
+            return f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.latency_ms / 1000:.1f}s{cut}"
         if kind == "failed":
             return f"  !! {who} failed: {result.error}"
         if kind == "waiting":
@@ -82,6 +83,22 @@ class Progress:
         self.stream.write(up + "".join(f"\x1b[2K{clean(x)}\n" for x in lines))
         self.stream.flush()
         self.shown = len(lines)
+
+
+FINISHES = {"length": "it reached its token limit (max_tokens)", "content_filter": "the provider's filter stopped it"}
+
+
+def cut_lines(r, names: dict[str, str]) -> list[str]:
+    """Replies kept though not whole: stopped by the provider, or cut to the reply cap."""
+    out = []
+    for reply in r.replies.values():
+        who = names.get(reply.model_id, reply.model_id)
+        if reply.finish_reason:
+            why = FINISHES.get(reply.finish_reason, "the provider stopped it")
+            out.append(f"  cut: {who}'s {reply.role} is not whole: {why} (finish_reason: {reply.finish_reason})")
+        if reply.cut_from is not None:
+            out.append(f"  cut: {who}'s {reply.role} was {reply.cut_from} characters, cut to the reply cap")
+    return out
 
 
 def budget_line(stop: dict) -> str:
@@ -105,6 +122,7 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
         out += protocol.show_round(r, names)
         out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}"
                 f"{' (timed out)' if f.timed_out else ''}: {f.error}" for f in r.failures]
+        out += cut_lines(r, names)
         if r.agreement is not None:
             out.append(f"  {'agreement' if r.stage else 'vote agreement'}: {r.agreement:.2f}")
         if full:

@@ -200,7 +200,8 @@ def record_failure(rnd: Round, phase: str, result: CallResult, who: str | None =
 def record_reply(rnd: Round, p: Panelist, result: CallResult, key: str, role: str, text: str, now: str) -> None:
     """A finished call's text as the round keeps it, with its usage and any cut the gateway made."""
     rnd.replies[key] = Reply(p.id, p.name, rnd.number, text, now, result.usage, result.latency_ms,
-                             role=role, simulated=p.simulated, cut_from=result.cut_from)
+                             role=role, simulated=p.simulated, cut_from=result.cut_from,
+                             finish_reason=result.finish_reason)
 
 
 def require_replies(rnd: Round) -> None:
@@ -251,7 +252,15 @@ def conclusion_step(protocol: Protocol, d: Discussion, spec: CallSpec, ctx: Cont
         finish(d, c.generated)
 
     def after() -> None:
-        if failed:
-            raise RunError(f"the conclusion by {spec.panelist.id} failed: {failed[0].error}; run again to retry")
+        if not failed:
+            return
+        result = failed[0]
+        if d.rounds:
+            record_failure(d.rounds[-1], "conclude", result)  # what it cost is counted, and why it failed shown
+        if result.invalid:
+            # Asked again and again and never usable: no conclusion is written in the panel's name.
+            finish(d, ctx.clock())
+            return
+        raise RunError(f"the conclusion by {spec.panelist.id} failed: {result.error}; run again to retry")
 
     return Step(f"conclusion ({d.termination_reason})", [spec], apply, after, final=True)

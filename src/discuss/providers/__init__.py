@@ -45,9 +45,10 @@ class Waiting(Exception):
 class TransientError(Exception):
     """A failure worth retrying (rate limit, server error, lost connection); `wait` from Retry-After."""
 
-    def __init__(self, message: str, wait: float | None = None):
+    def __init__(self, message: str, wait: float | None = None, usage: Usage | None = None):
         super().__init__(message)
         self.wait = wait
+        self.usage = usage  # what the failed attempt cost, where the provider said or it can be counted
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,19 @@ class Diagnosis:
     endpoint: str
 
 
+# A reply's text and usage, and the provider's finish_reason where it was not "stop" (cut at max_tokens...).
+Completed = tuple[str, Usage] | tuple[str, Usage, str]
+
+
 class Provider(Protocol):
     # Stand-ins record no latency: their files must not change from run to run.
     simulated: bool
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
-        """The reply's text and usage; raises TransientError for what may pass, anything else to fail.
+                       on_tokens: OnTokens | None = None) -> Completed:
+        """The reply's text and usage (and why it stopped, if not at its end).
+
+        Raises TransientError for what may pass, anything else to fail.
 
         With `on_tokens`, a provider that can streams the reply and reports the
         pieces received so far; the text and usage returned are the same.

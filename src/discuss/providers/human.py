@@ -28,6 +28,12 @@ from . import Diagnosis, Local, OnTokens, Waiting
 FOLDER = "for-people"
 MARK = "## Your reply (below this line)"
 BALLOT_TASKS = ("vote",)
+CHOICES = "APPROVE | NEUTRAL | REJECT"
+CLOSING = "CONCLUDE | CONTINUE"
+# Forms for free text that must have a shape: the headings a reply is read by, to fill in.
+SKELETONS = {"conclude": "## Summary\n\n\n\n## Key Points\n\n- \n\n## Unresolved Questions\n\n- \n\n"
+                         "## Recommended Actions\n\n- \n\n## Minority Positions\n\n- \n"}
+FORM = re.compile(r"^round-(\d+)-([a-z_]+)-(.+)$")
 
 
 class Overdue(Exception):
@@ -38,13 +44,14 @@ def form_path(folder: Path, spec: CallSpec) -> Path:
     return folder / FOLDER / f"round-{spec.context.get('round', 0)}-{spec.task}-{spec.panelist.id}.md"
 
 
-def open_forms(folder: Path, person: str) -> list[tuple[Path, str]]:
-    """A person's forms still blank, oldest first, each with its task (from the name `form_path` gives it)."""
+def person_forms(folder: Path, person: str) -> list[tuple[Path, str, bool]]:
+    """A person's forms, oldest first: (form, task, still blank). `person` is taken literally, never as a pattern."""
     found = []
-    for form in sorted((folder / FOLDER).glob(f"round-*-*-{person}.md"), key=lambda f: f.stat().st_mtime):
-        task = form.stem.split("-")[2]
-        if filled(form.read_text(encoding="utf-8"), task) is None:
-            found.append((form, task))
+    forms = (folder / FOLDER).glob("round-*.md") if (folder / FOLDER).is_dir() else []
+    for form in sorted(forms, key=lambda f: (f.stat().st_mtime, f.name)):
+        named = FORM.match(form.stem)
+        if named and named.group(3) == person:
+            found.append((form, named.group(2), filled(form.read_text(encoding="utf-8"), named.group(2)) is None))
     return found
 
 
@@ -52,17 +59,20 @@ def blank(spec: CallSpec, messages: list[dict[str, str]], now: str) -> str:
     """A form: what a model would be asked, and where to answer."""
     labels = list(spec.context.get("order") or {})
     meta: dict[str, Any] = {"for": spec.panelist.id, "task": spec.task, "round": spec.context.get("round", 0),
-                            "asked": now}
+                            "asked": now, "type": "person-form"}
     if labels:
         meta["labels"] = labels
     prompt = "\n\n".join(m["content"] for m in messages if m["role"] == "user")
     if spec.task in BALLOT_TASKS:
-        form = yamlio.dump({"votes": {label: {"vote": "APPROVE | NEUTRAL | REJECT", "reasoning": ""}
-                                      for label in labels},
-                            "termination": {"vote": "CONCLUDE | CONTINUE", "reasoning": ""}})
+        form = yamlio.dump({"votes": {label: {"vote": CHOICES, "reasoning": ""} for label in labels},
+                            "termination": {"vote": CLOSING, "reasoning": ""}})
         how = ("Fill in the YAML below: one vote per answer label, with a sentence of reasoning, and whether "
                "the panel should conclude. The answers' authors are hidden, as they are from the models.")
         answer = f"```yaml\n{form}```\n"
+    elif spec.task in SKELETONS:
+        how = ("Fill in the sections below the line, in Markdown: a summary at least, and a point a line under "
+               "each other heading. Replace nothing above it.")
+        answer = SKELETONS[spec.task]
     else:
         how = "Write your reply below the line, in Markdown. Replace nothing above it."
         answer = ""
@@ -74,16 +84,25 @@ def filled(text: str, task: str) -> str | None:
     """The person's reply as a model would have sent it, or None while the form is still blank."""
     reply = text.split(MARK, 1)[1].strip() if MARK in text else ""
     if task not in BALLOT_TASKS:
-        return reply or None
+        return reply if reply and reply != SKELETONS.get(task, "").strip() else None
     block = re.search(r"```(?:yaml)?\n(.*?)```", reply, re.DOTALL)
     data = yamlio.load(block.group(1) if block else reply) if reply else None
-    if not isinstance(data, dict) or "|" in json.dumps(data):
-        return None  # the template's choices are still there
+    if not isinstance(data, dict) or _choices_left(data):
+        return None
     votes: dict[str, Any] = data["votes"] if isinstance(data.get("votes"), dict) else {}
     ballot = {"votes": [{"label": str(label), **(v if isinstance(v, dict) else {"vote": v})}
                         for label, v in votes.items()],
               "termination": data.get("termination")}
     return json.dumps(ballot)
+
+
+def _choices_left(data: dict[str, Any]) -> bool:
+    """The template's choices still stand in a vote: not filled in yet (a reason may say anything)."""
+    votes: dict[str, Any] = data["votes"] if isinstance(data.get("votes"), dict) else {}
+    values = [v.get("vote") if isinstance(v, dict) else v for v in votes.values()]
+    closing = data.get("termination")
+    values.append(closing.get("vote") if isinstance(closing, dict) else closing)
+    return any(isinstance(v, str) and v in (CHOICES, CLOSING) for v in values)
 
 
 def check(text: str, spec: CallSpec) -> str | None:

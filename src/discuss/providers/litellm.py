@@ -14,7 +14,8 @@ from typing import Any
 
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
-from . import Diagnosis, OnTokens, TransientError
+from ..secrets import mask_url
+from . import Completed, Diagnosis, OnTokens, TransientError
 
 TRANSIENT_NAMES = ("RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError")
 MAX_WAIT = 60.0
@@ -45,12 +46,53 @@ def retry_after(exc: Exception) -> float | None:
     return None
 
 
-def classify(exc: Exception) -> Exception:
+# What litellm says when a 200 reply's body is not the JSON it expects: HTML, bad UTF-8, a cut body.
+UNREADABLE = ("Expecting value", "codec can't decode", "Unterminated string", "Expecting ',' delimiter",
+              "Expecting property name", "Extra data", "Invalid control character", "JSONDecodeError")
+
+
+def network_fault(exc: BaseException, where: str) -> str | None:
+    """A refused connection, a name that does not resolve or a failed TLS handshake, in words.
+
+    litellm reports each as "InternalServerError (500): Connection error."; the
+    cause is further down the exception's chain.
+    """
+    import socket
+    import ssl
+
+    seen: BaseException | None = exc
+    connecting = False
+    for _ in range(12):
+        if seen is None:
+            return None
+        connecting = connecting or type(seen).__name__ in ("APIConnectionError", "ConnectError")
+        if isinstance(seen, ConnectionRefusedError):
+            return f"connection refused by {where}: is the server running? (`discuss doctor` checks it)"
+        if isinstance(seen, socket.gaierror):
+            return f"the name in {where} does not resolve: no network, or a typo in the address"
+        if isinstance(seen, ssl.SSLError):
+            return f"the TLS handshake with {where} failed: {seen}"
+        deeper = seen.__cause__ or seen.__context__
+        if deeper is None and connecting:
+            return f"could not connect to {where}: {type(seen).__name__}: {seen}"
+        seen = deeper
+    return None
+
+
+def classify(exc: Exception, p: Panelist | None = None) -> Exception:
     """A timeout, a TransientError, or the exception itself (final)."""
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
     if name in ("Timeout", "APITimeoutError"):
         return TimeoutError("timed out")
+    where = mask_url(p.api_base) if p is not None and p.api_base else \
+        f"the {p.model.split('/', 1)[0]} API" if p is not None else "the provider"
+    if (fault := network_fault(exc, where)) is not None:
+        return TransientError(fault)
+    if any(sign in str(exc) for sign in UNREADABLE):
+        detail = str(exc).rsplit(" - ", 1)[-1][:200]
+        return TransientError(f"the provider's reply could not be read (not JSON, or not UTF-8): {detail}",
+                              usage=Usage(calls=1))
     if status in (408, 409, 429) or (isinstance(status, int) and status >= 500) or name in TRANSIENT_NAMES:
         return TransientError(f"{name} ({status})" if status else name, wait=retry_after(exc))
     return exc
@@ -60,47 +102,86 @@ def classify(exc: Exception) -> Exception:
 ALTERNATIVES = {frozenset({"GOOGLE_API_KEY", "GEMINI_API_KEY"}): "GEMINI_API_KEY"}
 
 
+def response_format(litellm: Any, p: Panelist, spec: CallSpec) -> dict[str, Any] | None:
+    """The structured reply's schema as the member's provider takes it, or None to ask in words only.
+
+    `json_schema` is OpenAI's form (ollama, vLLM and llama.cpp's own server
+    take it); `json_object` carries the schema the way llama-cpp-python's
+    server wants it; `auto` sends OpenAI's form where litellm says the model
+    supports it; `text` never sends one. The reply is validated either way.
+    """
+    schema = spec.reply_schema()
+    if schema is None or p.response_format == "text":
+        return None
+    if p.response_format == "json_object":
+        return {"type": "json_object", "schema": schema}
+    if p.response_format == "auto":
+        try:
+            if not litellm.supports_response_schema(model=p.model):
+                return None
+        except Exception:  # unknown model: ask in words only
+            return None
+    return {"type": "json_schema", "json_schema": {"name": spec.task, "schema": schema}}
+
+
 def one_of(names: list[str]) -> list[str]:
     """The variables to ask a user for: one of each set of alternatives, every other as litellm lists it."""
     chosen = ALTERNATIVES.get(frozenset(names))
     return [chosen] if chosen else names
 
 
-async def streamed(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens) -> Any:
-    """The reply streamed piece by piece, rebuilt into the response a plain call returns.
+async def streamed(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens) -> tuple[Any, str]:
+    """The reply streamed piece by piece, rebuilt into the response a plain call returns, and its finish_reason.
 
     The provider's own usage comes in the last chunk where it sends one;
     otherwise the tokens are counted here, so a budget never sees a free call.
+    A stream that ends without saying why it finished (a dropped
+    connection, a server that interrupted it for another request) or with
+    no text is a failed attempt, retried, with what it cost counted.
     """
-    chunks, pieces = [], 0
+    chunks, pieces, finish = [], 0, None
     stream = await litellm.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
     async for chunk in stream:
         chunks.append(chunk)
         if chunk.choices and getattr(chunk.choices[0].delta, "content", None):
             pieces += 1
             on_tokens(pieces)
+        if chunk.choices and chunk.choices[0].finish_reason:
+            finish = chunk.choices[0].finish_reason
+    # litellm ends every stream with a finish chunk of its own; what the provider sent is kept apart.
+    finish = getattr(stream, "received_finish_reason", finish)
     if not chunks:
-        raise ValueError("the provider sent an empty stream")
+        raise TransientError("the provider sent an empty stream", usage=Usage(calls=1))
     response = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
     usage = getattr(response, "usage", None)
+    text = (response.choices[0].message.content or "") if response.choices else ""
     if usage is None or not getattr(usage, "total_tokens", 0):
-        text = response.choices[0].message.content or "" if response.choices else ""
         prompt = litellm.token_counter(model=kwargs["model"], messages=kwargs["messages"])
         completion = litellm.token_counter(model=kwargs["model"], text=text, count_response_tokens=True)
         response.usage = litellm.Usage(prompt_tokens=prompt, completion_tokens=completion,
                                        total_tokens=prompt + completion)
-    return response
+    if not finish or not text.strip():
+        spent = Usage(prompt_tokens=int(response.usage.prompt_tokens or 0),
+                      completion_tokens=int(response.usage.completion_tokens or 0), calls=1)
+        why = "ended before the reply was finished" if finish is None else "ended with no text"
+        raise TransientError(f"the stream {why} ({pieces} pieces arrived); asked again", usage=spent)
+    return response, finish
 
 
 class LitellmProvider:
     simulated = False
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
+                       on_tokens: OnTokens | None = None) -> Completed:
         litellm = load()
         p = spec.panelist
         kwargs: dict[str, Any] = {"model": p.model, "messages": messages, "timeout": timeout,
                                   "max_retries": 0, "max_tokens": spec.max_tokens}
+        kwargs |= {k: v for k, v in p.options.items() if k != "max_tokens"}
+        if "max_tokens" in p.options:  # the member's own cap, where it is lower
+            kwargs["max_tokens"] = min(spec.max_tokens, int(p.options["max_tokens"]))
+        if (form := response_format(litellm, p, spec)) is not None:
+            kwargs["response_format"] = form
         if p.api_base:
             kwargs["api_base"] = p.api_base
         key = os.environ.get(p.api_key_env) if p.api_key_env else None
@@ -111,14 +192,16 @@ class LitellmProvider:
         try:
             if on_tokens is None:
                 response = await litellm.acompletion(**kwargs)
+                finish = None
             else:
-                response = await streamed(litellm, kwargs, on_tokens)
+                response, finish = await streamed(litellm, kwargs, on_tokens)
         except Exception as exc:
-            raise classify(exc) from None
+            raise classify(exc, p) from None
         choices = getattr(response, "choices", None) or []
         if not choices:
             raise ValueError("the provider sent a reply with no choices")
         text = choices[0].message.content or ""
+        finish = finish or getattr(choices[0], "finish_reason", None)
         u = getattr(response, "usage", None)
         hidden = getattr(response, "_hidden_params", None) or {}
         if "response_cost" in hidden:  # litellm priced the call already; pricing it again cost ~2 ms a call
@@ -128,8 +211,9 @@ class LitellmProvider:
                 cost = float(litellm.completion_cost(completion_response=response))
             except Exception:  # litellm knows no price for this model
                 cost = None
-        return text, Usage(prompt_tokens=int(getattr(u, "prompt_tokens", 0) or 0),
-                           completion_tokens=int(getattr(u, "completion_tokens", 0) or 0), cost=cost, calls=1)
+        usage = Usage(prompt_tokens=int(getattr(u, "prompt_tokens", 0) or 0),
+                      completion_tokens=int(getattr(u, "completion_tokens", 0) or 0), cost=cost, calls=1)
+        return (text, usage) if finish in (None, "stop") else (text, usage, str(finish))
 
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
         try:
@@ -180,7 +264,7 @@ def endpoint(p: Panelist, timeout: float) -> str:
     except urllib.error.HTTPError as exc:
         return f"ok (answers, HTTP {exc.code})"  # it is up; the route or key is the provider's business
     except (urllib.error.URLError, OSError) as exc:
-        return f"fail: {p.api_base} does not answer ({getattr(exc, 'reason', exc)})"
+        return f"fail: {mask_url(p.api_base)} does not answer ({getattr(exc, 'reason', exc)})"
 
 
 LITELLM = LitellmProvider()

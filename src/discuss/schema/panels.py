@@ -8,15 +8,39 @@ panels from these models.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
-from ..naming import is_safe_id
+from ..naming import derived_id, is_safe_id
 from .settings import SettingsModel
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FORBID = ConfigDict(strict=True, extra="forbid")
+
+
+class OptionsModel(BaseModel):
+    """What a member passes to its provider with every call, checked for type and range."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    temperature: float | None = Field(None, ge=0, le=2)
+    top_p: float | None = Field(None, ge=0, le=1)
+    top_k: StrictInt | None = Field(None, ge=1)
+    seed: StrictInt | None = None
+    max_tokens: StrictInt | None = Field(None, ge=1)
+    stop: str | list[str] | None = None
+    presence_penalty: float | None = Field(None, ge=-2, le=2)
+    frequency_penalty: float | None = Field(None, ge=-2, le=2)
+    extra_body: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers(cls, value: Any) -> Any:
+        # A whole number is a fine temperature (`temperature: 1`); strict mode would refuse it.
+        if isinstance(value, dict):
+            return {k: float(v) if k in ("temperature", "top_p", "presence_penalty", "frequency_penalty")
+                    and isinstance(v, int) and not isinstance(v, bool) else v for k, v in value.items()}
+        return value
 
 
 class MemberModel(BaseModel):
@@ -29,6 +53,8 @@ class MemberModel(BaseModel):
     persona: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
+    options: OptionsModel | None = None
+    response_format: Literal["auto", "json_schema", "json_object", "text"] = Field("auto", alias="responseFormat")
 
     @model_validator(mode="before")
     @classmethod
@@ -53,7 +79,8 @@ class MemberModel(BaseModel):
     @classmethod
     def _id(cls, value: str | None) -> str | None:
         if value is not None and not is_safe_id(value.strip()):
-            raise ValueError(f"id {value!r} must be lowercase letters, digits, '.', '_' or '-'")
+            raise ValueError(f"id {value!r} must be lowercase letters, digits, '.', '_' or '-', start with a "
+                             "letter or digit, have no '..' and not be a device name (con, nul...)")
         return value.strip() if value is not None else None
 
     @field_validator("api_key_env")
@@ -65,7 +92,8 @@ class MemberModel(BaseModel):
 
     @property
     def panelist_id(self) -> str:
-        return self.id or self.model.rsplit("/", 1)[-1]
+        """The id given, else one derived from the model string (made unique within its panel by the store)."""
+        return self.id or derived_id(self.model)
 
 
 class PanelModel(BaseModel):
@@ -91,12 +119,25 @@ class PanelFileModel(BaseModel):
     panels: dict[str, PanelModel]
     # Most requests at once per provider (the model string's prefix).
     limits: dict[str, StrictInt] = Field(default_factory=dict)
+    # Folders of the project, beside content/, that a question's sources may come from.
+    source_folders: list[str] = Field(default_factory=list, alias="sourceFolders")
 
     @model_validator(mode="before")
     @classmethod
     def _shape(cls, value: Any) -> Any:
         if not isinstance(value, dict) or not isinstance(value.get("panels"), dict):
             raise ValueError("expected a mapping with a 'panels' mapping inside")
+        return value
+
+    @field_validator("source_folders")
+    @classmethod
+    def _folders(cls, value: list[str]) -> list[str]:
+        for folder in value:
+            parts = folder.strip("/").split("/")
+            if folder.startswith("/") or any(p in ("", ".", "..") or p.startswith(".") for p in parts) \
+                    or parts[0] == "discussions":
+                raise ValueError(f"sourceFolders: {folder!r} must be a folder of the project, such as sources "
+                                 "(no '..', no hidden or settings folder)")
         return value
 
     @field_validator("limits")

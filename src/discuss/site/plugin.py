@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import json
 import posixpath
-from html import escape
 from importlib.resources import files as package_files
 from pathlib import Path
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
-from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from ..export import discussion_json
-from . import render
+from . import boundary, render
 from .collect import Entry, collect
 
 log = get_plugin_logger(__name__)
@@ -83,10 +82,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         for warning in warnings:
             log.warning(warning)
         self.entries: dict[str, Entry] = {e.src_uri: e for e in entries}
-        folders = tuple(e.folder_uri for e in entries)
-        for f in list(files):
-            if f.src_uri.startswith(folders):
-                files.remove(f)  # model text is published only through the sanitised renderer
+        self._keep_out(files, config, {e.folder_uri for e in entries})
         pages = {self.config.index_page: f"# {self.config.index_title}\n"}
         if self.config.leaderboard:
             pages[self.config.leaderboard_page] = f"# {self.config.leaderboard_title}\n"
@@ -101,15 +97,39 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
         return files
 
+    def _keep_out(self, files: Files, config, known: set[str]) -> None:
+        """Model text is published only through the sanitised renderer: no discussion file is a page."""
+        docs = Path(config.docs_dir)
+
+        def head(uri: str) -> bytes:
+            try:
+                with open(docs / uri, "rb") as f:
+                    return f.read(4096)
+            except OSError:
+                return b""
+
+        found, stray = boundary.discussion_folders((f.src_uri for f in files), head)
+        for folder in sorted(found - known):
+            log.warning(f"{folder} holds a discussion whose question file is missing or cannot be read "
+                        f"({folder.rstrip('/')}.md): not published")
+        folders = tuple(found | known)
+        for f in list(files):
+            if f.src_uri.startswith(folders) or f.src_uri in stray:
+                files.remove(f)
+
+    @event_priority(100)  # before any other plugin (the theme's tags among them) reads the metadata
     def on_page_markdown(self, markdown: str, page, config, files: Files) -> str:
-        entry = self.entries.get(page.file.src_uri) if self.config.enabled else None
-        if entry is None:
+        if not self.config.enabled:
             return markdown
-        # The theme prints a page's title as HTML; a question's title is text a person or a model wrote.
-        if isinstance(page.meta.get("title"), str):
-            page.meta["title"] = escape(page.meta["title"])
+        entry = self.entries.get(page.file.src_uri)
+        if entry is None:
+            page.meta = boundary.any_page_meta(page.meta, config.extra.get("status") or {})
+            return markdown
         # Every page is read before any is rendered, so the navigation shows every question's status.
-        page.meta["status"] = entry.discussion.status if entry.discussion else "open"
+        status = entry.discussion.status if entry.discussion else "open"
+        page.meta, refused = boundary.page_meta(page.meta, status)
+        if refused:
+            log.warning(f"{page.file.src_uri}: front matter {', '.join(refused)} not passed to the theme")
         return markdown
 
     def on_page_content(self, html: str, page, config, files: Files) -> str:

@@ -152,6 +152,7 @@ def discussion_view(d: Discussion) -> dict:
         "conclusion_title": protocol.conclusion_title,
         "audit": protocol.audit(d),
         "participants": participants(d),
+        "options": {m.id: m.settings_line for m in d.panel.everyone},
         "bias": bias_report([d]) if protocol.has_winners else None,
         "citations": citations(d),
         "people": {m.id for m in d.panel.everyone if m.human},

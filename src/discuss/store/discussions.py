@@ -14,6 +14,7 @@ from typing import Any
 
 from ..conclusions import parse_markdown_conclusion, render_markdown
 from ..domain import (
+    STATUSES,
     Abstention,
     Ballot,
     Conclusion,
@@ -71,9 +72,13 @@ def _paid(u: Usage) -> dict[str, Any]:
 
 
 def _member_dict(m: Panelist) -> dict[str, Any]:
-    entry = {"id": m.id, "model": m.model, "name": m.name}
+    entry: dict[str, Any] = {"id": m.id, "model": m.model, "name": m.name}
     if m.persona:
         entry["persona"] = m.persona
+    if m.options:
+        entry["options"] = dict(m.options)
+    if m.response_format != "auto":
+        entry["responseFormat"] = m.response_format
     return entry
 
 
@@ -146,6 +151,8 @@ def _reply_doc(d: Discussion, r: Reply) -> str:
     }
     if r.cut_from is not None:
         meta["cutFrom"] = r.cut_from
+    if r.finish_reason is not None:
+        meta["finishReason"] = r.finish_reason
     if r.simulated:
         meta["simulated"] = SIMULATED_NOTE
     return documents.render(meta, r.text)
@@ -257,8 +264,12 @@ def _settings_from(raw, where: Path) -> Settings:
 
 
 def _panelist_from(m: dict) -> Panelist:
+    if not is_safe_id(str(m["id"])):
+        raise ValueError(f"panel member id {m['id']!r} is not a safe name (lowercase letters, digits, '.', '_', '-')")
     return Panelist(id=str(m["id"]), model=str(m.get("model", "")), name=str(m.get("name") or m["id"]),
-                    persona=str(m.get("persona") or ""))
+                    persona=str(m.get("persona") or ""),
+                    options=dict(m["options"]) if isinstance(m.get("options"), dict) else {},
+                    response_format=str(m.get("responseFormat") or "auto"))
 
 
 def _panel_from(raw) -> Panel:
@@ -284,14 +295,15 @@ def read_reply(path: Path, number: int) -> Reply:
         role=str(meta.get("role") or "respondent"),
         simulated=bool(meta.get("simulated")),
         cut_from=meta["cutFrom"] if isinstance(meta.get("cutFrom"), int) else None,
+        finish_reason=str(meta["finishReason"]) if meta.get("finishReason") else None,
         saved=True,
     )
 
 
 def _read_votes(r: Round, path: Path) -> None:
     try:
-        data = yamlio.load(path.read_text(encoding="utf-8"), written=True) or {}
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = yamlio.load(documents.read_text(path), written=True) or {}
+    except ValueError as exc:
         raise InputError(f"{path}: cannot be read (a merge conflict?): {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: cannot be read: expected a mapping")
@@ -349,7 +361,7 @@ def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
         if (directory / VOTES_FILE).is_file():
             _read_votes(r, directory / VOTES_FILE)
         if (directory / ROUND_FILE).is_file():
-            notes = yamlio.load((directory / ROUND_FILE).read_text(encoding="utf-8"), written=True) or {}
+            notes = yamlio.load(documents.read_text(directory / ROUND_FILE), written=True) or {}
             if not isinstance(notes, dict):
                 raise ValueError(f"{directory / ROUND_FILE}: expected a mapping")
             r.notes = {k: v for k, v in notes.items() if k not in ("roundNumber", "stage", "agreement")}
@@ -388,9 +400,10 @@ def summary(folder: Path) -> Summary | None:
     """The index of a discussion without its rounds' files: fast over hundreds of discussions."""
     index = folder / DISCUSSION_FILE
     if not index.is_file():
+        history.check_unindexed(folder, index)
         return None
     try:
-        text = index.read_text(encoding="utf-8")
+        text = documents.read_text(index)
         if (quick := from_head(text)) is not None:
             return quick
         data = yamlio.load(text)  # an older or foreign layout: read it all
@@ -408,9 +421,10 @@ def load(folder: Path) -> Discussion | None:
     """
     index = folder / DISCUSSION_FILE
     if not index.is_file():
+        history.check_unindexed(folder, index)
         return None
     try:
-        text = index.read_text(encoding="utf-8")
+        text = documents.read_text(index)
         data = yamlio.load(text, written=True)
         if not isinstance(data, dict):
             raise ValueError("expected a mapping of fields")
@@ -418,6 +432,8 @@ def load(folder: Path) -> Discussion | None:
             data = yamlio.load(text)
             return dyson.load_legacy(data, folder, lambda raw: _round_from(raw, folder, DEFAULT))
         history.check_index(data, index)
+        if data["status"] not in STATUSES:
+            raise ValueError(f"status {data['status']!r} is not one of {', '.join(STATUSES)}")
         d = Discussion(
             question_id=str(data.get("questionId") or ""),
             question_slug=str(data.get("questionSlug") or ""),

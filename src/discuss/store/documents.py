@@ -19,7 +19,15 @@ def render(meta: dict, body: str) -> str:
 
 
 def parse(text: str, source: Path, written: bool = False) -> tuple[dict, str]:
-    """Front matter and body; ValueError names the file when it is malformed."""
+    """Front matter and body; ValueError names the file when it is malformed.
+
+    A leading byte-order mark (Windows editors add one) is dropped, and a
+    file whose fence ends in CRLF (git's autocrlf) is read with LF line
+    ends throughout, as it was written.
+    """
+    text = text.removeprefix("\ufeff")
+    if text.startswith("---\r\n"):
+        text = text.replace("\r\n", "\n")
     if not text.startswith(FENCE):
         raise ValueError(f"{source}: no front matter (the file must start with '---')")
     end = text.find("\n" + FENCE, len(FENCE) - 1)
@@ -38,8 +46,23 @@ def parse(text: str, source: Path, written: bool = False) -> tuple[dict, str]:
 def read(path: Path, written: bool = False) -> tuple[dict, str]:
     """`written`: a file of ours, read with the fast YAML reader (see yamlio.load)."""
     try:
-        # Bytes, not read_text: universal newlines would turn \r\n into \n.
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(path)
+    except ValueError as exc:
         raise ValueError(f"{path}: cannot be read: {exc}") from None
     return parse(text, path, written)
+
+
+MAX_BYTES = 16 * 1024 * 1024  # no Markdown file of a discussion or a question comes near it
+
+
+def read_text(path: Path, limit: int = MAX_BYTES) -> str:
+    """A text file's exact characters (no newline translation); ValueError saying why not."""
+    try:
+        with open(path, "rb") as f:
+            # Bytes, not read_text: universal newlines would turn \r\n into \n.
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            raise ValueError(f"larger than {limit // (1024 * 1024)} MB")
+        return data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(str(exc)) from None

@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import Busy
 from ..text import encode
 
 LOCK_NAME = ".discuss.lock"
@@ -37,8 +37,11 @@ def write_atomic(path: Path, text: str) -> bool:
             return False
     except (FileNotFoundError, IsADirectoryError):
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _named(exc, path) from None
     try:
         os.fchmod(fd, FILE_MODE & ~current_umask())  # mkstemp makes 0600 whatever the umask
         with os.fdopen(fd, "wb") as fh:
@@ -46,10 +49,19 @@ def write_atomic(path: Path, text: str) -> bool:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _named(exc, path) from None
         raise
     return True
+
+
+def _named(exc: OSError, path: Path) -> OSError:
+    """The fault with the file we meant to write as its name (a full disk names none)."""
+    if isinstance(exc, (IsADirectoryError, NotADirectoryError, FileExistsError)) or path.is_dir():
+        return IsADirectoryError(exc.errno, "is not a regular file (a folder or a link is in its place)", str(path))
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
 
 
 class DiscussionLock:
@@ -71,7 +83,7 @@ class DiscussionLock:
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
-                raise InputError(
+                raise Busy(
                     f"{self.folder}: another `discuss run` is working on this discussion; "
                     "wait for it to finish"
                 ) from None

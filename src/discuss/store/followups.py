@@ -64,7 +64,9 @@ def create_part(q: Question, parts: list[tuple[Question, Discussion]], text: str
         raise InputError(f"{q.slug}: part {len(parts)} has not finished ({last.status}); run it to its end "
                          "first (`discuss follow-up QUESTION` with no text goes on with it)")
     number = len(parts) + 1
-    meta: dict[str, object] = {"title": " ".join(text.split())[:200], "slug": f"{q.slug}-part-{number}",
+    suffix = f"-part-{number}"  # the slug stays within the 80 characters of a safe name
+    meta: dict[str, object] = {"title": " ".join(text.split())[:200],
+                               "slug": q.slug[:80 - len(suffix)].rstrip("-._") + suffix,
                                "followUpOf": q.slug, "part": number, "panel": panel, "protocol": protocol}
     if q.sources:
         meta["sources"] = [_moved(s) for s in q.sources]

@@ -21,6 +21,25 @@ ROUND_DIR = re.compile(r"^round-(\d+)$")
 RESTORE = "restore it from git (git checkout -- <file>), or move the discussion folder away to start over"
 
 
+def check_unindexed(folder: Path, index: Path) -> None:
+    """A folder without its index must hold nothing a run would otherwise redo and overwrite.
+
+    With discussion.yaml gone and round folders left, a run would start at
+    round 1, pay every call again and overwrite what is there.
+    """
+    if index.exists() or index.is_symlink():
+        raise InputError(f"{index}: is not a regular file; {RESTORE}")
+    if not folder.is_dir():
+        if folder.exists():
+            raise InputError(f"{folder}: is not a folder, but the discussion's folder has this name; move it away")
+        return
+    left = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir()
+                  if ROUND_DIR.match(p.name) or p.name == "conclusion.md")
+    if left:
+        raise InputError(f"{folder}: holds {', '.join(left)} but no discussion.yaml, so nothing says what was "
+                         f"asked and paid for; {RESTORE}")
+
+
 def check_index(data: dict[str, Any], index: Path) -> None:
     missing = [key for key in REQUIRED if key not in data]
     if missing:

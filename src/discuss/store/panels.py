@@ -6,18 +6,21 @@ file, the panel and the field.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..domain import Panel, Panelist, Settings
 from ..errors import InputError
 from ..naming import did_you_mean
-from . import yamlio
+from . import documents, yamlio
 
 
 def _panelist(m) -> Panelist:
     pid = m.panelist_id
     return Panelist(id=pid, model=m.model, name=m.name or pid, persona=(m.persona or "").strip(),
-                    api_base=m.api_base, api_key_env=m.api_key_env)
+                    api_base=m.api_base, api_key_env=m.api_key_env,
+                    options=m.options.model_dump(exclude_none=True) if m.options else {},
+                    response_format=m.response_format)
 
 
 def _special(raw, members: tuple[Panelist, ...], where: str, role: str) -> Panelist | None:
@@ -42,10 +45,26 @@ def _read(path: Path):
     if not path.is_file():
         raise InputError(f"{path}: panel file not found")
     try:
-        data = yamlio.load(path.read_text(encoding="utf-8"))
+        data = yamlio.load(documents.read_text(path))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"{path}: cannot be read: {exc}") from None
     return validated(PanelFileModel, data, str(path))
+
+
+def _unique(members: tuple[Panelist, ...], derived: list[bool]) -> tuple[Panelist, ...]:
+    """Derived ids that collide (two sizes of one model) numbered in order: `qwen-7b`, `qwen-7b-2`."""
+    taken = {m.id for m, d in zip(members, derived, strict=True) if not d}
+    out = []
+    for m, d in zip(members, derived, strict=True):
+        if d:
+            pid, n = m.id, 1
+            while pid in taken:
+                n += 1
+                pid = f"{m.id}-{n}"
+            taken.add(pid)
+            m = replace(m, id=pid, name=m.name if m.name != m.id else pid)
+        out.append(m)
+    return tuple(out)
 
 
 def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
@@ -54,7 +73,7 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
     panels = {}
     for name, spec in _read(path).panels.items():
         where = f"{path}: panel {name!r}"
-        members = tuple(_panelist(m) for m in spec.members)
+        members = _unique(tuple(_panelist(m) for m in spec.members), [m.id is None for m in spec.members])
         ids = [m.id for m in members]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
@@ -72,6 +91,11 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
 def load_limits(path: Path) -> dict[str, int]:
     """`limits:` in the panel file: most requests at once per provider, e.g. {anthropic: 4}."""
     return dict(_read(path).limits) if path.is_file() else {}
+
+
+def load_source_folders(path: Path) -> list[Path]:
+    """`sourceFolders:` in the panel file: folders of the project, beside content/, that sources may come from."""
+    return [path.parent.parent / f for f in _read(path).source_folders] if path.is_file() else []
 
 
 def pick_panel(path: Path, name: str) -> tuple[Panel, Settings]:

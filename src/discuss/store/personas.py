@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..naming import is_safe_id
-from . import yamlio
+from . import documents, yamlio
 
 DEFAULT_ORDER = (
     "technical-architect", "security-analyst", "performance-engineer", "product-manager",
@@ -19,7 +19,7 @@ def load_personas(folder: Path) -> dict[str, dict]:
     library = {}
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
         try:
-            data = yamlio.load(path.read_text(encoding="utf-8"))
+            data = yamlio.load(documents.read_text(path))
         except (OSError, ValueError) as exc:
             raise InputError(f"{path}: cannot be read: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data.get("priorities"):

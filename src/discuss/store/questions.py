@@ -9,32 +9,23 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import frontmatter
-
 from ..domain import Question
 from ..errors import InputError
 from ..naming import did_you_mean, is_safe_id, slugify
-from . import documents, yamlio
+from . import documents
 from .files import write_atomic
 from .layout import question_files
 
 
-class _RuamelHandler(frontmatter.YAMLHandler):
-    """Read front matter as YAML 1.2 with ruamel, like every other file of ours."""
-
-    def load(self, fm: str, **kwargs):
-        return yamlio.load(fm)
-
-
 def read_question(path: Path) -> Question:
     try:
-        post = frontmatter.loads(path.read_text(encoding="utf-8"), handler=_RuamelHandler())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot be read: {exc}") from None
+        meta, body = documents.read(path)
     except ValueError as exc:
-        raise InputError(f"{path}: broken front matter: {exc}") from None
-    meta = post.metadata
-    if not isinstance(meta, dict) or not meta:
+        message = str(exc)
+        if "no front matter" in message:
+            raise InputError(f"{path}: no front matter; a question starts with '---' and a title") from None
+        raise InputError(message) from None
+    if not meta:
         raise InputError(f"{path}: no front matter; a question starts with '---' and a title")
     if not meta.get("title"):
         raise InputError(f"{path}: front matter has no 'title'")
@@ -49,7 +40,7 @@ def read_question(path: Path) -> Question:
         path=path,
         slug=slug,
         title=fm.title,
-        background=post.content,
+        background=body.strip(),
         question_id=str(fm.question_id or ""),
         tags=[str(t) for t in fm.tags],
         panel=fm.panel,
@@ -68,6 +59,8 @@ def find_question(content: Path, ref: str) -> Question:
     ends in `-<slug>` (Project Dyson's `rq-1-11-<slug>.md`) is taken only when
     it is the one such file; two or more candidates are an error naming them.
     """
+    if not ref.strip() or ref.strip(" ./") == "" or not ref.isprintable():
+        raise InputError(f"{ref!r}: give a question as its slug or the path of its file")
     path = Path(ref)
     if path.suffix == ".md" and path.is_file():
         return read_question(path)
@@ -135,9 +128,14 @@ def background_problem(q: Question) -> str | None:
 def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,
                     background: str | None = None) -> Path:
     """A new question file; `dyson`: named and numbered as Project Dyson's site expects, in a phase folder."""
+    if not title.strip() or not title.strip().isprintable():
+        raise InputError(f"{title!r}: a title is one line of printable text")
     slug = slugify(title)
     if not slug:
         raise InputError("the title needs at least one letter or digit")
+    if not is_safe_id(slug):
+        raise InputError(f"{title!r} makes the file name {slug!r}, which some systems keep for devices; "
+                         "reword the title")
     folder = content / safe_section(section)
     meta: dict[str, object] = {"title": title.strip(), "slug": slug, "questionType": "discussion", "status": "open"}
     name = slug

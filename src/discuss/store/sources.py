@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,10 @@ from ..domain import Question
 from ..errors import InputError
 
 URL_PREFIXES = ("http://", "https://")
+MAX_BYTES = 20 * 1024 * 1024  # a source's file; its text is cut to a share of sourceTokens anyway
+# Files that hold keys and passwords, whatever folder they are in.
+SECRET_FILE = re.compile(r"(^\.|^id_(rsa|dsa|ecdsa|ed25519)|\.(pem|key|p12|pfx|kdbx|keystore|jks)$|credential|secret"
+                         r"|password|passwd|token|\.netrc$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -36,18 +41,33 @@ class Source:
         return out
 
 
-def _files(q: Question, entry: str, root: Path) -> list[Path]:
+def _files(q: Question, entry: str, root: Path, allowed: list[Path]) -> list[Path]:
     base = q.path.parent
     pattern = str(base / entry)
     found = sorted(Path(p) for p in glob.glob(pattern, recursive=True)) if glob.has_magic(entry) else [base / entry]
     if not found or not all(p.is_file() for p in found):
         missing = next((p for p in found if not p.is_file()), base / entry)
         raise InputError(f"{q.path}: source {entry!r} names no readable file ({missing})")
-    top = root.resolve()
     for p in found:
-        if not p.resolve().is_relative_to(top):
-            raise InputError(f"{q.path}: source {entry!r} is outside the project ({p.resolve()})")
+        _check_allowed(q, entry, p, root.resolve(), allowed)
     return found
+
+
+def _check_allowed(q: Question, entry: str, path: Path, top: Path, allowed: list[Path]) -> None:
+    """A source lies in the content tree or a folder panels.yaml allows, and is no settings or key file.
+
+    Its text goes to every provider and may be quoted on the site.
+    """
+    real = path.resolve()
+    folders = [(top / "content").resolve(), *(a.resolve() for a in allowed)]
+    if not any(real.is_relative_to(f) for f in folders):
+        raise InputError(f"{q.path}: source {entry!r} is outside the project's content/ and the folders panels.yaml allows as "
+                         f"sources ({real}); list its folder under sourceFolders: in discussions/panels.yaml")
+    inner = real.relative_to(top).parts if real.is_relative_to(top) else real.parts
+    if inner[:1] == ("discussions",) or any(part.startswith(".") for part in inner) \
+            or SECRET_FILE.search(real.name):
+        raise InputError(f"{q.path}: source {entry!r} is a settings, hidden or key file ({real.name}); "
+                         "its text would go to every provider, so it is refused")
 
 
 def _text(path: Path, data: bytes) -> str:
@@ -64,16 +84,22 @@ def _text(path: Path, data: bytes) -> str:
     return data.decode("utf-8")
 
 
-def read_sources(q: Question, root: Path) -> list[Source]:
-    """Every source of `q`, labelled in the order listed; InputError before anything is asked of a panel."""
+def read_sources(q: Question, root: Path, allowed: list[Path] | None = None) -> list[Source]:
+    """Every source of `q`, labelled in the order listed; InputError before anything is asked of a panel.
+
+    `allowed`: folders outside content/ that panels.yaml lets sources come from.
+    """
     found: list[Source] = []
     for entry in q.sources:
         if entry.startswith(URL_PREFIXES):
             found.append(Source(f"S{len(found) + 1}", entry, url=True))
             continue
-        for path in _files(q, entry, root):
+        for path in _files(q, entry, root, allowed or []):
             try:
-                data = path.read_bytes()
+                with open(path, "rb") as f:
+                    data = f.read(MAX_BYTES + 1)
+                if len(data) > MAX_BYTES:
+                    raise ValueError(f"larger than {MAX_BYTES // (1024 * 1024)} MB")
                 text = _text(path, data)
             except (OSError, UnicodeDecodeError, ValueError) as exc:
                 raise InputError(f"{path}: source cannot be read: {exc}") from None

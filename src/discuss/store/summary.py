@@ -46,10 +46,13 @@ def quick_load(text: str) -> Any:
     (an id like `on` becomes True), so callers check the types of what they take."""
     import yaml
 
+    from .yamlshape import check_shape
+
     try:
+        check_shape(text)
         return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except Exception:
-        return None
+        return None  # the full reader names the problem
 
 
 # The head as our writer puts it: plain words and numbers, one per line. Anything else

@@ -11,12 +11,14 @@ people write are read by ruamel.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import threading
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from ..text import valid_unicode
+from .yamlshape import MAX_DEPTH, check_shape
 
 _local = threading.local()
 
@@ -57,7 +59,6 @@ def _dumper() -> type:
     """
     if "dumper" in _CLASSES:
         return _CLASSES["dumper"]
-    import re
 
     import yaml
 
@@ -71,6 +72,10 @@ def _dumper() -> type:
     Dumper.add_representer(str, represent_str)
     for tag, pattern, first in CORE_12:
         Dumper.add_implicit_resolver(tag, re.compile(f"^(?:{pattern})$"), first)  # beside YAML 1.1's own
+    # Signs, dots and underscores around digits (`-_`, `._`, `+_`): ruamel's number patterns take
+    # them for numbers and then fails to read them; quoted, every reader reads text.
+    Dumper.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9_.]*[0-9_][0-9_.]*$"),
+                                 list("-+._0123456789"))
     _CLASSES["dumper"] = Dumper
     return Dumper
 
@@ -111,11 +116,16 @@ def dump(data) -> str:
 def load(text: str, written: bool = False):
     """Parse YAML text; raises ValueError with the position of the problem.
 
+    Every YAML text goes through here: checked by `check_shape`, a leading
+    byte-order mark dropped, duplicate keys refused.
+
     `written`: a file of ours, as `dump` writes it (a discussion's index,
     votes, rounds, reply front matter): read with libyaml, three times
     faster, resolving plain scalars only as `dump` writes non-strings.
     Files people write (panels, scripts, questions) are read by ruamel.
     """
+    text = text.removeprefix("\ufeff")
+    check_shape(text)
     if written:
         import yaml
 
@@ -126,7 +136,9 @@ def load(text: str, written: bool = False):
     try:
         return plain(_reader().load(text))
     except YAMLError as exc:
-        raise ValueError(str(exc).replace("\n", " ")) from None
+        raise ValueError(str(exc).replace("\n", " ").replace('in "<unicode string>", ', "")) from None
+    except RecursionError:
+        raise ValueError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
 
 
 def _written_loader() -> type:
@@ -138,7 +150,6 @@ def _written_loader() -> type:
     """
     if "loader" in _CLASSES:
         return _CLASSES["loader"]
-    import re
 
     import yaml
 
@@ -151,6 +162,14 @@ def _written_loader() -> type:
 
     for tag, pattern, first in CORE_12:
         Loader.add_implicit_resolver(tag, re.compile(f"^(?:{pattern})$"), first)
+    def construct_mapping(loader, node, deep=False):
+        keys = [loader.construct_object(k, deep=True) for k, _ in node.value]
+        for i, key in enumerate(keys):
+            if isinstance(key, str) and key in keys[:i]:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", node.start_mark)
+        return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
     Loader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    Loader.construct_mapping = construct_mapping
     _CLASSES["loader"] = Loader
     return Loader

@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass
 
 from ...calls import CallResult, CallSpec
-from ...conclusions import parse_conclusion
+from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
 from ...rules.agreement import agreement, measure, pairwise
 from ..base import (
@@ -233,7 +233,7 @@ class Staged(Protocol):
             user = prompts.render("synthesis", question=q, answers=answers, debated=last.number > 1)
         minority = outlier(last)
         return CallSpec(key=chair.id, panelist=chair, messages=messages(chair, prompts, user), task="conclude",
-                        max_tokens=3000, validate=parse_conclusion,
+                        max_tokens=3000, validate=parse_conclusion, schema=CONCLUSION_SCHEMA,
                         context={"title": q.title, **(dissent_context(d.panel.member(minority)) if minority else {})})
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from ...calls import CallResult, CallSpec
-from ...conclusions import parse_conclusion
+from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Reply, Round
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import agreement_test, judge_test, title_overlap, titles
@@ -194,7 +194,7 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
     user = ctx.prompts.render("attributed", question=ctx.q, rounds=rounds, panel_size=len(d.panel.members))
     minority = dissenter(d, done[-1])
     return CallSpec(writer.id, writer, messages(writer, ctx.prompts, user), "conclude", 3000,
-                    validate=parse_conclusion,
+                    validate=parse_conclusion, schema=CONCLUSION_SCHEMA,
                     context={"title": ctx.q.title, "attributed": True,
                              **(dissent_context(minority) if minority else {})})
 

@@ -8,7 +8,7 @@ turn; the splitter reassembles one answer as the conclusion.
 from __future__ import annotations
 
 from ...calls import CallResult, CallSpec
-from ...conclusions import parse_conclusion
+from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
 from ..base import Context, Protocol, Step, messages, record_failure, record_reply, require_replies
 from . import moves
@@ -93,7 +93,7 @@ class Decompose(Protocol):
                  for i, part in enumerate(notes(rnd)["parts"]) if f"part-{i + 1}" in rnd.replies]
         user = ctx.prompts.render("reassemble", question=ctx.q, parts=parts)
         return CallSpec(lead.id, lead, messages(lead, ctx.prompts, user), "conclude", 3000,
-                        validate=parse_conclusion, context={"title": ctx.q.title})
+                        validate=parse_conclusion, schema=CONCLUSION_SCHEMA, context={"title": ctx.q.title})
 
     def most_rounds(self, d: Discussion) -> int:
         return 2

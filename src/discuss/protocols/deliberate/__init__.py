@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any, cast
 
 from ...calls import CallResult, CallSpec
-from ...conclusions import parse_conclusion
+from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
 from ..base import (
     Context,
@@ -187,7 +187,7 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
     if d.termination_reason == "confident":
         user = ctx.prompts.render("direct", question=ctx.q, triage=notes(stage(d, "triage"))["triage"])
         return CallSpec(chair.id, chair, messages(chair, ctx.prompts, user), "conclude", 3000,
-                        validate=parse_conclusion, context={"title": ctx.q.title})
+                        validate=parse_conclusion, schema=CONCLUSION_SCHEMA, context={"title": ctx.q.title})
     if d.termination_reason != "completed" or len(d.rounds) < len(stages(d)):
         return None  # a gate failed, or stopped early: no decision is written
     ranking, alts = notes(stage(d, "ranking")), alternatives(d)
@@ -202,7 +202,7 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
                               warnings=ranking.get("conformity", []))
     held = dissent_context(d.panel.member(c["dissenters"][0])) if c["dissenters"] else {}
     return CallSpec(chair.id, chair, messages(chair, ctx.prompts, user), "conclude", 3000,
-                    validate=parse_conclusion, context={"title": ctx.q.title, **held})
+                    validate=parse_conclusion, schema=CONCLUSION_SCHEMA, context={"title": ctx.q.title, **held})
 
 
 class Deliberate(Protocol):

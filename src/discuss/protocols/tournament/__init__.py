@@ -30,7 +30,7 @@ from ..base import (
 )
 from . import moves
 from .notes import TournamentNotes, notes
-from .replies import parse_match
+from .replies import MATCH_SCHEMA, parse_match
 
 JUDGE = "judge"
 DEBATER = "debater"
@@ -152,7 +152,7 @@ class Tournament(Protocol):
                                   debate=d.settings.match_debate, first_argues=argued.get(first),
                                   second_argues=argued.get(second))
         return CallSpec(f"match-{i + 1}", judge, messages(judge, ctx.prompts, user), "match", 600,
-                        validate=parse_match, offline=moves.match,
+                        validate=parse_match, schema=MATCH_SCHEMA, offline=moves.match,
                         context={"match": i, "sides": {"A": first, "B": second},
                                  "labels": {"A": answers[first].text, "B": answers[second].text}})
 

@@ -6,6 +6,10 @@ from typing import Any
 
 from ...jsonreply import ReplyError, extract_object, text_field
 
+MATCH_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["winner", "reasoning"], "additionalProperties": False,
+    "properties": {"winner": {"type": "string", "enum": ["A", "B"]}, "reasoning": {"type": "string"}}}
+
 
 def parse_match(text: str) -> dict[str, Any]:
     obj = extract_object(text)

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from ...calls import CallResult, CallSpec
-from ...conclusions import parse_conclusion
+from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import (
     Abstention,
     Ballot,
@@ -43,7 +43,7 @@ from ..base import (
     require_replies,
 )
 from . import moves
-from .ballots import parse_ballot
+from .ballots import ballot_schema, parse_ballot
 from .notes import VoteNotes, notes
 from .scoring import pick_winner, tally, vote_agreement
 from .termination import Decision, conclude_counts, decide
@@ -131,7 +131,7 @@ def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list
         labels = list(order)
         specs.append(CallSpec(
             key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote",
-            max_tokens=1500, validate=partial(parse_ballot, labels=labels),
+            max_tokens=1500, validate=partial(parse_ballot, labels=labels), schema=ballot_schema(labels),
             context={"round": rnd.number, "labels": dict(replies), "order": order},
             offline=moves.vote, worst_case=moves.worst_case,
         ))
@@ -155,13 +155,26 @@ def apply_ballot(d: Discussion, rnd: Round, result: CallResult) -> None:
 
 
 def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
-    """Tally the votes, pick the winner, decide whether to stop; the round is then complete."""
-    order = [pid for pid in d.panel.ids if pid in rnd.replies]
-    rnd.results = tally(rnd.votes, order, d.settings.self_vote_weight)
-    rnd.winner_id, rnd.tie_break = pick_winner(rnd.results, rnd.seed)
-    rnd.winner_score = next(x.weighted_score for x in rnd.results if x.target_id == rnd.winner_id)
-    rnd.agreement = vote_agreement(rnd.votes)
+    """Tally the votes, pick the winner, decide whether to stop; the round is then complete.
+
+    A round in which no panelist cast a valid ballot has no winner: a draw
+    over scores nobody gave would crown someone the panel never chose.
+    """
+    if rnd.ballots:
+        order = [pid for pid in d.panel.ids if pid in rnd.replies]
+        rnd.results = tally(rnd.votes, order, d.settings.self_vote_weight)
+        rnd.winner_id, rnd.tie_break = pick_winner(rnd.results, rnd.seed)
+        rnd.winner_score = next(x.weighted_score for x in rnd.results if x.target_id == rnd.winner_id)
+        rnd.agreement = vote_agreement(rnd.votes)
+    else:
+        rnd.results, rnd.winner_id, rnd.tie_break, rnd.winner_score, rnd.agreement = [], None, None, None, None
     decision = decide(d.rounds, d.settings, len(d.panel.members))
+    if not rnd.ballots:
+        # A panel that cannot vote decides nothing: stop when it never has, or twice running.
+        never = not any(r.ballots for r in d.rounds)
+        if never or (not decision.terminate and len(d.rounds) >= 2 and not d.rounds[-2].ballots):
+            decision = Decision(True, "no-valid-ballots",
+                                f"no valid ballot in round {rnd.number}" + (" nor before" if never else ""))
     if not decision.terminate and (check := text_convergence(d, rnd)) is not None:
         notes(rnd)["convergence"] = check
         if check["converged"]:
@@ -199,8 +212,8 @@ def _dissent(rnd: Round, names: dict[str, str]) -> list[str]:
 
 
 def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
-    if not any(r.complete for r in d.rounds):
-        return None  # stopped before a round was through: nothing to conclude from
+    if not any(r.complete and r.winner_id for r in d.rounds):
+        return None  # no round was through, or none had a winner: nothing the panel chose to conclude from
     q, prompts = ctx.q, ctx.prompts
     author = conclusion_author(d)
     names = {m.id: m.name for m in d.panel.members}
@@ -218,7 +231,7 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
                     key=lambda x: x.weighted_score) if done else []
     return CallSpec(
         key=author.id, panelist=author, messages=messages(author, prompts, user), task="conclude",
-        max_tokens=3000, validate=parse_conclusion,
+        max_tokens=3000, validate=parse_conclusion, schema=CONCLUSION_SCHEMA,
         context={"title": q.title, **(dissent_context(d.panel.member(losers[0].target_id)) if losers else {})},
     )
 
@@ -258,6 +271,8 @@ class VoteProtocol(Protocol):
             decision = close_round(d, rnd, ctx.clock())
             if decision.terminate:
                 d.termination_reason = decision.reason
+            if rnd.winner_id is None:
+                return f"round {rnd.number}: no valid ballot, so no winner"
             tie = f", tie broken by {rnd.tie_break}" if rnd.tie_break else ""
             return f"round {rnd.number}: winner {rnd.winner_id} ({rnd.winner_score:g}){tie}"
 

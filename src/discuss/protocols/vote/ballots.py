@@ -40,6 +40,20 @@ def _vote(entry: dict[str, Any], label: str) -> tuple[str, str, str]:
     return label, vote, reasoning.strip() if isinstance(reasoning, str) else str(reasoning)
 
 
+def ballot_schema(labels: list[str]) -> dict[str, Any]:
+    """A ballot as a JSON schema: a vote from the choices on each label shown, and the termination vote."""
+    reason = {"type": "string", "description": "your own reason, one or two sentences"}
+    vote = {"type": "object", "required": ["label", "vote", "reasoning"], "additionalProperties": False,
+            "properties": {"label": {"type": "string", "enum": labels},
+                           "vote": {"type": "string", "enum": list(VOTE_SCORES)}, "reasoning": reason}}
+    return {"type": "object", "required": ["votes", "termination"], "additionalProperties": False,
+            "properties": {
+                "votes": {"type": "array", "items": vote, "minItems": len(labels), "maxItems": len(labels)},
+                "termination": {"type": "object", "required": ["vote", "reasoning"], "additionalProperties": False,
+                                "properties": {"vote": {"type": "string", "enum": list(TERMINATION_CHOICES)},
+                                               "reasoning": reason}}}}
+
+
 def parse_ballot(text: str, labels: list[str]) -> ParsedBallot:
     obj = extract_object(text)
     if "votes" not in obj:

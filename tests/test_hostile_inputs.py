@@ -1,0 +1,106 @@
+"""The smaller hostile inputs: odd names, huge inputs, a broken discussion among many, faults of the disk."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+from conftest import fake_panel
+
+COMMANDS = [["show"], ["run"], ["status"], ["reply", "--as", "ann"], ["follow-up"]]
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", " ", "swarm-power\n", "a\x1b[2Jb"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_empty_dot_and_control_names_are_refused_in_words(project, name, command):
+    result = project.cli(command[0], name, *command[1:])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)  # no traceback
+    assert "error:" in result.stderr
+
+
+@pytest.mark.parametrize("title,section", [("CON", "questions"), ("nul", "questions"), ("Two\nlines", "questions"),
+                                           ("Fine title", "questions\n"), ("Fine title", "../out")])
+def test_new_refuses_device_names_and_names_with_control_characters(project, title, section):
+    before = project.snapshot()
+    result = project.cli("new", title, "--section", section)
+    assert result.exit_code == 2 and "error:" in result.stderr, result.output
+    assert project.snapshot() == before
+
+
+def test_status_leaves_out_a_broken_discussion_naming_it(project):
+    second = project.content / "questions" / "second.md"
+    second.write_text(project.question.read_text().replace("slug: swarm-power", "slug: second"))
+    for slug in ("swarm-power", "second"):
+        assert project.cli("run", slug, "--panel", "offline", "--rounds", "1").exit_code == 0
+    (project.folder / "discussion.yaml").write_text("questionSlug: [unclosed\n")
+    for args in (["status"], ["status", "--json"]):
+        result = project.cli(*args)
+        assert result.exit_code == 0, result.output
+        assert "swarm-power/discussion.yaml" in result.stderr and "left out" in result.stderr
+        assert "second" in result.stdout
+
+
+def test_a_background_without_end_is_refused_before_anything_is_written(project):
+    before = project.snapshot()
+    result = project.cli("ask", "What now?", "--panel", "offline", "--background", "/dev/zero")
+    assert result.exit_code == 2 and "larger than 1 MB" in result.stderr
+    assert project.snapshot() == before
+
+
+def test_a_follow_up_of_the_longest_slug_fits(project):
+    long_title = "Which " + " ".join(["distribution"] * 12)
+    assert project.cli("new", long_title).exit_code == 0
+    slug = next(p.stem for p in (project.content / "questions").glob("which-*.md"))
+    assert len(slug) == 80
+    assert project.cli("run", slug, "--panel", "offline", "--auto").exit_code == 0
+    result = project.cli("follow-up", slug, "And then?", "--auto")
+    assert result.exit_code == 0, result.output
+    part = project.content / "questions" / slug / "part-2.md"
+    assert part.is_file() and f"slug: {slug[:73].rstrip('-')}-part-2" in part.read_text()
+
+
+@pytest.mark.parametrize("branch", ["$(touch pwned)", "a;b", "-x", "a..b", "x y", "ok\n"])
+def test_ci_init_refuses_a_branch_a_shell_would_run(project, branch):
+    result = project.cli("ci", "init", "--branch", branch)
+    assert result.exit_code == 2 and "plain branch name" in result.stderr
+    assert not (project.root / ".github").exists()
+
+
+def test_ci_init_quotes_the_branch_it_takes(project):
+    assert project.cli("ci", "init", "--branch", "discuss/rounds").exit_code == 0
+    text = (project.root / ".github" / "workflows" / "discuss.yml").read_text()
+    assert 'git push --force origin "HEAD:discuss/rounds"' in text
+
+
+def test_a_full_disk_ends_in_one_line_and_resumes(project, fake, monkeypatch):
+    import discuss.store.files as files
+
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    real = files.os.replace
+
+    def full(src, dst):
+        if str(dst).endswith("votes.yaml"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", full)
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.strip().splitlines()[-1:]
+    assert "votes.yaml: No space left on device" in line and "asked again" in line
+    assert "Traceback" not in result.output
+    monkeypatch.setattr(files.os, "replace", real)
+    answered = len(fake.requests_for("alpha", "respond"))
+    again = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert again.exit_code == 0, again.output
+    assert len(fake.requests_for("alpha", "respond")) == answered  # saved answers are not bought again
+
+
+def test_a_folder_where_a_file_belongs_is_named(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1").exit_code == 0
+    (project.folder / "conclusion.md").mkdir()
+    result = project.cli("run", "swarm-power", "--panel", "offline", "--conclude")
+    assert result.exit_code == 2, result.output
+    assert "conclusion.md: is not a regular file" in result.stderr and "Traceback" not in result.output

@@ -1,0 +1,67 @@
+"""A reply is whole or it is marked: cut streams, length stops and unreadable bodies through the fake server."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import fake_panel
+from discuss.store import discussions as store
+from fakeserver import Action
+
+CONTENT = '{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":'
+
+
+def run(project, fake, *flags: str):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, attempts: 3}"))
+    return project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", *flags)
+
+
+@pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
+def test_a_reply_stopped_at_max_tokens_is_kept_and_marked(project, fake, stream):
+    fake.script("alpha", Action(text="The first half of a long answer", finish="length"))
+    result = run(project, fake, stream)
+    assert result.exit_code == 0, result.output
+    reply = project.folder / "round-1" / "alpha.md"
+    assert "finishReason: length" in reply.read_text()
+    assert "finishReason" not in (project.folder / "round-1" / "beta.md").read_text()
+    assert store.load(project.folder).rounds[0].replies["alpha"].finish_reason == "length"
+    shown = project.cli("show", "swarm-power").stdout
+    assert "cut: Alpha's respondent is not whole: it reached its token limit (max_tokens)" in shown
+
+
+def test_a_stream_cut_half_way_is_asked_again_never_kept(project, fake):
+    fake.script("alpha", Action(text="one two three four five six seven eight", cut=True))
+    result = run(project, fake, "--stream")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    reply = d.rounds[0].replies["alpha"]
+    assert reply.text.startswith("Answer of openai/alpha") or "Answer of alpha" in reply.text  # the second, whole
+    assert len(fake.requests_for("alpha", "respond")) == 2
+    assert reply.usage.calls == 2  # the cut attempt is counted too
+
+
+def test_a_stream_cut_every_time_is_a_failure_with_its_reason(project, fake):
+    fake.script("alpha", *[Action(text="one two three four", cut=True)] * 3)
+    result = run(project, fake, "--stream")
+    assert result.exit_code == 0, result.output
+    r = store.load(project.folder).rounds[0]
+    assert "alpha" not in r.replies
+    failure = next(f for f in r.failures if f.model_id == "alpha")
+    assert "the stream ended before the reply was finished" in failure.error and failure.attempts == 3
+    assert failure.usage.calls == 3
+
+
+@pytest.mark.parametrize("body,why", [
+    (b"<html><body>502 Bad Gateway</body></html>", "not JSON"),
+    (CONTENT.encode() + b'"assistant","content":"caf\xff"},"finish_reason":"stop"}]}', "not UTF-8"),
+    (CONTENT.encode(), "not JSON"),
+])
+def test_a_body_that_cannot_be_read_is_a_failed_attempt_in_words(project, fake, body, why):
+    fake.script("alpha", *[Action(raw=body)] * 3)
+    result = run(project, fake, "--no-stream")
+    assert result.exit_code == 0, result.output
+    r = store.load(project.folder).rounds[0]
+    failure = next(f for f in r.failures if f.model_id == "alpha")
+    assert "the provider's reply could not be read" in failure.error and "InternalServerError" not in failure.error
+    assert failure.attempts == 3 and failure.usage.calls == 3
+    assert "could not be read" in result.stderr  # said on the board too
