@@ -140,6 +140,8 @@ class FakeLLM:
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self.in_flight = self.peak = 0  # requests being answered now, and the most at once
+        self.models: list[str] | None = None  # set: GET /models lists these, as local servers do
+        self.models_delay = 0.0  # a server busy generating answers /models late
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *actions) -> None:
@@ -224,6 +226,18 @@ class FakeLLM:
 
             def do_GET(self):  # noqa: N802
                 """/log: every request's start and end on the server's clock, and the most at once."""
+                if self.path.endswith("/models") and fake.models is not None:
+                    time.sleep(fake.models_delay)
+                    listed = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in fake.models]})
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(listed)))
+                    self.end_headers()
+                    try:
+                        self.wfile.write(listed.encode())
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    return
                 with fake._lock:
                     log = [{"task": r["task"], "start": r["at"], "end": r.get("end")} for r in fake.requests]
                 data = json.dumps({"requests": log, "peak": fake.peak}).encode()

@@ -53,3 +53,16 @@ def test_doctor_and_errors_print_urls_without_credentials(project, fake):
     assert result.exit_code == 1
     assert "hunter2" not in result.output and "tok-8f3k2j" not in result.output and "dana" not in result.output
     assert f"http://***@127.0.0.1:{port}/v1?token=***&region=eu does not answer" in result.stdout
+
+
+def test_doctor_checks_the_model_is_served_and_waits_out_a_busy_server(project, fake):
+    fake.models = ["alpha", "beta"]
+    project.write_panels(fake_panel(fake.url, ids=("alpha", "gamma")))
+    result = project.cli("doctor", "--panel", "fake")
+    lines = {line.split()[1]: line for line in result.stdout.splitlines()[2:]}
+    assert result.exit_code == 1 and "fail" not in lines["alpha"]
+    assert "does not serve 'gamma' (it lists alpha, beta)" in lines["gamma"]
+    fake.models, fake.models_delay = ["alpha", "gamma"], 4.0  # busy generating: /models answers late
+    result = project.cli("doctor", "--panel", "fake")
+    assert result.exit_code == 0, result.output
+    assert "is busy (no answer to /models within 3s)" in result.stdout

@@ -70,3 +70,21 @@ def test_the_estimate_names_what_it_assumed(project):
     assert "calls:             20 (3 respond, 12 stance, 4 judge, 1 conclude)" in out
     assert "no early stop (up to 5 rounds in all)" in out and "answers 1600 tokens" in out
     assert "up to 34 more calls if every structured reply (17) must be asked again (voteAttempts 3)" in out
+
+
+def test_the_estimate_bounds_the_re_asks_too_and_says_so(project, fake):
+    from conftest import fake_panel
+    from fakeserver import DEFAULT, Action
+
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 1, voteAttempts: 3}"))
+    out = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "--estimate").stdout
+    first = estimated_calls(out)
+    bound = re.search(r"with every re-ask: at most (\d+) calls, (\d+) prompt", out)
+    assert bound and int(bound.group(1)) == first + 4 * 2  # three ballots and the conclusion, each asked twice more
+    # the worst real run: every ballot refused twice, then usable
+    for model in ("alpha", "beta", "gamma"):
+        fake.script(model, DEFAULT, Action(text="no"), Action(text="still no"), DEFAULT)
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1").exit_code == 0
+    d = store.load(project.folder)
+    assert d.usage.calls == first + 3 * 2 <= int(bound.group(1))
+    assert d.usage.prompt_tokens <= int(bound.group(2))

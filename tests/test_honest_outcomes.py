@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import fake_panel
 from discuss.store import discussions as store
 from fakeserver import DEFAULT, Action
@@ -44,3 +46,58 @@ def test_a_round_without_ballots_after_good_rounds_credits_nobody(project, fake)
     assert d.rounds[0].winner_id is not None and d.rounds[1].winner_id is None
     assert d.termination_reason == "max-rounds" and d.conclusion is not None
     assert d.conclusion.generated_by == d.rounds[0].winner_id
+
+
+def test_an_echoed_answer_is_no_answer_and_odd_lengths_are_marked(project, fake):
+    fake.script("alpha", Action(text="Your answer"))
+    fake.script("beta", Action(text="Yes, 48 V."))
+    fake.script("gamma", Action(text=" ".join(["word"] * 900)))
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxResponseWords: 800}"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    r = store.load(project.folder).rounds[0]
+    assert "alpha" not in r.replies
+    assert "repeats the prompt's example" in next(f.error for f in r.failures if f.model_id == "alpha")
+    shown = project.cli("show", "swarm-power").stdout
+    assert "short: Beta's answer has 3 word(s)" in shown
+    assert "long: Gamma's answer has 900 words, over the 800 asked for" in shown
+
+
+def test_echoed_conclusions_are_asked_again_then_close_the_discussion(project, fake):
+    echo = json.dumps({"summary": "The combined answer, two or three paragraphs", "keyPoints": ["points of agreement"]})
+    fake.script("alpha", DEFAULT, DEFAULT, *[Action(text=echo)] * 3)
+    for model in ("beta", "gamma"):
+        fake.script(model, DEFAULT, Action(text=json.dumps({
+            "votes": [{"label": x, "vote": "APPROVE" if model == "beta" else "REJECT", "reasoning": "so"} for x in "ABC"],
+            "termination": {"vote": "CONCLUDE", "reasoning": "done"}})))
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 1, "
+                                                       "conclusionAuthor: alpha}"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--auto")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert d.conclusion is None and d.status == "closed" and not (project.folder / "conclusion.md").exists()
+    conclude = fake.requests_for("alpha", "conclude")
+    assert len(conclude) == 3 and "copies the prompt's example" in conclude[-1]["messages"][-1]["content"]
+    failure = next(f for f in d.rounds[-1].failures if f.phase == "conclude")
+    assert failure.usage.calls == 3  # what the refused conclusion cost is counted
+
+
+@pytest.mark.parametrize("text,echo", [
+    ("two or three paragraphs", True), ("The combined answer, two or three paragraphs.", True),
+    ("points of agreement", True), ("one or two sentences", True), ("A OR B", True), ("...", True), ("…", True),
+    ("... (who held it): why", True), ("string", True), ("your research in Markdown, at most 800 words", True),
+    ("Your answer", True),
+    ("Approve: it reads well.", False), ("why?", False), (":", False), ("A", False), ("APPROVE", False),
+    ("Ann (the reviewer): slower is safer", False), ("Why it matters: two or three paragraphs are too few", False),
+])
+def test_what_counts_as_an_echo_of_the_prompts_examples(text, echo):
+    from discuss.placeholders import is_echo
+
+    assert is_echo(text) is echo
+
+
+def test_a_new_prompt_is_covered_the_day_it_is_written(tmp_path):
+    from discuss.placeholders import is_echo
+
+    (tmp_path / "mine.j2").write_text('Reply with JSON: {"verdict": "your verdict in a few words"}\n')
+    assert is_echo("Your verdict in a few words.", tmp_path) and not is_echo("Your verdict in a few words.")

@@ -104,3 +104,23 @@ def test_a_folder_where_a_file_belongs_is_named(project):
     result = project.cli("run", "swarm-power", "--panel", "offline", "--conclude")
     assert result.exit_code == 2, result.output
     assert "conclusion.md: is not a regular file" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_failed_ask_leaves_nothing_and_the_same_ask_goes_on(project, fake, monkeypatch):
+    monkeypatch.delenv("MISSING_KEY", raising=False)
+    panel = fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 1}")
+    project.write_panels(panel.replace("FAKE_KEY", "MISSING_KEY"))
+    before = project.snapshot()
+    result = project.cli("ask", "Which unit first?", "--panel", "fake")
+    assert result.exit_code == 2 and "MISSING_KEY" in result.stderr
+    assert project.snapshot() == before  # exit 2: nothing on disk changed
+    project.write_panels(panel)
+    fake.fail_always("beta")
+    fake.fail_always("gamma")
+    fake.fail_always("alpha")
+    failed = project.cli("ask", "Which unit first?", "--panel", "fake")
+    assert failed.exit_code == 1 and "the same `discuss ask` goes on where it stopped" in failed.stderr
+    fake.always.clear()
+    again = project.cli("ask", "Which unit first?", "--panel", "fake")
+    assert again.exit_code == 0, again.output
+    assert "asked before: going on with it" in again.stderr and "Conclusion written by" in again.stdout

@@ -3,6 +3,7 @@
 import pytest
 
 from conftest import fake_panel
+from discuss.protocols import get_protocol
 from discuss.store import discussions as store
 from fakeserver import DEFAULT, Action
 
@@ -92,3 +93,14 @@ def test_a_split_with_too_few_parts_is_asked_again(project, fake):
     assert run(project, fake, "decompose").exit_code == 0
     second = fake.requests_for("alpha", "split")[1]["messages"][-1]["content"]
     assert "give 2 to 6 parts, not 1" in second
+
+
+def test_a_judge_that_never_gives_a_usable_verdict_crowns_nobody(project, fake):
+    fake.always["referee"] = Action(text='{"winner": "A or B", "reasoning": "one short paragraph"}')
+    result = run(project, fake, "tournament", settings="{retryBaseDelay: 0.01}")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert d.status == "closed" and d.termination_reason == "no-valid-verdict"
+    assert get_protocol("tournament").result_of(d) is None
+    assert all(m["winner"] is None and m["undecided"] for m in d.rounds[1].notes["matches"])
+    assert "a judge never gave a usable verdict" in project.cli("show", "swarm-power").stdout

@@ -65,3 +65,30 @@ def test_a_body_that_cannot_be_read_is_a_failed_attempt_in_words(project, fake, 
     assert "the provider's reply could not be read" in failure.error and "InternalServerError" not in failure.error
     assert failure.attempts == 3 and failure.usage.calls == 3
     assert "could not be read" in result.stderr  # said on the board too
+
+
+def test_thinking_is_kept_out_of_answers_and_ballots(project, fake):
+    import json as _json
+
+    fake.script("alpha", Action(text="<think>Let me weigh the options... maybe 24 V.</think>\n\nRun the bus at 48 V."),
+                Action(text="<think>B looks weak</think>" + _json.dumps({
+                    "votes": [{"label": x, "vote": "APPROVE", "reasoning": "sound"} for x in "ABC"],
+                    "termination": {"vote": "CONTINUE", "reasoning": "more to do"}})))
+    fake.script("beta", Action(text="<think>I ran out of tokens while thinking about"))
+    result = run(project, fake, "--no-stream")
+    assert result.exit_code == 0, result.output
+    r = store.load(project.folder).rounds[0]
+    assert r.replies["alpha"].text == "Run the bus at 48 V."
+    assert "weigh" not in (project.folder / "round-1" / "alpha.md").read_text()
+    assert any(b.voter_id == "alpha" for b in r.ballots)
+    assert "beta" not in r.replies or "thinking" not in r.replies["beta"].text
+
+
+def test_only_reasoning_and_no_answer_is_a_failed_attempt(project, fake):
+    body = (CONTENT + '"assistant","content":"","reasoning_content":"I think..."},"finish_reason":"length"}],'
+            '"usage":{"prompt_tokens":5,"completion_tokens":50,"total_tokens":55}}')
+    fake.script("alpha", *[Action(raw=body.encode())] * 3)
+    result = run(project, fake, "--no-stream")
+    assert result.exit_code == 0, result.output
+    failure = next(f for f in store.load(project.folder).rounds[0].failures if f.model_id == "alpha")
+    assert "only its reasoning and no answer" in failure.error

@@ -60,10 +60,11 @@ def content() -> Path:
 def handled(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from .secrets import remember_project
+        from . import placeholders, secrets
 
         try:
-            remember_project(layout().root)
+            secrets.remember_project(layout().root)
+            placeholders.remember_project(layout().prompts)
             return fn(*args, **kwargs)
         except DiscussError as exc:
             typer.echo(f"{'waiting' if isinstance(exc, WaitingForPeople) else 'error'}: {exc}", err=True)
@@ -237,12 +238,13 @@ def _print_estimate(q, d, plan, prompts) -> None:
     import asyncio
     from collections import Counter
 
+    from .domain import Usage
     from .dry_run import estimate_run
     from .listing import money
     from .protocols import get_protocol
     from .runner import Runner
 
-    usage, calls, unpriced = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, plan))
+    usage, calls, unpriced, reasks = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, plan))
     tasks = ", ".join(f"{n} {task}" for task, n in Counter(t for _, t, _ in calls).items())
     s = d.settings
     typer.echo(f"{q.slug}: estimate of this run ({d.protocol}, panel {d.panel.name}), an upper bound")
@@ -258,6 +260,10 @@ def _print_estimate(q, d, plan, prompts) -> None:
     if structured and s.vote_attempts > 1:
         typer.echo(f"  re-asks:           up to {structured * (s.vote_attempts - 1)} more calls if every "
                    f"structured reply ({structured}) must be asked again (voteAttempts {s.vote_attempts})")
+        worst = Usage(usage.prompt_tokens, usage.completion_tokens, usage.cost, usage.calls)
+        worst.add(reasks)
+        typer.echo(f"  with every re-ask: at most {worst.calls} calls, {worst.prompt_tokens} prompt and "
+                   f"{worst.completion_tokens} completion tokens, {money(worst.cost)}{unknown}")
 
 
 def _run_all(options, tags, glob, concurrency, shard, estimate=False) -> None:
@@ -395,7 +401,7 @@ def _estimate_all(prepared) -> None:
 
     prompts, total, rows = prompts_for(root()), Usage(), []
     for q, d in prepared:
-        usage, _, _ = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
+        usage, _, _, _ = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
         total.add(usage)
         rows.append([q.slug, d.protocol, str(usage.calls), str(usage.total_tokens), money(usage.cost)])
     typer.echo(table(["question", "protocol", "calls", "tokens", "cost"], rows) if rows else "no open discussion")
@@ -444,10 +450,27 @@ def ask(
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
     if protocol is not None:
         get_protocol(protocol)  # an unknown name is refused before a file is written
-    path = create_question(content(), section, question, [], background=text)
-    typer.echo(f"question: {path}", err=True)
-    _run_one(str(path), Options(panel=panel, protocol=protocol), True, None, False, False, quiet, yes=True,
-             to_stderr=True)  # stdout holds the conclusion alone, for pipes
+    from .errors import RunError
+    from .naming import slugify
+    from .store.questions import safe_section
+
+    earlier = content() / safe_section(section) / f"{slugify(question)}.md"
+    if earlier.is_file() and slugify(question):  # the same question asked again: go on with it
+        path, created = earlier, False
+        typer.echo(f"question: {path} (asked before: going on with it)", err=True)
+    else:
+        path, created = create_question(content(), section, question, [], background=text), True
+        typer.echo(f"question: {path}", err=True)
+    try:
+        _run_one(str(path), Options(panel=panel, protocol=protocol), True, None, False, False, quiet, yes=True,
+                 to_stderr=True)  # stdout holds the conclusion alone, for pipes
+    except InputError:
+        if created and not read_question(path).folder.exists():
+            path.unlink(missing_ok=True)  # nothing ran: exit 2 leaves the project as it was
+        raise
+    except RunError as exc:
+        raise RunError(f"{exc}; the same `discuss ask` goes on where it stopped "
+                       f"(or `discuss run {read_question(path).slug} --auto`)") from None
     d = store.load(read_question(path).folder)
     if d is not None:
         typer.echo(result_text(d), nl=False)
@@ -470,11 +493,11 @@ def panels():
             key = "set" if not missing else "missing " + ", ".join(m.split(" ")[0] for m in missing)
             role = roles.get(p.id, "member") if p.id not in panel.ids else "member" + (
                 f", {roles[p.id]}" if p.id in roles else "")
-            rows.append([name, p.id, p.name, p.model, role, key, p.settings_line or "-"])
+            rows.append([name, p.id, p.name, p.model, role, p.settings_line or "-", key])
     if not rows:
         typer.echo(f"no panels in {layout().panels}")
         return
-    typer.echo(table(["panel", "id", "name", "model", "role", "key", "options"], rows))
+    typer.echo(table(["panel", "id", "name", "model", "role", "options", "key"], rows))
 
 
 @app.command()

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from .domain import Conclusion, MinorityPosition
-from .jsonreply import ReplyError, extract_object, text_field, text_list
+from .jsonreply import EchoError, ReplyError, extract_object, text_field, text_list
 from .placeholders import echoed
 
 SECTIONS = {
@@ -77,6 +77,8 @@ CONCLUSION_SCHEMA: dict[str, Any] = {
 def parse_conclusion(text: str) -> Conclusion:
     try:
         obj = extract_object(text)
+    except EchoError:
+        raise
     except ReplyError:
         return parse_markdown_conclusion(text)
     return Conclusion(
@@ -126,7 +128,7 @@ def parse_markdown_conclusion(text: str) -> Conclusion:
         raise ReplyError("the conclusion needs a non-empty summary (JSON field 'summary')")
     if (echo := echoed({name: text if name == "summary" else bullets(text)
                         for name, text in sections.items()})) is not None:
-        raise ReplyError(f"'{echo[0]}' copies the prompt's example ({echo[1][:80]!r}); write your own words there")
+        raise EchoError(f"'{echo[0]}' copies the prompt's example ({echo[1][:80]!r}); write your own words there")
     return Conclusion(
         summary=summary,
         key_points=bullets(sections.get("key points", "")),

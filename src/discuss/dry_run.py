@@ -14,8 +14,9 @@ from .providers import route
 from .providers.estimator import EstimatorProvider
 
 
-async def estimate_run(runner_factory, q, d, plan) -> tuple[Usage, list[tuple[str, str, bool]], list[str]]:
-    """Total usage, the calls in order (panelist, task, structured), and the models whose price is unknown."""
+async def estimate_run(runner_factory, q, d, plan) -> tuple[Usage, list[tuple[str, str, bool]], list[str], Usage]:
+    """Total usage, the calls in order (panelist, task, structured), the models whose price is unknown,
+    and the most the re-asks of structured replies could add."""
     stand_ins = EstimatorProvider(route)
     gateway = Gateway(attempts=1, asks=1, providers=lambda p: stand_ins)
     trial = copy.deepcopy(d)
@@ -25,4 +26,4 @@ async def estimate_run(runner_factory, q, d, plan) -> tuple[Usage, list[tuple[st
     total = Usage(new_usage.prompt_tokens - spent.prompt_tokens, new_usage.completion_tokens - spent.completion_tokens,
                   None if new_usage.cost is None else round(new_usage.cost - (spent.cost or 0.0), 6),
                   new_usage.calls - spent.calls)
-    return total, stand_ins.calls, unpriced
+    return total, stand_ins.calls, unpriced, stand_ins.reasks(d.settings.vote_attempts)

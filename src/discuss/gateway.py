@@ -21,9 +21,10 @@ from typing import Any
 from .calls import CallResult, CallSpec
 from .domain import Panelist, Usage
 from .jsonreply import ReplyError
+from .placeholders import is_echo
 from .providers import Provider, TransientError, Waiting, route
 from .secrets import scrub
-from .text import clean
+from .text import clean, without_thinking
 
 REASK = (
     "Your reply could not be used: {error}. "
@@ -68,8 +69,9 @@ class ProviderLimits:
     the stream in progress. A call waits for its slots before its timeout starts.
     """
 
-    def __init__(self, limits: dict[str, int] | None = None):
+    def __init__(self, limits: dict[str, int] | None = None, local: int | None = 1):
         self.limits = dict(limits or {})
+        self.local = local  # the limit of a server on this machine that `limits` does not name
         self._gates: dict[str, asyncio.Semaphore] = {}
 
     @staticmethod
@@ -83,7 +85,7 @@ class ProviderLimits:
             from urllib.parse import urlsplit
 
             host = (urlsplit(key).hostname or "").lower()
-            return 1 if host in LOCAL_HOSTS else None
+            return self.local if host in LOCAL_HOSTS else None
         return None
 
     def _semaphore(self, key: str) -> asyncio.Semaphore | None:
@@ -121,7 +123,7 @@ class Gateway:
         self.retry_timeouts = retry_timeouts
         self.max_chars = max_chars
         self.route = providers
-        self.limits = limits or ProviderLimits()
+        self.limits = limits or ProviderLimits(local=None)  # a bare gateway holds no limit; commands set them
         self.timeout = timeout
         self.attempts = max(1, attempts)
         self.base_delay = base_delay
@@ -157,12 +159,14 @@ class Gateway:
             for ask in range(1, self.asks + 1):
                 result.asks = ask
                 raw, usage, result.finish_reason = await self._with_retries(spec, messages, result)
-                text = self._capped(clean(scrub(raw, spec.panelist)), result)
+                text = self._capped(clean(scrub(without_thinking(raw), spec.panelist)), result)
                 result.usage.add(usage)
                 result.text = text
                 if spec.validate is None:
                     if not text.strip():
                         raise ValueError("the reply was empty")
+                    if is_echo(text):
+                        raise ValueError(f"the reply only repeats the prompt's example ({text.strip()[:60]!r})")
                     break
                 try:
                     result.value = spec.validate(text)

@@ -25,6 +25,10 @@ class ReplyError(ValueError):
     """A reply that does not follow the requested format; the text says why."""
 
 
+class EchoError(ReplyError):
+    """A reply that copies the prompt's example values instead of answering."""
+
+
 def _objects(text: str) -> Iterator[tuple[Any, json.JSONDecodeError | None]]:
     """What parses, in the order we trust it: the whole reply, fenced blocks, then from each '{'."""
     decoder = json.JSONDecoder()
@@ -61,7 +65,7 @@ def extract_object(text: str) -> dict[str, Any]:
         if isinstance(value, dict):
             value = clean_strings(value)
             if (echo := echoed(value)) is not None:
-                raise ReplyError(f"'{echo[0]}' copies the prompt's example ({echo[1][:80]!r}) instead of "
+                raise EchoError(f"'{echo[0]}' copies the prompt's example ({echo[1][:80]!r}) instead of "
                                  "saying something of your own; write your own words there")
             return value
         if first_error is None and error is not None and error.pos > 0:

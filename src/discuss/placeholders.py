@@ -20,8 +20,9 @@ from typing import Any
 # "key": "value" and ["value" in a template's JSON example.
 QUOTED = re.compile(r'(?:"[A-Za-z]+"\s*:\s*|\[\s*)"([^"]{3,})"')
 JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
-GENERIC = ("string", "text", "str", "your answer", "answer", "your reasoning", "reasoning",
-           "placeholder", "example", "lorem ipsum", "todo", "tbd", "insert text here", "your position")
+# Stand-ins small models put where a value belongs, whatever the prompt said.
+GENERIC = ("string", "your answer", "your reasoning", "lorem ipsum", "insert text here", "your position",
+           "your answer here", "text here")
 
 
 def _normal(text: str) -> str:
@@ -47,25 +48,43 @@ def _packaged() -> Iterator[str]:
 
 
 @lru_cache(maxsize=8)
-def patterns(overrides: Path | None = None) -> tuple[re.Pattern[str], ...]:
+def patterns(overrides: Path | None = None) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+    """(examples of two words or more and the generic stand-ins, one-word examples)."""
     texts = list(_packaged())
     if overrides is not None and overrides.is_dir():
         texts += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(overrides.rglob("*.j2"))]
-    found = [_pattern(e) for e in examples_in(texts)] + [re.compile(re.escape(g)) for g in GENERIC]
-    return tuple(found)
+    examples = [e for e in examples_in(texts) if _normal(JINJA.sub("", e))]  # "..." is handled apart
+    long = [_pattern(e) for e in examples if len(e.split()) > 1] + [re.compile(re.escape(g)) for g in GENERIC]
+    # One-word examples ("why", "panelist") alone are no echo: a real reply may say just that.
+    return tuple(long), tuple(_pattern(e) for e in examples if len(e.split()) == 1)
+
+
+_project: list[Path] = []  # the project's prompt overrides, whose examples count too
+
+
+def remember_project(prompts: Path) -> None:
+    _project[:] = [prompts] if prompts.is_dir() else []
 
 
 def is_echo(value: str, overrides: Path | None = None) -> bool:
     """True for text that is an example of ours, or examples strung together ("... (who held it): why")."""
+    overrides = overrides or (_project[0] if _project else None)
     if not value.strip():
         return False
+    if not value.strip(" .…"):
+        return True  # "...": the template's ellipsis, nothing else
     text = _normal(value)
-    found = patterns(overrides)
-    if any(p.fullmatch(text) for p in found):
+    long, short = patterns(overrides)
+    if any(p.fullmatch(text) for p in long):
         return True
-    for p in sorted(found, key=lambda p: -len(p.pattern)):
-        text = p.sub(" ", text)
-    return not re.search(r"\w", text)
+    rest = text
+    for p in sorted(long, key=lambda p: -len(p.pattern)):
+        rest = p.sub(" ", rest)
+    if rest == text:
+        return False
+    for p in short:
+        rest = p.sub(" ", rest)
+    return not re.search(r"\w", rest)  # examples strung together, and nothing of its own
 
 
 def echoed(value: Any, where: str = "") -> tuple[str, str] | None:

@@ -88,11 +88,18 @@ class Progress:
 FINISHES = {"length": "it reached its token limit (max_tokens)", "content_filter": "the provider's filter stopped it"}
 
 
-def cut_lines(r, names: dict[str, str]) -> list[str]:
-    """Replies kept though not whole: stopped by the provider, or cut to the reply cap."""
+SHORT_ANSWER = 5  # words: an answer this short is marked, as a model that did not really answer
+
+
+def cut_lines(r, names: dict[str, str], max_words: int | None = None) -> list[str]:
+    """Replies kept though not whole or not of the length asked: stopped, cut, far too short or too long."""
     out = []
     for reply in r.replies.values():
         who = names.get(reply.model_id, reply.model_id)
+        if reply.role == "respondent" and reply.word_count < SHORT_ANSWER:
+            out.append(f"  short: {who}'s answer has {reply.word_count} word(s)")
+        if reply.role == "respondent" and max_words and reply.word_count > max_words:
+            out.append(f"  long: {who}'s answer has {reply.word_count} words, over the {max_words} asked for")
         if reply.finish_reason:
             why = FINISHES.get(reply.finish_reason, "the provider stopped it")
             out.append(f"  cut: {who}'s {reply.role} is not whole: {why} (finish_reason: {reply.finish_reason})")
@@ -122,7 +129,7 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
         out += protocol.show_round(r, names)
         out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}"
                 f"{' (timed out)' if f.timed_out else ''}: {f.error}" for f in r.failures]
-        out += cut_lines(r, names)
+        out += cut_lines(r, names, d.settings.max_response_words)
         if r.agreement is not None:
             out.append(f"  {'agreement' if r.stage else 'vote agreement'}: {r.agreement:.2f}")
         if full:

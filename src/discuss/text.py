@@ -26,6 +26,20 @@ def clean(text: str) -> str:
     return CONTROL.sub("", ESCAPE.sub("", valid_unicode(text)))
 
 
+THINKING = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
+
+
+def without_thinking(text: str) -> str:
+    """A reply without the `<think>...</think>` blocks reasoning models put before their answer.
+
+    An unclosed block (the model ran out of tokens while thinking) is all
+    thinking: nothing of it is an answer.
+    """
+    if "<" not in text:
+        return text
+    return THINKING.sub("", text).lstrip("\n")
+
+
 def encode(text: str) -> bytes:
     """UTF-8 that never fails on content: a lone surrogate that got this far becomes U+FFFD."""
     try:

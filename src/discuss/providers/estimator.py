@@ -57,15 +57,32 @@ class EstimatorProvider:
     def __init__(self, real: Callable[[Panelist], Provider]):
         self.real = real
         self.calls: list[tuple[str, str, bool]] = []  # panelist, task, whether its reply is structured
+        self.shaped: list[tuple[Panelist, int, int]] = []  # each structured call: panelist, prompt, completion
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
                        on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
         self.calls.append((spec.panelist.id, spec.task, spec.validate is not None))
         prompt = sum(estimate_tokens(m["content"]) for m in messages)
+        if spec.validate is not None:
+            self.shaped.append((spec.panelist, prompt, spec.max_tokens))
         return stand_in(spec), Usage(prompt, spec.max_tokens, self.price(spec.panelist, prompt, spec.max_tokens), 1)
 
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
         return self.real(p).price(p, prompt_tokens, completion_tokens)
+
+    def reasks(self, asks: int, reask_tokens: int = 400) -> Usage:
+        """The most the re-asks could add: every structured reply refused `asks - 1` times.
+
+        Each re-ask resends the prompt with every refused reply (at its
+        token limit) and the refusal, the schema included.
+        """
+        total = Usage(cost=0.0)
+        for p, prompt, completion in self.shaped:
+            for k in range(1, asks):
+                sent = prompt + k * (completion + reask_tokens)
+                price = self.price(p, sent, completion)
+                total.add(Usage(sent, completion, price, 1))
+        return total
 
     def missing_keys(self, panelists: list[Panelist]) -> list[str]:
         return []

@@ -201,6 +201,12 @@ class LitellmProvider:
         if not choices:
             raise ValueError("the provider sent a reply with no choices")
         text = choices[0].message.content or ""
+        if getattr(choices[0].message, "reasoning_content", None):
+            # Thinking the provider (or litellm, from <think> tags) set apart: never part of the answer.
+            if not text.strip():
+                raise TransientError("the model sent only its reasoning and no answer (raise its max_tokens?)",
+                                     usage=Usage(calls=1))
+            text = text.lstrip("\n")
         finish = finish or getattr(choices[0], "finish_reason", None)
         u = getattr(response, "usage", None)
         hidden = getattr(response, "_hidden_params", None) or {}
@@ -251,20 +257,42 @@ class LitellmProvider:
 
 
 def endpoint(p: Panelist, timeout: float) -> str:
-    """Whether a panelist's own server answers; hosted providers are not probed."""
+    """Whether a panelist's own server answers and serves its model; hosted providers are not probed.
+
+    A server busy generating (llama.cpp answers /models only between
+    replies) is reported busy, not dead; a model the server does not list
+    fails (an ollama typo would fail every call).
+    """
     if not p.api_base:
         return "not checked (hosted)"
+    import json
+    import socket
+
+    where = mask_url(p.api_base)
     request = urllib.request.Request(p.api_base.rstrip("/") + "/models", method="GET")
     key = os.environ.get(p.api_key_env or "")
     if key:
         request.add_header("Authorization", f"Bearer {key}")
     try:
-        with urllib.request.urlopen(request, timeout=timeout):
-            return "ok"
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body = response.read(1_000_000)
     except urllib.error.HTTPError as exc:
         return f"ok (answers, HTTP {exc.code})"  # it is up; the route or key is the provider's business
+    except TimeoutError:
+        return f"warn: {where} is busy (no answer to /models within {timeout:g}s); a run will wait for it"
     except (urllib.error.URLError, OSError) as exc:
-        return f"fail: {mask_url(p.api_base)} does not answer ({getattr(exc, 'reason', exc)})"
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, (TimeoutError, socket.timeout)):
+            return f"warn: {where} is busy (no answer to /models within {timeout:g}s); a run will wait for it"
+        return f"fail: {where} does not answer ({reason})"
+    try:
+        served = [str(m.get("id")) for m in json.loads(body).get("data") or [] if isinstance(m, dict)]
+    except (ValueError, AttributeError):
+        return "ok (answers; lists no models)"
+    name = p.model.split("/", 1)[1] if "/" in p.model else p.model
+    if served and name not in served:
+        return f"fail: {where} does not serve {name!r} (it lists {', '.join(served[:5])})"
+    return "ok"
 
 
 LITELLM = LitellmProvider()

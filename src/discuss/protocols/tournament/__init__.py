@@ -160,6 +160,8 @@ class Tournament(Protocol):
         i = result.spec.context["match"]
         if not result.ok:
             self.failed_now.add(result.spec.key)
+            if result.invalid:  # asked again and again, never a usable verdict: it decides nothing
+                notes(rnd)["matches"][i]["undecided"] = "no usable verdict from the judge"
             return record_failure(rnd, "match", result)
         match = notes(rnd)["matches"][i]
         match["winner"] = result.spec.context["sides"][result.value["winner"]]
@@ -167,8 +169,14 @@ class Tournament(Protocol):
         record_reply(rnd, result.spec.panelist, result, result.spec.key, JUDGE, result.value["reasoning"] + "\n", now)
 
     def close(self, d: Discussion, rnd: Round, now: str) -> str:
-        if rnd.number > 1 and any(m["winner"] is None for m in notes(rnd)["matches"]):
+        unjudged = [m for m in notes(rnd).get("matches", []) if m["winner"] is None]
+        if rnd.number > 1 and any(not m.get("undecided") for m in unjudged):
             raise RunError(f"round {rnd.number}: a match could not be judged; run again to retry")
+        if rnd.number > 1 and unjudged:
+            # No champion is crowned by a judge that never judged: the tournament ends here, honestly.
+            rnd.completed_at = now
+            d.termination_reason = "no-valid-verdict"
+            return f"round {rnd.number}: {len(unjudged)} match(es) without a usable verdict; no champion"
         rnd.completed_at = now
         if rnd.number == 1:
             rnd.agreement = agreement([r.text for r in rnd.replies.values()])

@@ -14,6 +14,7 @@ class Match(TypedDict):
     b: str
     winner: str | None
     shownFirst: NotRequired[str]
+    undecided: NotRequired[str]  # why no winner: the judge never gave a usable verdict
 
 
 class TournamentNotes(TypedDict, total=False):
