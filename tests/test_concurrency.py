@@ -55,3 +55,15 @@ def test_run_all_beside_another_run_reports_its_discussion_as_running_elsewhere(
     finally:
         first.kill()
         first.wait()
+
+
+def test_a_run_leaves_only_its_own_files_for_git(project):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(["git", "init", "-q"], cwd=project.root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project.root, check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], cwd=project.root, check=True)
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto").exit_code == 0
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project.root,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    assert status and all(line.startswith("?? content/questions/swarm-power/") for line in status), status
+    assert not any(".lock" in line for line in status)

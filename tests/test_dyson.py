@@ -184,7 +184,8 @@ def test_new_questions_in_a_dyson_repository_are_named_numbered_and_placed_as_dy
     assert first.is_file()  # after rq-1-40, the highest of phase 1
     meta = YAML(typ="safe").load(first.read_text().split("---")[1])
     assert meta["questionId"] == "rq-1-41" and meta["sourcePhase"] == "phase-1" and meta["slug"]
-    assert cli(repo, "new", "A second phase question", "--section", "research-questions/phase-2").exit_code == 0
+    assert cli(repo, "new", "A second phase question", "--section", "research-questions/phase-2",
+               "--bom-item", "bom-2-1", "--bom-slug", "ground-station").exit_code == 0
     assert (repo / "content" / "research-questions" / "phase-2" / "rq-2-1-a-second-phase-question.md").is_file()
     refused = cli(repo, "new", "Elsewhere", "--section", "research-questions/notes", "--dyson")
     assert refused.exit_code == 2 and "phase-<n> folder" in refused.stderr
@@ -251,3 +252,27 @@ def test_the_site_shows_the_bias_report(repo):
     html = (site / "research-questions" / "phase-1" / f"rq-1-40-{THREAD}" / "index.html").read_text()
     assert "Bias report" in html and 'data-bias-panelist="gpt-5-2"' in html
     assert "Bias report" in (site / "leaderboard" / "index.html").read_text()
+
+
+# What Project Dyson's site and content tests require of every research-questions/phase-*/rq-*.md.
+REQUIRED = {"questionId": r"rq-\d+-\d+", "slug": r"[a-z0-9-]+", "title": r".+", "sourcePhase": r"phase-\d+",
+            "sourceBOMItemId": r"bom-\d+-\d+", "sourceBOMItemSlug": r"[a-z0-9-]+", "questionType": r"discussion"}
+
+
+def test_a_new_dyson_question_has_every_field_dysons_site_requires(repo):
+    import re
+
+    result = cli(repo, "new", "Who maintains the power beam?")
+    assert result.exit_code == 0, result.output
+    assert "BOM item bom-1-7 (slot-allocation-registry) taken from rq-1-40" in result.stdout
+    path = repo / "content" / "research-questions" / "phase-1" / "rq-1-41-who-maintains-the-power-beam.md"
+    meta = YAML(typ="safe").load(path.read_text().split("---")[1])
+    for key, shape in REQUIRED.items():
+        assert isinstance(meta.get(key), str) and re.fullmatch(shape, meta[key]), (key, meta.get(key))
+    assert path.stem == f"{meta['questionId']}-{meta['slug']}"
+    chosen = cli(repo, "new", "Who pays for the beam?", "--bom-item", "bom-1-2")
+    assert chosen.exit_code == 0 and "BOM item bom-1-2 (power-distribution-bus)" in chosen.stdout
+    for args, words in ((["--bom-item", "bom-1-99"], "give --bom-slug"), (["--bom-item", "b1"], "look like bom-1-3"),
+                        (["--section", "research-questions/phase-3"], "give --bom-item")):
+        refused = cli(repo, "new", "Another", *args)
+        assert refused.exit_code == 2 and words in refused.stderr, refused.output

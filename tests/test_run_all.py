@@ -91,3 +91,16 @@ def test_a_server_on_this_machine_takes_one_request_at_a_time_unless_told(projec
         result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
         assert result.exit_code == 0, result.output
         assert server.peak == peak
+
+
+def test_run_all_starts_only_discussion_questions_unless_told(project):
+    for n, kind in enumerate(("engineering-decision", "simulation", "discussion")):
+        path = project.content / "questions" / f"typed-{n}.md"
+        path.write_text(project.question.read_text().replace("slug: swarm-power", f"slug: typed-{n}")
+                        .replace("tags: [power]", f"tags: [power]\nquestionType: {kind}"))
+    result = project.cli("run", "--all", "--panel", "offline", "--estimate")
+    assert result.exit_code == 0, result.output
+    assert "typed-2" in result.stdout and "swarm-power" in result.stdout
+    assert "typed-0" not in result.stdout and "typed-1" not in result.stdout
+    every = project.cli("run", "--all", "--panel", "offline", "--estimate", "--any-type")
+    assert "typed-0" in every.stdout and "typed-1" in every.stdout

@@ -21,14 +21,22 @@ from .store.panels import load_limits
 from .store.questions import question_files, read_question
 
 
-def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int, int] | None) -> list[Question]:
-    """Open questions (not concluded, or with a follow-up under way), by tag and glob, this shard's share."""
+def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int, int] | None,
+           any_type: bool = False) -> list[Question]:
+    """Open questions (not concluded, or with a follow-up under way), by tag and glob, this shard's share.
+
+    A question whose `questionType` is set to anything but `discussion`
+    (Project Dyson's engineering decisions, simulations...) is not for a
+    panel, and is left out unless `any_type`.
+    """
     matching = []
     for path in question_files(content) if content.is_dir() else []:
         rel = path.relative_to(content).as_posix()
         if pattern and not (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(path.stem, pattern)):
             continue
         q = read_question(path)
+        if q.question_type not in ("", "discussion") and not any_type:
+            continue
         if not tags or set(tags) & set(q.tags):
             matching.append(q)
     if shard:

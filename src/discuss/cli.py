@@ -122,13 +122,20 @@ def new(
     dyson: bool | None = typer.Option(None, "--dyson/--no-dyson", help="Name, number and place it as Project "
                                       "Dyson's site expects (default: when the content already holds Dyson "
                                       "questions).", show_default=False),
+    bom_item: str | None = typer.Option(None, "--bom-item", help="Project Dyson: the BOM item the question "
+                                        "comes from, such as bom-1-3 (default: the phase's latest question's)."),
+    bom_slug: str | None = typer.Option(None, "--bom-slug", help="Project Dyson: that BOM item's slug."),
 ):
     """Create a question file under content/, ready for its background."""
-    from .store.questions import create_question, is_dyson_layout
+    from .store.questions import PHASE_FOLDER, bom_source, create_question, is_dyson_layout, safe_section
 
     as_dyson = is_dyson_layout(content()) if dyson is None else dyson
-    path = create_question(content(), section or ("research-questions/phase-1" if as_dyson else "questions"),
-                           title, tag, dyson=as_dyson)
+    where = section or ("research-questions/phase-1" if as_dyson else "questions")
+    phase = PHASE_FOLDER.match(safe_section(where).name) if as_dyson else None
+    source = bom_source(content(), phase.group(1), bom_item, bom_slug)[1] if phase else None
+    path = create_question(content(), where, title, tag, dyson=as_dyson, bom=(bom_item, bom_slug))
+    if source:
+        typer.echo(f"source: {source}")
     typer.echo(f"created {path}")
     typer.echo(f"next: write the background in it, then `discuss run {path.stem} --auto`")
 
@@ -157,6 +164,8 @@ def run(
     glob: str | None = typer.Option(None, "--glob", help="With --all: only question paths matching this."),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="With --all: discussions at once."),
     shard: str | None = typer.Option(None, "--shard", help="With --all: i/n, this machine's share."),
+    any_type: bool = typer.Option(False, "--any-type", help="With --all: questions of every questionType too, "
+                                  "not only discussion questions."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run even a question whose background is empty or "
                              "still the template's text."),
@@ -173,7 +182,7 @@ def run(
         if question or rounds or conclude:
             raise InputError("--all runs every open discussion to its end: give no QUESTION, --rounds "
                              "or --conclude with it")
-        return _run_all(options, tag, glob, concurrency, shard, estimate)
+        return _run_all(options, tag, glob, concurrency, shard, estimate, any_type)
     if question is None:
         raise InputError("give a QUESTION (a slug or a path), or --all")
     if auto and rounds is not None:
@@ -266,14 +275,14 @@ def _print_estimate(q, d, plan, prompts) -> None:
                    f"{worst.completion_tokens} completion tokens, {money(worst.cost)}{unknown}")
 
 
-def _run_all(options, tags, glob, concurrency, shard, estimate=False) -> None:
+def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False) -> None:
     import asyncio
 
     from .batch import parse_shard, run_many, select
     from .errors import RunError
     from .prepare import check_ready, prepare
 
-    questions = select(content(), tags, glob, parse_shard(shard))
+    questions = select(content(), tags, glob, parse_shard(shard), any_type)
     prepared = []
     for q in questions:  # every source is read, every key checked, before the first call
         d = prepare(root(), q, options)

@@ -54,18 +54,16 @@ def _round_of(value) -> int | None:
     return int(value)
 
 
-def _strings(description: str) -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string"}, "description": description}
-
-
-# A conclusion as a JSON schema, for providers that constrain output to one.
+STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+# A conclusion as a JSON schema, for providers that constrain output to one. No descriptions: small
+# models copy a schema's words into their reply as readily as a prompt's.
 CONCLUSION_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["summary"],
     "properties": {
-        "summary": {"type": "string", "description": "the panel's answer in your own words"},
-        "keyPoints": _strings("what the panel agreed on"),
-        "unresolvedQuestions": _strings("what stays open"),
-        "recommendedActions": _strings("what to do next"),
+        "summary": {"type": "string"},
+        "keyPoints": STRINGS,
+        "unresolvedQuestions": STRINGS,
+        "recommendedActions": STRINGS,
         "minorityPositions": {"type": "array", "items": {
             "type": "object", "required": ["position", "heldBy", "reasoning"],
             "properties": {"position": {"type": "string"}, "heldBy": {"type": "string"},

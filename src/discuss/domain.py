@@ -105,6 +105,7 @@ class Question:
     stakes: str = ""  # low, medium or high: high stakes make an auto council debate
     phase: str = ""  # a Project Dyson question's phase (`sourcePhase`): its discussion is kept in Dyson's shape
     sources: list[str] = field(default_factory=list)  # files, globs and URLs the panel is grounded in
+    question_type: str = ""  # Project Dyson's `questionType`: only `discussion` questions are for a panel
 
     @property
     def folder(self) -> Path:

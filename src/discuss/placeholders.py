@@ -25,6 +25,9 @@ GENERIC = ("string", "your answer", "your reasoning", "lorem ipsum", "insert tex
            "your answer here", "text here")
 
 
+NEAR_WORDS = 2  # words a reply may add to an example and still be that example
+
+
 def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().strip(".,;:!-–— ").lower()
 
@@ -84,7 +87,8 @@ def is_echo(value: str, overrides: Path | None = None) -> bool:
         return False
     for p in short:
         rest = p.sub(" ", rest)
-    return not re.search(r"\w", rest)  # examples strung together, and nothing of its own
+    # Examples strung together, or an example with a word or two added ("another one or two sentences").
+    return len(re.findall(r"\w+", rest)) <= NEAR_WORDS
 
 
 def echoed(value: Any, where: str = "") -> tuple[str, str] | None:

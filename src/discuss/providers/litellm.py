@@ -79,6 +79,13 @@ def network_fault(exc: BaseException, where: str) -> str | None:
     return None
 
 
+def provider_message(exc: Exception) -> str:
+    """What the provider said, where it said more than litellm's class name (llama-cpp-python's 500s do)."""
+    text = str(getattr(exc, "message", "") or exc)
+    said = text.rsplit(" - ", 1)[-1].strip() if " - " in text else ""
+    return "" if said.lower().rstrip(".") in ("", "connection error", "internal server error") else " ".join(said.split())[:200]
+
+
 def classify(exc: Exception, p: Panelist | None = None) -> Exception:
     """A timeout, a TransientError, or the exception itself (final)."""
     status = getattr(exc, "status_code", None)
@@ -94,7 +101,9 @@ def classify(exc: Exception, p: Panelist | None = None) -> Exception:
         return TransientError(f"the provider's reply could not be read (not JSON, or not UTF-8): {detail}",
                               usage=Usage(calls=1))
     if status in (408, 409, 429) or (isinstance(status, int) and status >= 500) or name in TRANSIENT_NAMES:
-        return TransientError(f"{name} ({status})" if status else name, wait=retry_after(exc))
+        said = provider_message(exc)
+        return TransientError((f"{name} ({status})" if status else name) + (f": {said}" if said else ""),
+                              wait=retry_after(exc))
     return exc
 
 

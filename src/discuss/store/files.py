@@ -17,7 +17,19 @@ from pathlib import Path
 from ..errors import Busy
 from ..text import encode
 
-LOCK_NAME = ".discuss.lock"
+
+def lock_path(folder: Path) -> Path:
+    """Where a discussion's lock lives: outside the project, so no run leaves a file for git to pick up.
+
+    Named by the folder's absolute path, so two runs on this machine meet at
+    the same file; runs on other machines never share a folder anyway.
+    """
+    import hashlib
+
+    key = hashlib.sha256(str(folder.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"discuss-locks-{os.getuid()}"
+    base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return base / f"{key}.lock"
 FILE_MODE = 0o666
 
 
@@ -77,7 +89,7 @@ class DiscussionLock:
 
     def __enter__(self) -> DiscussionLock:
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path(self.folder), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

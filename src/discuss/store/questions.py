@@ -49,6 +49,7 @@ def read_question(path: Path) -> Question:
         stakes=fm.stakes or "",
         phase=str(meta.get("sourcePhase") or meta.get("phaseId") or ""),
         sources=list(fm.sources),
+        question_type=str(fm.question_type or ""),
     )
 
 
@@ -125,8 +126,41 @@ def background_problem(q: Question) -> str | None:
     return None
 
 
+BOM_ID = re.compile(r"bom-\d+-\d+")
+
+
+def bom_source(content: Path, phase: str, bom_item: str | None, bom_slug: str | None) -> tuple[dict[str, str], str]:
+    """The BOM item a Project Dyson question comes from (its site requires both fields), and where they came from.
+
+    Given by `--bom-item` (its slug by `--bom-slug`, or from a question that
+    already names that item); otherwise the phase's latest question's.
+    """
+    known = []
+    for f in question_files(content):
+        named = DYSON_FILE.match(f.stem)
+        if named and named.group(1) == phase:
+            try:
+                meta, _ = documents.read(f)
+            except ValueError:
+                continue
+            if meta.get("sourceBOMItemId") and meta.get("sourceBOMItemSlug"):
+                known.append((int(named.group(2)), str(meta["sourceBOMItemId"]), str(meta["sourceBOMItemSlug"]), f.stem))
+    if bom_item is not None:
+        if not BOM_ID.fullmatch(bom_item):
+            raise InputError(f"--bom-item {bom_item!r}: Project Dyson's BOM ids look like bom-{phase}-3")
+        slug = bom_slug or next((s for _, i, s, _ in known if i == bom_item), None)
+        if not slug:
+            raise InputError(f"--bom-item {bom_item}: no question names its slug yet; give --bom-slug too")
+        return {"sourceBOMItemId": bom_item, "sourceBOMItemSlug": slug}, f"BOM item {bom_item} ({slug})"
+    if not known:
+        raise InputError(f"phase {phase} has no question naming its BOM item; give --bom-item (and --bom-slug)")
+    _, item, slug, stem = max(known)
+    return ({"sourceBOMItemId": item, "sourceBOMItemSlug": slug},
+            f"BOM item {item} ({slug}) taken from {stem}; --bom-item chooses another")
+
+
 def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,
-                    background: str | None = None) -> Path:
+                    background: str | None = None, bom: tuple[str | None, str | None] = (None, None)) -> Path:
     """A new question file; `dyson`: named and numbered as Project Dyson's site expects, in a phase folder."""
     if not title.strip() or not title.strip().isprintable():
         raise InputError(f"{title!r}: a title is one line of printable text")
@@ -148,7 +182,8 @@ def create_question(content: Path, section: str, title: str, tags: list[str], dy
                  and m.group(1) == phase.group(1)]
         number = max(taken, default=0) + 1
         name = f"rq-{phase.group(1)}-{number}-{slug}"
-        meta = {"questionId": f"rq-{phase.group(1)}-{number}", **meta, "sourcePhase": folder.name}
+        source, _ = bom_source(content, phase.group(1), *bom)
+        meta = {"questionId": f"rq-{phase.group(1)}-{number}", **meta, "sourcePhase": folder.name, **source}
     path = folder / f"{name}.md"
     if path.exists():
         raise InputError(f"{path} already exists")

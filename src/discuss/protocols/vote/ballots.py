@@ -42,7 +42,7 @@ def _vote(entry: dict[str, Any], label: str) -> tuple[str, str, str]:
 
 def ballot_schema(labels: list[str]) -> dict[str, Any]:
     """A ballot as a JSON schema: a vote from the choices on each label shown, and the termination vote."""
-    reason = {"type": "string", "description": "your own reason, one or two sentences"}
+    reason = {"type": "string"}  # no description: small models copy it as their reason
     vote = {"type": "object", "required": ["label", "vote", "reasoning"], "additionalProperties": False,
             "properties": {"label": {"type": "string", "enum": labels},
                            "vote": {"type": "string", "enum": list(VOTE_SCORES)}, "reasoning": reason}}
