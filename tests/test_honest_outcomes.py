@@ -101,3 +101,26 @@ def test_a_new_prompt_is_covered_the_day_it_is_written(tmp_path):
 
     (tmp_path / "mine.j2").write_text('Reply with JSON: {"verdict": "your verdict in a few words"}\n')
     assert is_echo("Your verdict in a few words.", tmp_path) and not is_echo("Your verdict in a few words.")
+
+
+@pytest.mark.parametrize("protocol,task", [("debate", "critique"), ("critique", "stance"), ("decompose", "split")])
+def test_a_stage_nobody_can_answer_usably_closes_the_discussion(project, fake, protocol, task):
+    """The class of "8 of 9 protocols exit 1, and a rerun repeats it": a model that cannot give the shape."""
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    original = fake.handle
+
+    def unusable(body, auth=""):
+        from fakeserver import task_of
+
+        if task_of(body.get("messages", [])) == task:
+            fake.script(body.get("model", ""), Action(text='{"something": "else entirely"}'))
+        return original(body, auth)
+
+    fake.handle = unusable
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol, "--auto")
+    assert result.exit_code == 0, result.output
+    d = store.load(project.folder)
+    assert d.status == "closed" and d.termination_reason == "no-valid-replies" and d.conclusion is None
+    assert all(f.invalid for r in d.rounds for f in r.failures if f.phase != "conclude")
+    again = project.cli("run", "swarm-power", "--panel", "fake", "--auto")
+    assert again.exit_code == 0 and "nothing to do" in again.stdout

@@ -252,6 +252,7 @@ class Failure:
     attempts: int = 1
     timed_out: bool = False
     usage: Usage = field(default_factory=Usage)
+    invalid: bool = False  # every reply came back unusable (not a passing fault): asking again will not help
 
 
 @dataclass

@@ -14,6 +14,7 @@ REASONS = {
     "confident": "triage found the question clear enough for the chair to answer alone",
     "budget": "the budget would have been exceeded",
     "no-valid-ballots": "the panel cast no valid ballot, so nobody could decide anything",
+    "no-valid-replies": "no participant gave a reply that could be used, however often asked",
     "no-valid-verdict": "a judge never gave a usable verdict, so nothing was decided",
 }
 

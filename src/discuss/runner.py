@@ -20,7 +20,7 @@ from .errors import InputError, WaitingForPeople
 from .gateway import Gateway
 from .prompting import Prompts
 from .protocols import DEFAULT, get_protocol
-from .protocols.base import Context, Plan, Step, finish, next_step, open_round
+from .protocols.base import Context, Plan, Step, Unusable, finish, next_step, open_round
 from .store import discussions as store
 from .store.files import DiscussionLock
 from .store.layout import Layout
@@ -86,8 +86,14 @@ class Runner:
                         raise WaitingForPeople("fill in " + "; ".join(sorted(waiting))
                                                + " (discuss reply / discuss vote QUESTION --as ID), then run "
                                                "again")
-                if step.after and (line := step.after()):
-                    self.say(line)
+                try:
+                    if step.after and (line := step.after()):
+                        self.say(line)
+                except Unusable as exc:
+                    # A model that cannot give a usable reply decides nothing, now or on a rerun: end honestly.
+                    self.say(f"{exc}; the discussion is closed")
+                    d.termination_reason = "no-valid-replies"
+                    finish(d, self.clock())
                 save()
         return d
 

@@ -194,7 +194,7 @@ def open_round(d: Discussion) -> Round | None:
 def record_failure(rnd: Round, phase: str, result: CallResult, who: str | None = None) -> None:
     """A call that failed, as the round keeps it: by phase and by who (default: the panelist)."""
     rnd.failures.append(Failure(phase, who or result.spec.panelist.id, result.error or "", result.attempts,
-                                result.timed_out, result.usage))
+                                result.timed_out, result.usage, result.invalid))
 
 
 def record_reply(rnd: Round, p: Panelist, result: CallResult, key: str, role: str, text: str, now: str) -> None:
@@ -204,8 +204,14 @@ def record_reply(rnd: Round, p: Panelist, result: CallResult, key: str, role: st
                              finish_reason=result.finish_reason)
 
 
+class Unusable(RunError):
+    """Every participant of a phase replied, and no reply could be used: another run would fare no better."""
+
+
 def require_replies(rnd: Round) -> None:
     if not rnd.replies:
+        if rnd.failures and all(f.invalid for f in rnd.failures):
+            raise Unusable(f"round {rnd.number}: no participant's reply could be used, after every re-ask")
         raise RunError(f"round {rnd.number}: every participant failed to answer; run again to retry")
 
 

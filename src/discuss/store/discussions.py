@@ -93,7 +93,8 @@ def _panel_dict(panel: Panel) -> dict[str, Any]:
 def _failures(r: Round) -> list[dict]:
     return [
         {"phase": f.phase, "modelId": f.model_id, "error": f.error,
-         "attempts": f.attempts, "timedOut": f.timed_out, **_paid(f.usage)}
+         "attempts": f.attempts, "timedOut": f.timed_out, **({"invalid": True} if f.invalid else {}),
+         **_paid(f.usage)}
         for f in r.failures
     ]
 
@@ -347,7 +348,8 @@ def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
         termination_reason=raw.get("terminationReason"),
         agreement=raw.get("agreement"),
         failures=[Failure(str(f["phase"]), str(f["modelId"]), str(f.get("error") or ""),
-                          int(f.get("attempts") or 1), bool(f.get("timedOut")), usage_from(f.get("usage")))
+                          int(f.get("attempts") or 1), bool(f.get("timedOut")), usage_from(f.get("usage")),
+                          f.get("invalid") is True)
                   for f in raw.get("failures") or []],
         completed_at=raw.get("completedAt"),
         stage=raw.get("stage"),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ... import replyschemas
 from ...calls import CallResult, CallSpec
 from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
@@ -141,7 +142,7 @@ class Staged(Protocol):
     def spec(self, d: Discussion, rnd: Round, stage: Stage, p: Panelist, ctx: Context) -> CallSpec:
         q, prompts, words = ctx.q, ctx.prompts, d.settings.max_response_words
         context = {"title": q.title, "round": rnd.number}
-        validate, move = None, None
+        validate, move, schema = None, None, None
         if stage.name in ("positions", "draft"):
             task, user = "respond", prompts.render("respond", question=q, earlier=[], omitted=0,
                                                    round=rnd.number, max_words=words)
@@ -153,6 +154,7 @@ class Staged(Protocol):
                                   peers=peers, labels=list(order))
             task, labels, move = "critique", list(order), moves.critique
             validate = lambda text, labels=labels: parse_critiques(text, labels)  # noqa: E731
+            schema = replyschemas.critiques(labels)
             context.update(labels=dict(peers), order=order)
         elif stage.name == "rebuttal":
             own = d.rounds[0].replies.get(p.id)
@@ -164,7 +166,7 @@ class Staged(Protocol):
                                   max_words=words)
             task, move = "review", moves.review
         return CallSpec(key=p.id, panelist=p, messages=messages(p, prompts, user), task=task,
-                        max_tokens=words * 2, validate=validate, context=context, offline=move)
+                        max_tokens=words * 2, validate=validate, schema=schema, context=context, offline=move)
 
     @staticmethod
     def peer_labels(d: Discussion, rnd: Round, me: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 
+from ... import replyschemas
 from ...calls import CallResult, CallSpec
 from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Reply, Round
@@ -89,7 +90,7 @@ def answer_spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpe
                               max_words=words)
     labels = list(order)
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "stance", words * 3,
-                    validate=lambda text: parse_stance(text, labels),
+                    validate=lambda text: parse_stance(text, labels), schema=replyschemas.stance(labels),
                     context={**context, "labels": dict(peers), "order": order}, offline=moves.stance)
 
 
@@ -119,6 +120,7 @@ def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
     labelled = list(zip(make_labels(len(current)), [current[pid].text for pid in sorted(current)]))
     user = ctx.prompts.render("judge", question=ctx.q, round=rnd.number - 1, positions=labelled)
     return CallSpec(judge.id, judge, messages(judge, ctx.prompts, user), "judge", 800, validate=parse_judge,
+                    schema=replyschemas.judge(),
                     context={"round": rnd.number, "texts": [t for _, t in labelled]}, offline=moves.judge,
                     worst_case=moves.never_converged)
 

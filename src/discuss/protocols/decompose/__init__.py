@@ -7,6 +7,7 @@ turn; the splitter reassembles one answer as the conclusion.
 
 from __future__ import annotations
 
+from ... import replyschemas
 from ...calls import CallResult, CallSpec
 from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
@@ -50,6 +51,7 @@ class Decompose(Protocol):
             user = ctx.prompts.render("split", question=ctx.q, min_parts=MIN_PARTS, max_parts=MAX_PARTS)
             spec = CallSpec(lead.id, lead, messages(lead, ctx.prompts, user), "split", 1500,
                             validate=lambda text: parse_split(text, MIN_PARTS, MAX_PARTS),
+                            schema=replyschemas.titled("parts", "question", MIN_PARTS, MAX_PARTS),
                             context={"title": ctx.q.title, "most": MAX_PARTS}, offline=moves.split,
                             worst_case=moves.most_parts)
             return Step("round 1: split", [spec], lambda r: self.apply_split(rnd, r, ctx.clock()),

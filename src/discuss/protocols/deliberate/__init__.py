@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, cast
 
+from ... import replyschemas
 from ...calls import CallResult, CallSpec
 from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
@@ -78,10 +79,12 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
     if rnd.stage == "triage":
         user = ctx.prompts.render("triage", question=ctx.q, dimensions=DIMENSIONS)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "triage", 800, validate=parse_triage,
+                        schema=replyschemas.triage(list(DIMENSIONS)),
                         context={"title": ctx.q.title}, offline=moves.triage, worst_case=moves.uncertain)
     if rnd.stage == "research":
         user = ctx.prompts.render("research", question=ctx.q, persona=persona, max_words=words)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "research", words * 3, validate=parse_research,
+                        schema=replyschemas.research(),
                         context={"title": ctx.q.title, "round": 1, "persona": persona}, offline=moves.research,
                         worst_case=moves.unsure)
     if rnd.stage == "alternatives":
@@ -91,6 +94,7 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
                                   min_alternatives=MIN_ALTERNATIVES, max_alternatives=MAX_ALTERNATIVES)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "alternatives", 2000,
                         validate=lambda t: parse_alternatives(t, MIN_ALTERNATIVES, MAX_ALTERNATIVES),
+                        schema=replyschemas.titled("alternatives", "description", MIN_ALTERNATIVES, MAX_ALTERNATIVES),
                         context={"title": ctx.q.title}, offline=moves.alternatives)
     alts = alternatives(d)
     user = ctx.prompts.render("rank", question=ctx.q, persona=persona, own=stage(d, "research").replies[p.id].text,
@@ -98,6 +102,7 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
     labels = list(alts)
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "rank", 1500,
                     validate=lambda t: parse_ranking(t, labels, list(WEIGHTS)),
+                    schema=replyschemas.ranking(labels, list(WEIGHTS)),
                     context={"labels": labels, "persona": persona}, offline=moves.rank,
                     worst_case=moves.agreeing)
 
