@@ -12,12 +12,17 @@ from fakeserver import DEFAULT, Action
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
-def test_a_second_run_fails_fast_and_status_never_sees_half_a_file(project, fake):
-    fake.script("gamma", DEFAULT, Action(delay=30))  # the first run stays in round 1's votes
-    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, timeoutSeconds: 60}"))
-    first = subprocess.Popen(
+def first_run(project, fake, settings: str) -> subprocess.Popen:
+    """A run in its own process that stays in round 1's votes (gamma's ballot takes 30 s)."""
+    fake.script("gamma", DEFAULT, Action(delay=30))
+    project.write_panels(fake_panel(fake.url, settings=settings))
+    return subprocess.Popen(
         [sys.executable, "-m", "discuss.cli", "--root", str(project.root), "run", "swarm-power", "--panel", "fake",
          "--auto", "-q"], env={**os.environ, "PYTHONPATH": SRC}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_a_second_run_fails_fast_and_status_never_sees_half_a_file(project, fake):
+    first = first_run(project, fake, "{retryBaseDelay: 0.01, timeoutSeconds: 60}")
     try:
         statuses = 0
         deadline = time.monotonic() + 60
@@ -39,11 +44,7 @@ def test_a_second_run_fails_fast_and_status_never_sees_half_a_file(project, fake
 def test_run_all_beside_another_run_reports_its_discussion_as_running_elsewhere(project, fake):
     second = project.content / "questions" / "second.md"
     second.write_text(project.question.read_text().replace("slug: swarm-power", "slug: second"))
-    fake.script("gamma", DEFAULT, Action(delay=30))  # the first run stays in round 1's votes
-    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, timeoutSeconds: 60, maxRounds: 1}"))
-    first = subprocess.Popen(
-        [sys.executable, "-m", "discuss.cli", "--root", str(project.root), "run", "swarm-power", "--panel", "fake",
-         "--auto", "-q"], env={**os.environ, "PYTHONPATH": SRC}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = first_run(project, fake, "{retryBaseDelay: 0.01, timeoutSeconds: 60, maxRounds: 1}")
     try:
         deadline = time.monotonic() + 60
         while not fake.requests_for("gamma", "vote") and time.monotonic() < deadline:
@@ -67,3 +68,25 @@ def test_a_run_leaves_only_its_own_files_for_git(project):
                             capture_output=True, text=True, check=True).stdout.splitlines()
     assert status and all(line.startswith("?? content/questions/swarm-power/") for line in status), status
     assert not any(".lock" in line for line in status)
+
+
+def test_a_process_that_called_a_model_exits_at_once_with_its_code_and_every_file_whole(project, fake):
+    """After the last reply the process leaves without the interpreter's teardown; nothing is lost by it."""
+    from discuss.store import discussions as store
+
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 1}"))
+    command = [sys.executable, "-m", "discuss", "--root", str(project.root), "run", "swarm-power", "--panel", "fake"]
+    done = subprocess.run([*command, "--auto", "-q"], env={**os.environ, "PYTHONPATH": SRC}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "concluded" in done.stdout  # what was printed before leaving is all there
+    d = store.load(project.folder)
+    assert d.status == "concluded" and d.conclusion is not None
+    fake.fail_always("alpha")
+    fake.fail_always("beta")
+    fake.fail_always("gamma")
+    second = project.content / "questions" / "second.md"
+    second.write_text(project.question.read_text().replace("slug: swarm-power", "slug: second"))
+    failed = subprocess.run([*command[:-3], "second", "--panel", "fake", "--rounds", "1"],
+                            env={**os.environ, "PYTHONPATH": SRC}, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1 and "every participant failed" in failed.stderr
