@@ -101,3 +101,22 @@ def test_crlf_and_bom_files_read_as_written(project):
     assert again.stdout == shown
     result = project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1")
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x 1\nb: *x\n", "- &x 1\n- *x\n", "[&x 1, *x]\n", '{"a":&x ["y"], "b":[*x,*x]}\n', "? &x k\n: *x\n",
+    "--- *x\n", "a: &x [1]\u2028b: *x\n", "a:\n  - &x 1\n  -   *x\n", "{a: &x 1, b:    *x}\n"])
+def test_an_alias_wherever_a_node_may_begin_is_refused(text):
+    from discuss.store import yamlio
+
+    for written in (False, True):
+        with pytest.raises(ValueError, match="alias|anchor|nested"):
+            yamlio.load(text, written)
+
+
+@pytest.mark.parametrize("text", ["k: The *first* point [S1]\n", "k: |\n  *emph* at a line's start\n",
+                                  "k: 'a & b'\n", "k: 5 * 3 & more\n"])
+def test_stars_and_ampersands_in_text_are_only_text(text):
+    from discuss.store import yamlio
+
+    assert "*" in str(yamlio.load(text)) or "&" in str(yamlio.load(text))

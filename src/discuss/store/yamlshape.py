@@ -14,6 +14,9 @@ import re
 # Limits for every YAML text read: files people and pull requests change reach here.
 MAX_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
+# An anchor or alias can only begin a node: at a line's start, after `- `, `: `, `? `, `[`, `{` or `,`.
+# A `*` inside text (Markdown emphasis) cannot, so it costs no scan.
+_NODE_MARK = re.compile("(?:^|[\\[{,:\r\x85\u2028\u2029]|[-?][ \t])[ \t]*[&*][^\\s,\\[\\]{}]", re.MULTILINE)
 _DEEP_LINE = re.compile(rf"^[ \t?:-]{{{MAX_DEPTH},}}", re.MULTILINE)
 
 
@@ -24,12 +27,13 @@ def check_shape(text: str) -> None:
     every YAML library we use), nesting is capped (50,000 nested brackets
     overflow the C stack of the composers), and so is size. The event scan
     stops at the first offence, so a hostile file is refused in
-    milliseconds; it runs only where the text could hold either.
+    milliseconds; it runs only where the text could hold either (an `&` or
+    `*` where a node begins, 64 brackets, a line indented 64 deep).
     """
     if len(text) > MAX_BYTES:
         raise ValueError(f"larger than {MAX_BYTES // (1024 * 1024)} MB")
-    suspect = "&" in text or "*" in text or text.count("[") + text.count("{") >= MAX_DEPTH \
-        or _DEEP_LINE.search(text) is not None
+    suspect = (("&" in text or "*" in text) and _NODE_MARK.search(text) is not None) \
+        or text.count("[") + text.count("{") >= MAX_DEPTH or _DEEP_LINE.search(text) is not None
     if not suspect:
         return
     import yaml
