@@ -17,7 +17,7 @@ import typer
 from .errors import DiscussError, InputError, WaitingForPeople
 from .protocols import DEFAULT
 from .protocols import names as protocol_names
-from .store.layout import Layout
+from .store.layout import PANELS_FILE, SETTINGS_DIR, Layout
 
 
 def _flags_without_type() -> None:
@@ -57,12 +57,18 @@ def content() -> Path:
     return layout().content
 
 
+ANYWHERE = ("init", "protocols", "ci_init")  # commands that need no project around them
+
+
 def handled(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         from . import placeholders, secrets
 
         try:
+            if fn.__name__ not in ANYWHERE and not layout().panels.is_file():
+                raise InputError(f"{layout().root}: not a discuss project (no {SETTINGS_DIR}/{PANELS_FILE} here or "
+                                 "above); run `discuss init` to make one, or give --root")
             secrets.remember_project(layout().root)
             placeholders.remember_project(layout().prompts)
             return fn(*args, **kwargs)
@@ -110,6 +116,22 @@ def main_options(
             typer.echo(f"error: --root {root_dir}: no such folder", err=True)
             raise typer.Exit(2)
         STATE["root"] = root_dir.resolve()
+
+
+@app.command()
+@handled
+def init(folder: Path = typer.Argument(Path("."), help="The project folder (default: this one).")):
+    """Start a project: content/, a panel file with an offline panel (and real ones to uncomment), mkdocs.yml."""
+    from .scaffold import init as scaffold
+
+    target = folder.resolve()
+    if (target / SETTINGS_DIR / PANELS_FILE).is_file():
+        raise InputError(f"{target}: already a discuss project ({SETTINGS_DIR}/{PANELS_FILE} is there)")
+    for path in scaffold(target):
+        typer.echo(f"wrote {path.relative_to(target)}")
+    here = "" if target == Path.cwd().resolve() else f"cd {folder} && "
+    typer.echo(f"next: {here}discuss ask \"Your research question?\" --panel offline   # a simulated panel\n"
+               f"      then mkdocs build, and open site/index.html")
 
 
 @app.command()
