@@ -71,3 +71,15 @@ def test_estimate_makes_no_call_and_writes_nothing(project, stubborn):
 def test_overrun(spent, planned, settings, limit):
     stop = overrun(spent, planned, settings)
     assert (stop or {}).get("limit") == limit
+
+
+def test_a_discussion_its_budget_stopped_goes_on_when_the_budget_is_raised(project, stubborn):
+    assert run(project, stubborn, "--max-calls", "2").exit_code == 0
+    assert "stopped (budget)" in project.cli("status").stdout
+    again = run(project, stubborn, "--max-calls", "2")
+    assert "nothing to do" in again.stdout and stubborn.requests == []  # the same budget: still stopped
+    raised = run(project, stubborn, "--max-calls", "40", "--max-rounds", "1")
+    assert raised.exit_code == 0, raised.output
+    assert "the budget is raised" in raised.stderr
+    d = store.load(project.folder)
+    assert d.status == "concluded" and d.conclusion is not None and len(d.rounds) == 1

@@ -233,8 +233,13 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     from .runner import Plan, Runner, prompts_for
     from .store.questions import background_problem, find_question
 
+    from .store import discussions as store
+
     q = find_question(content(), question)
+    before = store.summary(q.folder)
     d = prepare(root(), q, options)
+    if before is not None and before.termination_reason == "budget" and before.status == "closed" and not d.concluded:
+        typer.echo(f"{q.slug}: the budget is raised; going on from round {d.current_round}", err=True)
     if d.concluded:
         typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return

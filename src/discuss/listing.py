@@ -27,7 +27,8 @@ def status_row(slug: str, s: Summary | None) -> list[str]:
     """A row of `discuss status` (None: not started)."""
     if s is None:
         return [slug, "not started", "0", "-", "-", "0", "-"]
-    return [slug, s.status + (" (Dyson)" if s.legacy else ""), str(s.rounds), s.leader or "-",
+    shown = "stopped (budget)" if s.status == "closed" and s.termination_reason == "budget" else s.status
+    return [slug, shown + (" (Dyson)" if s.legacy else ""), str(s.rounds), s.leader or "-",
             s.termination_reason or "-", str(s.usage.total_tokens), money(s.usage.cost)]
 
 

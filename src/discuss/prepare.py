@@ -72,7 +72,8 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     existing = store.load(q.folder)
     if existing and existing.concluded:
         _protocol(q, existing, existing.panel, options.protocol)  # a wrong --protocol is still wrong
-        return existing  # nothing will be asked of a panel
+        if not reopened(existing, options.overrides or {}):
+            return existing  # nothing will be asked of a panel
     layout = Layout(root)
     panel, settings = _panel(layout, q, existing, options.panel)
     if existing and existing.legacy:
@@ -90,6 +91,21 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
 
         d.settings = updated(d.settings, overrides, "the command line's settings")
     return d
+
+
+BUDGET_SETTINGS = {"calls": "max_calls", "tokens": "max_tokens", "cost": "max_cost"}
+
+
+def reopened(d: Discussion, overrides: dict) -> bool:
+    """A discussion its budget stopped without a conclusion goes on once that budget is raised."""
+    stop = d.budget_stop
+    if not (d.status == "closed" and d.termination_reason == "budget" and stop and d.conclusion is None):
+        return False
+    raised = overrides.get(BUDGET_SETTINGS.get(str(stop.get("limit")), ""))
+    if raised is None or raised <= stop.get("max", 0):
+        return False
+    d.status, d.termination_reason, d.concluded_at, d.budget_stop = "active", None, None, None
+    return True
 
 
 def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]:
