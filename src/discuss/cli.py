@@ -231,9 +231,8 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     from .protocols import get_protocol
     from .report import Progress
     from .runner import Plan, Runner, prompts_for
-    from .store.questions import background_problem, find_question
-
     from .store import discussions as store
+    from .store.questions import background_problem, find_question
 
     q = find_question(content(), question)
     before = store.summary(q.folder)
