@@ -309,6 +309,7 @@ def test_the_site_publishes_discussions_json(tmp_path):
     assert first["schema"] == 1 and first["rounds"] and {"voter", "target", "vote", "reasoning", "invented"} <= set(
         first["rounds"][0]["votes"][0])
     assert first["usage"]["totalTokens"] == first["usage"]["promptTokens"] + first["usage"]["completionTokens"]
+    assert first["path"] == "questions/first" and first["part"] == 1  # two trials of one question differ here
 
 
 def test_the_projects_own_site_opens_from_disk(tmp_path):

@@ -93,7 +93,10 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         for uri in SHIPPED:
             files.append(File.generated(config, uri, content=shipped.joinpath(uri).read_text(encoding="utf-8")))
         # The archive as data, for those who analyse it: every readable discussion, whole.
-        found = [discussion_json(x.discussion) for e in entries for x in (e, *e.parts) if x.discussion]
+        # Each with where it lives and which part it is: repeated trials of one question share id and slug.
+        found = [discussion_json(x.discussion) | {"path": x.folder_uri.rstrip("/") if x.part == 1 else
+                                                   f"{x.folder_uri}part-{x.part}", "part": x.part}
+                 for e in entries for x in (e, *e.parts) if x.discussion]
         files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
         return files
 
