@@ -104,3 +104,19 @@ def test_the_field_path_keeps_names_people_chose(project):
     project.write_panels("    Fast:\n      members: [offline/skeptic]\n      settings: {maxRounds: 2.5}\n")
     result = project.cli("run", "swarm-power", "--panel", "Fast")
     assert result.exit_code == 2 and "panels.Fast.settings: 'maxRounds'" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("line,hint", [("protocl: debate", "'protocol'"), ("pannel: offline", "'panel'"),
+                                       ("stakse: high", "'stakes'"), ("source: [notes.md]", "'sources'")])
+def test_a_misspelt_front_matter_key_is_refused_with_a_hint(project, line, hint):
+    project.question.write_text(project.question.read_text().replace("tags: [power]", f"tags: [power]\n{line}"))
+    before = project.snapshot()
+    result = project.cli("run", "swarm-power", "--panel", "offline")
+    assert result.exit_code == 2 and f"did you mean {hint}" in result.stderr, result.output
+    assert project.snapshot() == before
+
+
+def test_keys_of_the_site_dyson_and_ones_own_pass(project):
+    extra = "priority: high\nsourcePhase: phase-1\ndescription: a page\nx-protocl: mine\nreviewer: Dana\n"
+    project.question.write_text(project.question.read_text().replace("tags: [power]", "tags: [power]\n" + extra))
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1").exit_code == 0

@@ -6,11 +6,17 @@ and its theme read front matter too) and pass untouched.
 
 from __future__ import annotations
 
-from typing import Literal
+import difflib
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..naming import is_safe_id
+
+
+# Keys others read that sit close to ours: Project Dyson's, MkDocs' and the theme's, and follow-ups'.
+KNOWN = frozenset({"priority", "sourcePhase", "sourceBOMItemId", "sourceBOMItemSlug", "description", "hide",
+                   "template", "icon", "subtitle", "search", "followUpOf", "part", "phaseId", "status"})
 
 
 class FrontMatterModel(BaseModel):
@@ -26,6 +32,24 @@ class FrontMatterModel(BaseModel):
     task_type: str | None = Field(None, alias="taskType")
     stakes: Literal["low", "medium", "high"] | None = None
     sources: list[str] = Field(default_factory=list)  # files or globs beside the question, or URLs
+
+    @model_validator(mode="before")
+    @classmethod
+    def _misspelt(cls, value: Any) -> Any:
+        """A key one letter or two from one of ours is a typo (`protocl: debate`), not the site's own field.
+
+        Other keys belong to the site, its theme or Project Dyson and pass;
+        `x-...` keys are always left alone.
+        """
+        if isinstance(value, dict):
+            ours = {f.alias or name for name, f in cls.model_fields.items()}
+            for key in value:
+                if isinstance(key, str) and key not in ours and not key.startswith("x-") and key not in KNOWN:
+                    close = difflib.get_close_matches(key, sorted(ours), n=1, cutoff=0.8)
+                    if close:
+                        raise ValueError(f"unknown key {key!r}; did you mean {close[0]!r}? "
+                                         "(a key of your own can start with x-)")
+        return value
 
     @field_validator("title")
     @classmethod
