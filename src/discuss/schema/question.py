@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..naming import is_safe_id
 
-
 # Keys others read that sit close to ours: Project Dyson's, MkDocs' and the theme's, and follow-ups'.
 KNOWN = frozenset({"priority", "sourcePhase", "sourceBOMItemId", "sourceBOMItemSlug", "description", "hide",
                    "template", "icon", "subtitle", "search", "followUpOf", "part", "phaseId", "status"})
