@@ -1,4 +1,4 @@
-"""Start-up: `discuss --help` and `discuss status` over 200 and 1,000 discussions, against importing litellm.
+"""Start-up: `discuss --help`, `discuss panels` and `discuss status` over 200 and 1,000 discussions, against importing litellm.
 
 Each command runs as a fresh process (`python -m discuss`, as the installed
 command runs) several times; the medians are reported as fractions of
@@ -58,6 +58,13 @@ def main() -> None:
         helptext = timed([*discuss, "--help"], Path(tmp), args.runs)
         print(f"import litellm {litellm:.2f}s (median of {args.runs})")
         print(f"discuss --help {helptext:.2f}s: {helptext / litellm:.3f} of it (target <= 0.10)")
+        hosted = Path(tmp) / "hosted"
+        (hosted / "discussions").mkdir(parents=True)
+        (hosted / "discussions" / "panels.yaml").write_text(
+            "panels:\n  default:\n    members: [anthropic/claude-opus-4-6, gemini/gemini-3-pro-preview, "
+            "openai/gpt-5.2]\n")
+        panels = timed([*discuss, "panels"], hosted, args.runs)
+        print(f"discuss panels (three hosted members) {panels:.2f}s: {panels / litellm:.3f} of it (target <= 0.10)")
         for count in args.discussions:
             root = Path(tmp) / str(count)
             generate(root, count)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from scripted import scripted_panel, write_scripts
 
@@ -204,3 +205,27 @@ def test_a_mistyped_panel_gets_a_suggestion(project):
     assert not project.folder.exists()
     result = project.cli("run", "swarm-power", "--panel", "zzz")
     assert result.exit_code == 2 and "did you mean" not in result.stderr
+
+
+def test_panels_of_the_usual_providers_need_no_litellm(project, monkeypatch):
+    """Its import costs seconds; the keys of the usual providers are known without it, as litellm knows them."""
+    import subprocess
+    import sys
+
+    from discuss.providers.litellm import KEY_VARIABLES, load, one_of
+
+    for name in [n for names in KEY_VARIABLES.values() for n in names]:
+        monkeypatch.delenv(name, raising=False)
+    for provider, names in KEY_VARIABLES.items():
+        report = load().validate_environment(model=f"{provider}/some-model")
+        assert one_of(report.get("missing_keys") or []) == [names[0]], provider
+    members = "".join(f"        - {{model: {p}/m-{p}}}\n" for p in KEY_VARIABLES)
+    project.write_panels(f"    hosted:\n      members:\n{members}")
+    code = ("import sys; from typer.testing import CliRunner; from discuss.cli import app; "
+            f"r = CliRunner().invoke(app, ['--root', {str(project.root)!r}, 'panels']); "
+            "print(r.stdout); print('litellm' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if k not in
+                               {n for names in KEY_VARIABLES.values() for n in names}})
+    assert done.stdout.strip().endswith("False"), done.stdout + done.stderr
+    assert "missing ANTHROPIC_API_KEY" in done.stdout and "missing GEMINI_API_KEY" in done.stdout

@@ -107,6 +107,15 @@ def classify(exc: Exception, p: Panelist | None = None) -> Exception:
     return exc
 
 
+# The key of the usual hosted providers, as litellm reads it (the first is the one to ask for); any
+# other provider is asked of litellm itself, which costs its import (seconds).
+KEY_VARIABLES = {
+    "anthropic": ("ANTHROPIC_API_KEY",), "openai": ("OPENAI_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "openrouter": ("OPENROUTER_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",), "groq": ("GROQ_API_KEY",), "deepseek": ("DEEPSEEK_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+}
+
 # Variables litellm accepts in place of one another: a user needs to set the first.
 ALTERNATIVES = {frozenset({"GOOGLE_API_KEY", "GEMINI_API_KEY"}): "GEMINI_API_KEY"}
 
@@ -244,6 +253,12 @@ class LitellmProvider:
                 if not os.environ.get(p.api_key_env):
                     missing.append(f"{p.api_key_env} (for {p.id})")
             elif not p.api_base:
+                provider = p.model.split("/", 1)[0]
+                if provider in KEY_VARIABLES:  # the usual providers: no need to import litellm to know
+                    names = KEY_VARIABLES[provider]
+                    if not any(os.environ.get(n) for n in names):
+                        missing.append(f"{names[0]} (for {p.id})")
+                    continue
                 try:
                     report = load().validate_environment(model=p.model)
                 except Exception:  # unknown provider: let the call report it
