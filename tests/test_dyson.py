@@ -276,3 +276,17 @@ def test_a_new_dyson_question_has_every_field_dysons_site_requires(repo):
                         (["--section", "research-questions/phase-3"], "give --bom-item")):
         refused = cli(repo, "new", "Another", *args)
         assert refused.exit_code == 2 and words in refused.stderr, refused.output
+
+
+def test_usage_of_a_continued_dyson_thread_is_shown_everywhere_the_conclusion_included(repo):
+    import json
+
+    assert cli(repo, "run", THREAD, "--rounds", "1", "--conclude").exit_code == 0
+    d = store.load(folder(repo))
+    spent = d.usage
+    assert spent.calls > 0 and d.conclusion.usage.calls == 1 and spent.total_tokens > 0
+    assert raw(repo)["usage"]["calls"] == spent.calls  # beside Dyson's own fields
+    row = next(x for x in json.loads(cli(repo, "status", "--json").stdout) if x["slug"] == THREAD)
+    assert row["usage"]["totalTokens"] == spent.total_tokens
+    shown = json.loads(cli(repo, "show", THREAD, "--json").stdout)
+    assert shown["usage"]["calls"] == spent.calls and shown["usage"]["totalTokens"] == spent.total_tokens

@@ -252,7 +252,7 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
 
 
 def dyson_index(d: Discussion) -> dict[str, Any]:
-    return dyson.index_dict(d, lambda r: dyson.round_entry(r, _failures(r), usage_dict(r.usage)))
+    return dyson.index_dict(d, lambda r: dyson.round_entry(r, _failures(r), usage_dict(r.usage)), usage_dict(d.usage))
 
 
 # ---- reading ---------------------------------------------------------------

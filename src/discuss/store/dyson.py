@@ -33,6 +33,7 @@ from ..naming import is_safe_id
 from ..protocols import DEFAULT
 from ..stats import discussion_stats
 from . import documents
+from .summary import usage_from
 
 
 def adopt(d: Discussion, phase: str) -> None:
@@ -134,7 +135,7 @@ def _conclusion(data: dict, folder: Path) -> Conclusion | None:
     if not isinstance(raw, dict) and not path.is_file():
         return None
     raw = raw if isinstance(raw, dict) else {}
-    body = documents.read(path)[1] if path.is_file() else str(raw.get("summary") or "")
+    meta, body = documents.read(path) if path.is_file() else ({}, str(raw.get("summary") or ""))
     sections = split_sections(body)
     summary = sections.get("summary") or body.strip()
 
@@ -151,6 +152,7 @@ def _conclusion(data: dict, folder: Path) -> Conclusion | None:
         generated_by=str(raw.get("generatedBy") or ""),
         generated=str(raw.get("generatedAt") or ""),
         body=body,
+        usage=usage_from(meta.get("usage") or raw.get("usage")),  # what writing it cost, where discuss wrote it
     )
 
 
@@ -248,13 +250,14 @@ def stats(d: Discussion) -> dict[str, Any]:
             "approvalRate": round(100 * sum(v.vote == "APPROVE" for v in cast) / len(cast), 1) if cast else 0}
 
 
-def index_dict(d: Discussion, entry: Callable[[Round], dict[str, Any]]) -> dict[str, Any]:
+def index_dict(d: Discussion, entry: Callable[[Round], dict[str, Any]], usage: dict[str, Any]) -> dict[str, Any]:
     """The thread's discussion.yaml: Dyson's as it was read, with our finished rounds and the outcome."""
     data = dict(d.dyson or {})
     kept = {int(r.get("roundNumber") or 0): r for r in data.get("rounds") or [] if isinstance(r, dict)}
     data["rounds"] = [kept[r.number] if r.imported else entry(r) for r in d.rounds if r.complete]
     data.update({"currentRound": d.current_round, "status": d.status, "stats": stats(d),
-                 "terminationReason": d.termination_reason, "concludedAt": d.concluded_at})
+                 "terminationReason": d.termination_reason, "concludedAt": d.concluded_at,
+                 "usage": usage})  # ours, beside Dyson's: every call discuss made on the thread, the conclusion's too
     c = d.conclusion
     if c is not None and c.generated_by and not (isinstance(data.get("conclusion"), dict)
                                                   and data["conclusion"].get("generatedAt") == c.generated):
