@@ -24,7 +24,7 @@ from typing import Any
 STATUSES = ("open", "active", "concluded", "closed")
 # Material's `hide:` values; anything else would only be noise in the page.
 HIDE = frozenset({"navigation", "toc", "footer", "feedback", "tags", "path"})
-PLAIN_TAG = re.compile(r"^[\w][\w .+#/-]{0,63}$")
+PLAIN_TAG = re.compile(r"[\w][\w .+#/-]{0,63}")  # fullmatch: no newline slips past
 ROUND_DIR = re.compile(r"^round-\d+$")
 PART_DIR = re.compile(r"^part-\d+$")
 PART_FILE = re.compile(r"^part-\d+\.md$")
@@ -44,7 +44,7 @@ def page_meta(meta: dict[str, Any], status: str) -> tuple[dict[str, Any], list[s
     tags = meta.get("tags")
     if isinstance(tags, list):
         plain = [str(t) for t in tags if isinstance(t, (str, int)) and not isinstance(t, bool)
-                 and PLAIN_TAG.match(str(t))]
+                 and PLAIN_TAG.fullmatch(str(t))]
         if len(plain) != len(tags):
             refused.append("tags (only plain words pass)")
         safe["tags"] = plain
