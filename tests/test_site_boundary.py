@@ -34,6 +34,7 @@ def test_a_status_written_into_discussion_yaml_never_reaches_the_navigation(tmp_
     no_payload(site)
     page = (site / "questions" / "first" / "index.html").read_text()
     assert "This discussion cannot be read" in page and "is not one of active, concluded, closed" in page
+    assert str(root) not in page and "questions/first/discussion.yaml" in page  # no path of the machine
     # the question is still marked in the navigation, with a status the theme knows
     assert re.findall(r'md-status--(\w+)', page)[:1] == ["open"]
 

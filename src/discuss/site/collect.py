@@ -40,12 +40,13 @@ class Entry:
         return self.src_uri[: -len(".md")] + "/"
 
 
-def _read(q: Question, src_uri: str, sig: tuple, part: int = 1) -> Entry:
+def _read(q: Question, src_uri: str, sig: tuple, docs_dir: Path, part: int = 1) -> Entry:
     entry = Entry(q, src_uri, signature=sig, part=part)
     try:
         entry.discussion = store.load(q.folder)
     except InputError as exc:
-        entry.error = str(exc)
+        # Said on a published page: paths relative to the docs folder, never this machine's.
+        entry.error = str(exc).replace(f"{docs_dir.resolve()}{os.sep}", "").replace(f"{docs_dir}{os.sep}", "")
     return entry
 
 
@@ -88,10 +89,10 @@ def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[
         except InputError as exc:
             warnings.append(str(exc))
             continue
-        entry = _read(q, path.relative_to(docs_dir).as_posix(), sig)
+        entry = _read(q, path.relative_to(docs_dir).as_posix(), sig, docs_dir)
         for n, part in enumerate(part_files(q), 2):
             try:
-                entry.parts.append(_read(read_question(part), entry.src_uri, sig, n))
+                entry.parts.append(_read(read_question(part), entry.src_uri, sig, docs_dir, n))
             except InputError as exc:
                 warnings.append(str(exc))
         entries.append(entry)
