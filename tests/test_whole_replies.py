@@ -92,3 +92,14 @@ def test_only_reasoning_and_no_answer_is_a_failed_attempt(project, fake):
     assert result.exit_code == 0, result.output
     failure = next(f for f in store.load(project.folder).rounds[0].failures if f.model_id == "alpha")
     assert "only its reasoning and no answer" in failure.error
+
+
+def test_the_page_marks_a_reply_that_is_not_whole(project, fake):
+    from discuss.site import render
+    from discuss.site.collect import collect
+
+    fake.script("alpha", Action(text="The first half of a long answer", finish="length"))
+    assert run(project, fake, "--no-stream").exit_code == 0
+    entries, _ = collect(project.content)
+    html = render.question_section(entries[0])
+    assert "cut: respondent is not whole: it reached its token limit (max_tokens)" in html

@@ -91,21 +91,25 @@ FINISHES = {"length": "it reached its token limit (max_tokens)", "content_filter
 SHORT_ANSWER = 5  # words: an answer this short is marked, as a model that did not really answer
 
 
+def reply_marks(reply, max_words: int | None = None) -> list[tuple[str, str]]:
+    """What a reader should know of a reply kept though not whole or not of the length asked: (kind, words)."""
+    marks = []
+    if reply.role == "respondent" and reply.word_count < SHORT_ANSWER:
+        marks.append(("short", f"answer has {reply.word_count} word(s)"))
+    if reply.role == "respondent" and max_words and reply.word_count > max_words:
+        marks.append(("long", f"answer has {reply.word_count} words, over the {max_words} asked for"))
+    if reply.finish_reason:
+        why = FINISHES.get(reply.finish_reason, "the provider stopped it")
+        marks.append(("cut", f"{reply.role} is not whole: {why} (finish_reason: {reply.finish_reason})"))
+    if reply.cut_from is not None:
+        marks.append(("cut", f"{reply.role} was {reply.cut_from} characters, cut to the reply cap"))
+    return marks
+
+
 def cut_lines(r, names: dict[str, str], max_words: int | None = None) -> list[str]:
     """Replies kept though not whole or not of the length asked: stopped, cut, far too short or too long."""
-    out = []
-    for reply in r.replies.values():
-        who = names.get(reply.model_id, reply.model_id)
-        if reply.role == "respondent" and reply.word_count < SHORT_ANSWER:
-            out.append(f"  short: {who}'s answer has {reply.word_count} word(s)")
-        if reply.role == "respondent" and max_words and reply.word_count > max_words:
-            out.append(f"  long: {who}'s answer has {reply.word_count} words, over the {max_words} asked for")
-        if reply.finish_reason:
-            why = FINISHES.get(reply.finish_reason, "the provider stopped it")
-            out.append(f"  cut: {who}'s {reply.role} is not whole: {why} (finish_reason: {reply.finish_reason})")
-        if reply.cut_from is not None:
-            out.append(f"  cut: {who}'s {reply.role} was {reply.cut_from} characters, cut to the reply cap")
-    return out
+    return [f"  {kind}: {names.get(reply.model_id, reply.model_id)}'s {text}"
+            for reply in r.replies.values() for kind, text in reply_marks(reply, max_words)]
 
 
 def budget_line(stop: dict) -> str:

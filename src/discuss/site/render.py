@@ -24,7 +24,7 @@ from ..leaderboard import match_standings, participation, standings
 from ..naming import slugify
 from ..outcomes import describe
 from ..protocols import get_protocol
-from ..report import budget_line
+from ..report import budget_line, reply_marks
 from ..stats import agreement_label, citations, discussion_stats, leader
 from . import charts
 from .collect import Entry
@@ -88,6 +88,7 @@ def _env() -> Environment:
     env.filters["anchor"] = slugify
     env.globals["describe"] = describe
     env.globals["budget_line"] = budget_line
+    env.globals["reply_marks"] = reply_marks
     env.globals["bracket"] = lambda rounds, names: Markup(charts.bracket(rounds, names))
     return env
 
