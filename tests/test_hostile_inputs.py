@@ -124,3 +124,9 @@ def test_a_failed_ask_leaves_nothing_and_the_same_ask_goes_on(project, fake, mon
     again = project.cli("ask", "Which unit first?", "--panel", "fake")
     assert again.exit_code == 0, again.output
     assert "asked before: going on with it" in again.stderr and "Conclusion written by" in again.stdout
+
+
+def test_ask_quiet_prints_the_result_and_nothing_else(project):
+    result = project.cli("ask", "Which unit first?", "--panel", "offline", "-q")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "" and "Conclusion" in result.stdout

@@ -263,6 +263,8 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
                                 folder=q.folder), prompts,
                     on_round=None if quiet else progress.line)
     d = asyncio.run(runner.run(asked, d, plan))
+    if quiet and to_stderr:
+        return  # `ask -q`: the result on stdout and nothing else
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
                + (f", stopped: {d.termination_reason}" if d.termination_reason else "")
                + f", {d.usage.total_tokens} tokens, {money(d.usage.cost)}", err=to_stderr)
@@ -492,10 +494,12 @@ def ask(
     earlier = content() / safe_section(section) / f"{slugify(question)}.md"
     if earlier.is_file() and slugify(question):  # the same question asked again: go on with it
         path, created = earlier, False
-        typer.echo(f"question: {path} (asked before: going on with it)", err=True)
+        if not quiet:
+            typer.echo(f"question: {path} (asked before: going on with it)", err=True)
     else:
         path, created = create_question(content(), section, question, [], background=text), True
-        typer.echo(f"question: {path}", err=True)
+        if not quiet:
+            typer.echo(f"question: {path}", err=True)
     try:
         _run_one(str(path), Options(panel=panel, protocol=protocol), True, None, False, False, quiet, yes=True,
                  to_stderr=True)  # stdout holds the conclusion alone, for pipes
