@@ -66,3 +66,13 @@ def test_doctor_checks_the_model_is_served_and_waits_out_a_busy_server(project, 
     result = project.cli("doctor", "--panel", "fake")
     assert result.exit_code == 0, result.output
     assert "is busy (no answer to /models within 3s)" in result.stdout
+
+
+def test_doctor_names_a_misspelt_model_and_the_close_ones(project, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-fake-key-0123456789")
+    project.write_panels("    hosted:\n      members:\n        - {id: typo, model: anthropic/claude-sonet-4-5}\n"
+                         "        - {id: right, model: anthropic/claude-sonnet-4-5}\n")
+    result = project.cli("doctor", "--panel", "hosted")
+    lines = {line.split()[1]: line for line in result.stdout.splitlines()[2:]}
+    assert "warn: unknown to litellm, cost not tracked; did you mean claude-sonnet-4-5" in lines["typo"]
+    assert "warn" not in lines["right"]

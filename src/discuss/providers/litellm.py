@@ -272,12 +272,23 @@ class LitellmProvider:
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         missing = self.missing_keys([p])
         key = "ok" if not missing else "fail: missing " + ", ".join(m.split(" ")[0] for m in missing)
-        try:
-            load().get_model_info(p.model)
-            price = "ok"
-        except Exception:
-            price = "warn: unknown to litellm, cost not tracked"
-        return Diagnosis(key, price, endpoint(p, timeout))
+        return Diagnosis(key, price_check(load(), p.model), endpoint(p, timeout))
+
+
+def price_check(litellm: Any, model: str) -> str:
+    """Whether litellm's price table holds the model; a close name where it does not.
+
+    litellm answers for a misspelt name of a known provider with a price of
+    0 rather than an error, so the table itself is asked.
+    """
+    from ..naming import did_you_mean
+
+    table = litellm.model_cost
+    provider, _, name = model.partition("/")
+    if model in table or (name and name in table):
+        return "ok"
+    kin = [k.split("/", 1)[-1] for k, v in table.items() if isinstance(v, dict) and v.get("litellm_provider") == provider]
+    return f"warn: unknown to litellm, cost not tracked{did_you_mean(name or model, kin)}"
 
 
 def endpoint(p: Panelist, timeout: float) -> str:
