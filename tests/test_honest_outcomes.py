@@ -86,7 +86,7 @@ def test_echoed_conclusions_are_asked_again_then_close_the_discussion(project, f
     ("two or three paragraphs", True), ("The combined answer, two or three paragraphs.", True),
     ("points of agreement", True), ("one or two sentences", True), ("A OR B", True), ("...", True), ("…", True),
     ("... (who held it): why", True), ("string", True), ("your research in Markdown, at most 800 words", True),
-    ("Your answer", True),
+    ("Your answer", True), ("another one or two sentences", True),  # an example with a word added
     ("Approve: it reads well.", False), ("why?", False), (":", False), ("A", False), ("APPROVE", False),
     ("Ann (the reviewer): slower is safer", False), ("Why it matters: two or three paragraphs are too few", False),
 ])

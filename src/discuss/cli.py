@@ -149,13 +149,11 @@ def new(
     bom_slug: str | None = typer.Option(None, "--bom-slug", help="Project Dyson: that BOM item's slug."),
 ):
     """Create a question file under content/, ready for its background."""
-    from .store.questions import PHASE_FOLDER, bom_source, create_question, is_dyson_layout, safe_section
+    from .store.questions import create_question, is_dyson_layout
 
     as_dyson = is_dyson_layout(content()) if dyson is None else dyson
     where = section or ("research-questions/phase-1" if as_dyson else "questions")
-    phase = PHASE_FOLDER.match(safe_section(where).name) if as_dyson else None
-    source = bom_source(content(), phase.group(1), bom_item, bom_slug)[1] if phase else None
-    path = create_question(content(), where, title, tag, dyson=as_dyson, bom=(bom_item, bom_slug))
+    path, source = create_question(content(), where, title, tag, dyson=as_dyson, bom=(bom_item, bom_slug))
     if source:
         typer.echo(f"source: {source}")
     typer.echo(f"created {path}")
@@ -488,16 +486,15 @@ def ask(
     if protocol is not None:
         get_protocol(protocol)  # an unknown name is refused before a file is written
     from .errors import RunError
-    from .naming import slugify
-    from .store.questions import safe_section
+    from .store.questions import question_path
 
-    earlier = content() / safe_section(section) / f"{slugify(question)}.md"
-    if earlier.is_file() and slugify(question):  # the same question asked again: go on with it
+    earlier = question_path(content(), section, question)
+    if earlier.is_file():  # the same question asked again: go on with it
         path, created = earlier, False
         if not quiet:
             typer.echo(f"question: {path} (asked before: going on with it)", err=True)
     else:
-        path, created = create_question(content(), section, question, [], background=text), True
+        path, created = create_question(content(), section, question, [], background=text)[0], True
         if not quiet:
             typer.echo(f"question: {path}", err=True)
     try:
@@ -676,23 +673,21 @@ def ci_init(
     force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
 ):
     """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
-    from .ci import WORKFLOW, check_branch, workflow
+    from .ci import WORKFLOW, workflow
     from .providers import key_names
     from .store.files import write_atomic
     from .store.panels import load_panels
-
-    if branch is not None:
-        try:
-            check_branch(branch)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
 
     target = root() / WORKFLOW
     if target.exists() and not force:
         raise InputError(f"{target} exists; --force replaces it")
     panels = load_panels(layout().panels) if layout().panels.is_file() else {}
     secrets = key_names([m for panel, _ in panels.values() for m in panel.everyone])
-    write_atomic(target, workflow(shards, secrets, install, branch))
+    try:
+        text = workflow(shards, secrets, install, branch)
+    except ValueError as exc:  # a branch a shell would read as code
+        raise InputError(str(exc)) from None
+    write_atomic(target, text)
     typer.echo(f"wrote {target}")
     if secrets:
         typer.echo("add these repository secrets (Settings > Secrets and variables > Actions): "

@@ -8,11 +8,11 @@ A conclusion without a summary is refused.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from .domain import Conclusion, MinorityPosition
 from .jsonreply import EchoError, ReplyError, extract_object, text_field, text_list
 from .placeholders import echoed
+from .replyschemas import TEXT, listed, obj
 
 SECTIONS = {
     "summary": "Summary",
@@ -54,22 +54,11 @@ def _round_of(value) -> int | None:
     return int(value)
 
 
-STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
-# A conclusion as a JSON schema, for providers that constrain output to one. No descriptions: small
-# models copy a schema's words into their reply as readily as a prompt's.
-CONCLUSION_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["summary"],
-    "properties": {
-        "summary": {"type": "string"},
-        "keyPoints": STRINGS,
-        "unresolvedQuestions": STRINGS,
-        "recommendedActions": STRINGS,
-        "minorityPositions": {"type": "array", "items": {
-            "type": "object", "required": ["position", "heldBy", "reasoning"],
-            "properties": {"position": {"type": "string"}, "heldBy": {"type": "string"},
-                           "reasoning": {"type": "string"}}}},
-    },
-}
+# A conclusion as a JSON schema, for providers that constrain output to one.
+CONCLUSION_SCHEMA = obj({"summary": TEXT}, {
+    "keyPoints": listed(TEXT), "unresolvedQuestions": listed(TEXT), "recommendedActions": listed(TEXT),
+    "minorityPositions": listed(obj({"position": TEXT, "heldBy": TEXT, "reasoning": TEXT}, {"round": {"type": "integer"}})),
+    "triggers": listed(TEXT), "confidence": TEXT})
 
 
 def parse_conclusion(text: str) -> Conclusion:

@@ -159,9 +159,8 @@ def bom_source(content: Path, phase: str, bom_item: str | None, bom_slug: str | 
             f"BOM item {item} ({slug}) taken from {stem}; --bom-item chooses another")
 
 
-def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,
-                    background: str | None = None, bom: tuple[str | None, str | None] = (None, None)) -> Path:
-    """A new question file; `dyson`: named and numbered as Project Dyson's site expects, in a phase folder."""
+def question_path(content: Path, section: str, title: str) -> Path:
+    """Where a question of this title goes (outside Project Dyson's naming); InputError for a title that cannot."""
     if not title.strip() or not title.strip().isprintable():
         raise InputError(f"{title!r}: a title is one line of printable text")
     slug = slugify(title)
@@ -170,9 +169,18 @@ def create_question(content: Path, section: str, title: str, tags: list[str], dy
     if not is_safe_id(slug):
         raise InputError(f"{title!r} makes the file name {slug!r}, which some systems keep for devices; "
                          "reword the title")
-    folder = content / safe_section(section)
+    return content / safe_section(section) / f"{slug}.md"
+
+
+def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,
+                    background: str | None = None, bom: tuple[str | None, str | None] = (None, None)) -> tuple[Path, str]:
+    """A new question file, and where its BOM item came from (Dyson's) or "".
+
+    `dyson`: named and numbered as Project Dyson's site expects, in a phase folder.
+    """
+    path = question_path(content, section, title)
+    folder, slug, note = path.parent, path.stem, ""
     meta: dict[str, object] = {"title": title.strip(), "slug": slug, "questionType": "discussion", "status": "open"}
-    name = slug
     if dyson:
         phase = PHASE_FOLDER.match(folder.name)
         if not phase:
@@ -181,14 +189,13 @@ def create_question(content: Path, section: str, title: str, tags: list[str], dy
         taken = [int(m.group(2)) for f in question_files(content) if (m := DYSON_FILE.match(f.stem))
                  and m.group(1) == phase.group(1)]
         number = max(taken, default=0) + 1
-        name = f"rq-{phase.group(1)}-{number}-{slug}"
-        source, _ = bom_source(content, phase.group(1), *bom)
+        path = folder / f"rq-{phase.group(1)}-{number}-{slug}.md"
+        source, note = bom_source(content, phase.group(1), *bom)
         meta = {"questionId": f"rq-{phase.group(1)}-{number}", **meta, "sourcePhase": folder.name, **source}
-    path = folder / f"{name}.md"
     if path.exists():
         raise InputError(f"{path} already exists")
     if tags:
         meta["tags"] = tags
     body = (background.strip() if background and background.strip() else PLACEHOLDER) + "\n"
     write_atomic(path, documents.render(meta, body))
-    return path
+    return path, note

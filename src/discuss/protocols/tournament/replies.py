@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...jsonreply import ReplyError, extract_object, text_field
+from ...replyschemas import TEXT, obj, one_of
 
-MATCH_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["winner", "reasoning"], "additionalProperties": False,
-    "properties": {"winner": {"type": "string", "enum": ["A", "B"]}, "reasoning": {"type": "string"}}}
+MATCH_SCHEMA = obj({"winner": one_of(["A", "B"]), "reasoning": TEXT})
 
 
 def parse_match(text: str) -> dict[str, Any]:

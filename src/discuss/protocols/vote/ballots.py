@@ -12,6 +12,7 @@ from typing import Any
 
 from ...domain import TERMINATION_CHOICES, VOTE_SCORES
 from ...jsonreply import ReplyError, extract_object, per_label, text_field
+from ...replyschemas import TEXT, listed, obj, one_of
 
 
 @dataclass(frozen=True)
@@ -42,16 +43,9 @@ def _vote(entry: dict[str, Any], label: str) -> tuple[str, str, str]:
 
 def ballot_schema(labels: list[str]) -> dict[str, Any]:
     """A ballot as a JSON schema: a vote from the choices on each label shown, and the termination vote."""
-    reason = {"type": "string"}  # no description: small models copy it as their reason
-    vote = {"type": "object", "required": ["label", "vote", "reasoning"], "additionalProperties": False,
-            "properties": {"label": {"type": "string", "enum": labels},
-                           "vote": {"type": "string", "enum": list(VOTE_SCORES)}, "reasoning": reason}}
-    return {"type": "object", "required": ["votes", "termination"], "additionalProperties": False,
-            "properties": {
-                "votes": {"type": "array", "items": vote, "minItems": len(labels), "maxItems": len(labels)},
-                "termination": {"type": "object", "required": ["vote", "reasoning"], "additionalProperties": False,
-                                "properties": {"vote": {"type": "string", "enum": list(TERMINATION_CHOICES)},
-                                               "reasoning": reason}}}}
+    vote = obj({"label": one_of(labels), "vote": one_of(list(VOTE_SCORES)), "reasoning": TEXT})
+    return obj({"votes": listed(vote, len(labels), len(labels)),
+                "termination": obj({"vote": one_of(list(TERMINATION_CHOICES)), "reasoning": TEXT})})
 
 
 def parse_ballot(text: str, labels: list[str]) -> ParsedBallot:
