@@ -22,7 +22,7 @@ def discussion(rounds: int, words: int, budget: int) -> Discussion:
 def respond_prompt(d: Discussion, who: str) -> str:
     q = Question(path=None, slug="q", title="Q?", background="Background.")
     d.rounds.append(Round(number=len(d.rounds) + 1, seed=0))
-    spec = next(s for s in vote.respond_specs(d, q, d.rounds[-1], Prompts()) if s.key == who)
+    spec = vote.respond_spec(d, q, d.rounds[-1], Prompts(), d.panel.member(who))
     return spec.messages[-1]["content"]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from discuss.providers.offline import PERSONAS, persona_of
+from discuss.standins import PERSONAS, persona_of
 from discuss.store import discussions as store
 from scripted import scripted_panel, write_scripts
 

@@ -185,6 +185,8 @@ class Settings:
     max_calls: int = 0
     max_tokens: int = 0
     max_cost: float = 0.0
+    # The discussion's protocol's own settings (its `settings_model`), by camelCase name.
+    own: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

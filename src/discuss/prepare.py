@@ -14,6 +14,7 @@ from .domain import SCRIPTED_PREFIX, Discussion, Question
 from .errors import InputError
 from .gateway import Gateway, ProviderLimits
 from .protocols import DEFAULT, get_protocol
+from .protocols.base import Setup
 from .providers import check_keys, route
 from .providers.scripted import ScriptedProvider
 from .runner import start, utc_now
@@ -22,6 +23,7 @@ from .store.dyson import adopt
 from .store.dyson import settings_from as dyson_settings
 from .store.layout import Layout
 from .store.panels import pick_panel
+from .store.personas import load_personas
 
 
 @dataclass
@@ -84,7 +86,7 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     if not existing and q.phase and get_protocol(name).dyson_shape:
         adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
     d.panel = panel
-    get_protocol(name).prepare(d, layout)
+    get_protocol(name).prepare(d, Setup(personas=lambda: load_personas(layout.personas)))
     overrides = {k: v for k, v in (options.overrides or {}).items() if v is not None}
     if overrides:
         from .schema.settings import updated

@@ -1,36 +1,64 @@
 """Prompt templates: jinja2 files shipped with the package, overridable per project.
 
-Shared templates live in `discuss/prompts/`, a protocol's own in its
-package's `prompts/`. A file of the same name in the project's prompt folder
-replaces the packaged one, so a team can tune its prompts in review like any
-other change.
+Shared templates (`system`, `respond`) live in `discuss/prompts/`; a
+protocol's own live in its package's `prompts/` folder, and only that
+protocol sees them, so two protocols may each have a `conclude.j2`. A
+registered protocol from outside this package ships its prompts the same
+way, beside its module. A project overrides a template with a file of the
+same name in its prompt folder, or in a sub-folder named after the protocol
+to change it for that protocol alone; teams tune prompts in review like
+any other change.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 
+from .errors import InputError
+
+if TYPE_CHECKING:
+    from .protocols.base import Protocol
+
+SHARED = Path(__file__).parent / "prompts"
+
+
+def prompt_folder(protocol: Protocol) -> Path:
+    """The `prompts/` folder beside the module that defines the protocol's class."""
+    module = sys.modules[type(protocol).__module__]
+    return Path(module.__file__ or ".").parent / "prompts"
+
 
 class Prompts:
-    def __init__(self, override_dir: Path | None = None):
-        loaders: list[jinja2.BaseLoader] = []
+    def __init__(self, override_dir: Path | None = None, protocol: Protocol | None = None):
+        self.override_dir, self.protocol = override_dir, protocol
+        folders: list[Path] = []
         if override_dir and override_dir.is_dir():
-            loaders.append(jinja2.FileSystemLoader(str(override_dir)))
-        loaders.append(jinja2.PackageLoader("discuss", "prompts"))
-        from .protocols import package_dirs
-
-        loaders += [jinja2.PackageLoader("discuss", f"protocols/{name}/prompts") for name in package_dirs()]
+            folders += [override_dir / protocol.name] if protocol is not None and protocol.name else []
+            folders.append(override_dir)
+        folders += [prompt_folder(protocol)] if protocol is not None else []
+        self.folders = [*folders, SHARED]
         self.env = jinja2.Environment(
-            loader=jinja2.ChoiceLoader(loaders),
+            loader=jinja2.FileSystemLoader([str(f) for f in self.folders]),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
             autoescape=False,  # prompts are plain text for a model, not HTML
         )
 
+    def scoped(self, protocol: Protocol) -> Prompts:
+        """These prompts as `protocol` sees them: its own templates, then the shared ones."""
+        return Prompts(self.override_dir, protocol)
+
     def render(self, name: str, **context) -> str:
-        return self.env.get_template(f"{name}.j2").render(**context).strip() + "\n"
+        try:
+            template = self.env.get_template(f"{name}.j2")
+        except jinja2.TemplateNotFound:
+            where = ", ".join(str(f) for f in self.folders)
+            raise InputError(f"prompt template {name}.j2 not found (looked in {where})") from None
+        return template.render(**context).strip() + "\n"
 
 
 def estimate_tokens(text: str) -> int:

@@ -8,6 +8,7 @@ the files say what is done.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 from collections.abc import Callable
 from functools import partial
@@ -33,6 +34,9 @@ def utc_now() -> str:
 
 
 def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str = DEFAULT) -> Discussion:
+    """A new discussion; of the panel's settings it keeps the shared ones and its protocol's own."""
+    own = get_protocol(protocol).own_settings(settings.own, f"the {protocol} protocol's settings")
+    settings = dataclasses.replace(settings, own=own)
     return Discussion(
         question_id=q.question_id, question_slug=q.slug, question_title=q.title,
         panel=panel, settings=settings, protocol=protocol, started_at=now,
@@ -56,7 +60,7 @@ class Runner:
         if protocol.runs_to_end and plan.rounds is None:
             plan = Plan(auto=True, conclude=plan.conclude)  # a fixed sequence of stages runs whole
         # Finishing a round left open by an interrupted run counts as one of its rounds.
-        ctx = Context(q, self.prompts, self.clock, plan, rounds_started=int(open_round(d) is not None))
+        ctx = Context(q, self.prompts.scoped(protocol), self.clock, plan, rounds_started=int(open_round(d) is not None))
         lock = contextlib.nullcontext() if dry else DiscussionLock(folder)
         with lock:
             if not dry:

@@ -41,6 +41,15 @@ def unregister(name: str) -> None:
     _EXTRA.pop(name, None)
 
 
+def own_setting_names() -> set[str]:
+    """Every name of a setting some protocol declares as its own (each protocol is imported)."""
+    found: set[str] = set()
+    for name in names():
+        model = get_protocol(name).settings_model
+        found |= model.names() if model is not None else set()
+    return found
+
+
 def get_protocol(name: str) -> Protocol:
     """The protocol of that name; an empty name is the default."""
     name = name or DEFAULT
@@ -53,7 +62,3 @@ def get_protocol(name: str) -> Protocol:
     protocol.name = name
     return protocol
 
-
-def package_dirs() -> list[str]:
-    """Each registered protocol package's folder under `protocols/`, for its prompts and partials."""
-    return sorted({REGISTRY[n].split(":")[0] for n in REGISTRY})

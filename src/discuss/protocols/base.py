@@ -16,7 +16,7 @@ import string
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from ..calls import CallResult, CallSpec
 from ..domain import Discussion, Failure, Panelist, Question, Reply, Round
@@ -25,6 +25,7 @@ from ..errors import InputError, RunError
 if TYPE_CHECKING:
     from ..prompting import Prompts
     from ..rules.convergence import Convergence
+    from ..schema.settings import ProtocolSettings
 
 
 @dataclass
@@ -46,6 +47,13 @@ class Step:
     # Runs after the calls; may return a line to report.
     after: Callable[[], str | None] | None = None
     final: bool = False  # the conclusion: no room needs keeping after it
+
+
+@dataclass
+class Setup:
+    """What a protocol may read of the project before its first call; the store reads it for the protocol."""
+
+    personas: Callable[[], dict[str, dict[str, Any]]] = dict  # the persona library, by id
 
 
 @dataclass
@@ -83,6 +91,24 @@ class Protocol(ABC):
     dyson_shape: ClassVar[bool] = False
     # The TypedDict of what its rounds record in round.yaml; checked when a discussion is loaded.
     notes_type: ClassVar[Any] = None
+    # Settings of its own beyond the shared ones: a `schema.settings.ProtocolSettings` subclass.
+    # They are read from panels.yaml like any setting and recorded only in its discussions.
+    settings_model: ClassVar[type[ProtocolSettings] | None] = None
+
+    def own_settings(self, raw: dict[str, Any], where: str) -> dict[str, Any]:
+        """Its own settings among `raw` (camelCase), checked and with defaults, in the order it declares them."""
+        if self.settings_model is None:
+            return {}
+        from ..schema import validated
+
+        mine = {k: v for k, v in raw.items() if k in self.settings_model.names()}
+        return validated(self.settings_model, mine, where, noun="setting").model_dump(by_alias=True)
+
+    def options(self, d: Discussion) -> Any:
+        """The discussion's own settings of this protocol, typed (an instance of `settings_model`)."""
+        if self.settings_model is None:
+            raise TypeError(f"the {self.name} protocol declares no settings of its own")
+        return self.settings_model.model_validate(d.settings.own)
 
     @abstractmethod
     def new_round(self, d: Discussion) -> Round: ...
@@ -98,8 +124,8 @@ class Protocol(ABC):
     def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:
         """The call that writes the conclusion; None when the protocol ends without one."""
 
-    def prepare(self, d: Discussion, setup: Any) -> None:
-        """Fix what the discussion needs before its first call (personas, say); `setup` is the project layout."""
+    def prepare(self, d: Discussion, setup: Setup) -> None:
+        """Fix what the discussion needs before its first call (personas, say) from what the project has."""
 
     def result_of(self, d: Discussion) -> str | None:
         """The panelist whose answer is the result, for a protocol that writes no conclusion."""
@@ -208,11 +234,60 @@ class Unusable(RunError):
     """Every participant of a phase replied, and no reply could be used: another run would fare no better."""
 
 
-def require_replies(rnd: Round) -> None:
-    if not rnd.replies:
-        if rnd.failures and all(f.invalid for f in rnd.failures):
-            raise Unusable(f"round {rnd.number}: no participant's reply could be used, after every re-ask")
-        raise RunError(f"round {rnd.number}: every participant failed to answer; run again to retry")
+def require_replies(rnd: Round, phase: Phase[Any] | None = None) -> None:
+    """Stop the run when nobody answered (the round, or one phase of it): the next run asks again."""
+    if phase.answered() if phase is not None else rnd.replies:
+        return
+    failures = [f for f in rnd.failures if phase is None or f.phase == phase.name]
+    if failures and all(f.invalid for f in failures):
+        raise Unusable(f"round {rnd.number}: no participant's reply could be used, after every re-ask")
+    raise RunError(f"round {rnd.number}: every participant failed to answer; run again to retry")
+
+
+T = TypeVar("T")
+
+
+def _member_id(p: Any) -> str:
+    return str(p.id)
+
+
+@dataclass
+class Phase(Generic[T]):
+    """One phase of a round: the calls it still owes, what a failed one leaves, when the run stops.
+
+    The resume rule lives here so that no protocol writes it. A call that
+    failed is not asked again while others of its phase answered: the phase
+    goes on without it. When none answered, the run stops with an error and
+    the next run asks everyone again. A finished call is never asked again.
+    `items` are whatever the phase asks about (members, parts); `key` names
+    each one's reply and failure in the round.
+    """
+
+    rnd: Round
+    name: str
+    items: list[T]
+    key: Callable[[T], str] = _member_id
+
+    def answered(self) -> bool:
+        return any(self.key(item) in self.rnd.replies for item in self.items)
+
+    def pending(self) -> list[T]:
+        failed = self.rnd.failed(self.name) if self.answered() else set()
+        return [item for item in self.items if self.key(item) not in self.rnd.replies and self.key(item) not in failed]
+
+    def step(self, label: str, spec: Callable[[T], CallSpec], apply: Callable[[CallResult], None]) -> Step | None:
+        """The calls still owed, as a step; `apply` sees only calls that succeeded. None when none is owed."""
+        pending = self.pending()
+        if not pending:
+            return None
+
+        def fold(result: CallResult) -> None:
+            if result.ok:
+                apply(result)
+            else:
+                record_failure(self.rnd, self.name, result, who=result.spec.key)
+
+        return Step(label, [spec(item) for item in pending], fold, lambda: require_replies(self.rnd, self))
 
 
 def next_step(protocol: Protocol, d: Discussion, ctx: Context) -> Step | None:

@@ -9,91 +9,13 @@ knows none of them by name.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from ..calls import CallSpec
-from ..domain import SCRIPTED_PREFIX, Panelist, Usage
+from ..domain import SCRIPTED_PREFIX, Panelist
 from ..errors import InputError
+from .base import Completed, Diagnosis, Local, OnTokens, Provider, TransientError, Waiting
 
-OnTokens = Callable[[int], None]  # told how many pieces of a streamed reply have arrived
-
-
-class Local:
-    """The defaults of a provider that answers here: no key to set, no cost, nothing to load."""
-
-    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
-        return 0.0
-
-    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
-        return []
-
-    def warm_up(self) -> None:
-        pass
-
-
-class Waiting(Exception):
-    """A call that only a person can answer, who has not yet: `path` is their form."""
-
-    def __init__(self, path: Path, problem: str):
-        super().__init__(f"{path}: {problem}")
-        self.path, self.problem = path, problem
-
-
-class TransientError(Exception):
-    """A failure worth retrying (rate limit, server error, lost connection); `wait` from Retry-After."""
-
-    def __init__(self, message: str, wait: float | None = None, usage: Usage | None = None):
-        super().__init__(message)
-        self.wait = wait
-        self.usage = usage  # what the failed attempt cost, where the provider said or it can be counted
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """What `discuss doctor` shows for one panelist: each entry `ok...`, `warn: ...` or `fail: ...`."""
-
-    key: str
-    price: str
-    endpoint: str
-
-
-# A reply's text and usage, and the provider's finish_reason where it was not "stop" (cut at max_tokens...).
-Completed = tuple[str, Usage] | tuple[str, Usage, str]
-
-
-class Provider(Protocol):
-    # Stand-ins record no latency: their files must not change from run to run.
-    simulated: bool
-
-    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> Completed:
-        """The reply's text and usage (and why it stopped, if not at its end).
-
-        Raises TransientError for what may pass, anything else to fail.
-
-        With `on_tokens`, a provider that can streams the reply and reports the
-        pieces received so far; the text and usage returned are the same.
-        """
-        ...
-
-    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
-        """What a call would cost; None where no price is known."""
-        ...
-
-    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
-        """'VAR (for id)' for every key these panelists need and the environment lacks."""
-        ...
-
-    def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
-        ...
-
-    def warm_up(self) -> None:
-        """Load what the first call needs, so its timeout counts only the provider's time."""
-        ...
-
+__all__ = ["Completed", "Diagnosis", "Local", "OnTokens", "Provider", "TransientError", "Waiting", "route"]
 
 def route(p: Panelist, scripts: Path | None = None, people: Provider | None = None) -> Provider:
     """The provider that answers for `p`; `scripts` is the folder of the scripted panel's scripts,

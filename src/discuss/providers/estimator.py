@@ -16,7 +16,8 @@ from typing import Any
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..prompting import estimate_tokens
-from . import Diagnosis, OnTokens, Provider, offline
+from . import offline
+from .base import Diagnosis, OnTokens, Provider
 
 
 def stand_in(spec: CallSpec) -> str:

@@ -23,7 +23,7 @@ from ..domain import Panelist, Usage
 from ..jsonreply import ReplyError
 from ..store import documents, yamlio
 from ..store.files import write_atomic
-from . import Diagnosis, Local, OnTokens, Waiting
+from .base import Diagnosis, Local, OnTokens, Waiting
 
 FOLDER = "for-people"
 MARK = "## Your reply (below this line)"

@@ -15,7 +15,7 @@ from typing import Any
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..secrets import mask_url
-from . import Completed, Diagnosis, OnTokens, TransientError
+from .base import Completed, Diagnosis, OnTokens, TransientError
 
 TRANSIENT_NAMES = ("RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError")
 MAX_WAIT = 60.0

@@ -18,7 +18,8 @@ from typing import Any
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..errors import InputError
-from . import Diagnosis, OnTokens, TransientError, offline
+from . import offline
+from .base import Diagnosis, OnTokens, TransientError
 
 PREFIX = "scripted/"
 

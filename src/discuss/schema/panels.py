@@ -13,7 +13,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
 from ..naming import derived_id, is_safe_id
-from .settings import SettingsModel
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FORBID = ConfigDict(strict=True, extra="forbid")
@@ -104,7 +103,8 @@ class PanelModel(BaseModel):
     chairman: str | MemberModel | None = None
     judge: str | MemberModel | None = None
     synthesizer: str | MemberModel | None = None
-    settings: SettingsModel | None = None  # type: ignore[valid-type]
+    # Shared settings and any protocol's own; the store checks them (it knows the protocols).
+    settings: dict[str, Any] | None = None
 
     @model_validator(mode="before")
     @classmethod

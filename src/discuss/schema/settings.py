@@ -1,16 +1,20 @@
 """The settings of a discussion, as people write them in panels.yaml and as discussion.yaml keeps them.
 
-The defaults live once, in the domain's `Settings`; this module adds the
-types, the camelCase names and the bounds, and refuses anything else.
+The shared settings' defaults live once, in the domain's `Settings`; this
+module adds the types, the camelCase names and the bounds, and refuses
+anything else. A protocol declares settings of its own as a subclass of
+`ProtocolSettings`; they travel in `Settings.own`. A renamed setting keeps
+its old name in `MOVED` (or its model's `moved`), so a discussion written
+under the old name still loads.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.alias_generators import to_camel
 
 from ..domain import Settings
@@ -59,6 +63,8 @@ def _model() -> type[BaseModel]:
     hints = typing.get_type_hints(Settings)
     fields: dict[str, Any] = {}
     for f in dataclasses.fields(Settings):
+        if f.name == "own":
+            continue
         kind = CHOICES.get(f.name, hints[f.name])
         fields[f.name] = (kind, Field(f.default, **BOUNDS.get(f.name, {})))
     return create_model("SettingsModel", __config__=STRICT, **fields)
@@ -67,13 +73,48 @@ def _model() -> type[BaseModel]:
 SettingsModel = _model()
 
 
-def to_settings(model: BaseModel) -> Settings:
-    return Settings(**model.model_dump())
+# Shared settings renamed since discussions were first written: old camelCase name -> new one.
+MOVED: dict[str, str] = {}
+
+
+def renamed(raw: dict[str, Any], moved: dict[str, str]) -> dict[str, Any]:
+    """`raw` with each old name replaced by the new one, in place in the order (the new name wins)."""
+    return {moved.get(k, k): v for k, v in raw.items() if not (k in moved and moved[k] in raw)}
+
+
+def to_settings(model: BaseModel, own: dict[str, Any] | None = None) -> Settings:
+    return Settings(**model.model_dump(), own=dict(own or {}))
+
+
+def shared_settings(raw: dict[str, Any], where: str, own: dict[str, Any] | None = None) -> Settings:
+    """The shared settings in `raw` (camelCase, as a file has them), checked; `own` kept beside them."""
+    from . import validated
+
+    return to_settings(validated(SettingsModel, renamed(raw, MOVED), where, noun="setting"), own)
 
 
 def updated(settings: Settings, changes: dict[str, Any], where: str) -> Settings:
     """`settings` with `changes` (by field name), checked like a file's."""
-    from . import validated
+    base = {k: v for k, v in dataclasses.asdict(settings).items() if k != "own"}
+    return shared_settings({to_camel(k): v for k, v in {**base, **changes}.items()}, where, settings.own)
 
-    merged = {to_camel(k): v for k, v in {**dataclasses.asdict(settings), **changes}.items()}
-    return to_settings(validated(SettingsModel, merged, where, noun="setting"))
+
+class ProtocolSettings(BaseModel):
+    """A protocol's own settings: subclass it with typed fields, defaults and bounds.
+
+    Fields are snake_case in code and camelCase in files. `moved` maps an old
+    camelCase name to the new one when a setting is renamed.
+    """
+
+    model_config = STRICT
+    moved: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, value: Any) -> Any:
+        return renamed(value, cls.moved) if isinstance(value, dict) else value
+
+    @classmethod
+    def names(cls) -> set[str]:
+        """Every name a file may give one of these settings: current and old."""
+        return {to_camel(name) for name in cls.model_fields} | set(cls.moved)

@@ -123,7 +123,8 @@ def index_dict(d: Discussion) -> dict[str, Any]:
         data["budgetStop"] = d.budget_stop
     data.update({
         "panel": _panel_dict(d.panel),
-        "config": {camel(f.name): getattr(d.settings, f.name) for f in fields(Settings)},
+        "config": {**{camel(f.name): getattr(d.settings, f.name) for f in fields(Settings) if f.name != "own"},
+                   **d.settings.own},
     })
     if d.personas:
         data["personas"] = d.personas
@@ -257,11 +258,17 @@ def dyson_index(d: Discussion) -> dict[str, Any]:
 
 # ---- reading ---------------------------------------------------------------
 
-def _settings_from(raw, where: Path) -> Settings:
-    from ..schema import validated
-    from ..schema.settings import SettingsModel, to_settings
+def _settings_from(raw, where: Path, protocol: str) -> Settings:
+    """The shared settings, and the protocol's own (under their current names)."""
+    from ..schema.settings import shared_settings
 
-    return to_settings(validated(SettingsModel, raw if raw is not None else {}, f"{where}: config", noun="setting"))
+    raw = raw if raw is not None else {}
+    if not isinstance(raw, dict):
+        raise ValueError("config: expected a mapping of settings")
+    model = get_protocol(protocol).settings_model
+    mine = {k: v for k, v in raw.items() if k in model.names()} if model is not None else {}
+    own = get_protocol(protocol).own_settings(mine, f"{where}: config") if model is not None else {}
+    return shared_settings({k: v for k, v in raw.items() if k not in mine}, f"{where}: config", own)
 
 
 def _panelist_from(m: dict) -> Panelist:
@@ -441,7 +448,7 @@ def load(folder: Path) -> Discussion | None:
             question_slug=str(data.get("questionSlug") or ""),
             question_title=str(data.get("questionTitle") or ""),
             panel=_panel_from(data.get("panel")),
-            settings=_settings_from(data.get("config"), index),
+            settings=_settings_from(data.get("config"), index, str(data.get("protocol") or DEFAULT)),
             protocol=str(data.get("protocol") or DEFAULT),
             status=str(data.get("status") or "active"),
             started_at=str(data.get("startedAt") or ""),

@@ -31,6 +31,7 @@ from ..domain import (
 )
 from ..naming import is_safe_id
 from ..protocols import DEFAULT
+from ..protocols.vote.audit import LIST_ORDER
 from ..stats import discussion_stats
 from . import documents
 from .summary import usage_from
@@ -68,7 +69,6 @@ OURS = "discuss"  # the `writtenBy` of a round discuss added to a Dyson thread
 # What Dyson's reference tool writes in a ballot it filled in itself: after a reply it could not
 # parse, or when the model's API did not answer. Such a ballot was never cast.
 INVENTED = ("parse error - defaulting to", "api unavailable")
-LIST_ORDER = "list-order"  # a tie the recorded winner won by its place in the tool's model list
 
 
 def invented(reasoning: str) -> bool:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..domain import Panel, Panelist, Settings
 from ..errors import InputError
-from ..naming import did_you_mean
+from ..naming import camel, did_you_mean
 from . import documents, yamlio
 
 
@@ -68,8 +69,6 @@ def _unique(members: tuple[Panelist, ...], derived: list[bool]) -> tuple[Panelis
 
 
 def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
-    from ..schema.settings import SettingsModel, to_settings
-
     panels = {}
     for name, spec in _read(path).panels.items():
         where = f"{path}: panel {name!r}"
@@ -84,8 +83,19 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
         if len(ids) != len(set(ids)):
             raise InputError(f"{where}: chairman, judge and synthesizer that are not members need distinct ids")
         panel = Panel(str(name), members, protocol=spec.protocol, **special)
-        panels[str(name)] = (panel, to_settings(spec.settings or SettingsModel()))
+        panels[str(name)] = (panel, _settings(spec.settings or {}, f"{path}: panels.{name}.settings"))
     return panels
+
+
+def _settings(raw: dict[str, Any], where: str) -> Settings:
+    """A panel's settings: the shared ones checked here, a protocol's own kept for when it starts."""
+    from ..protocols import own_setting_names
+    from ..schema.settings import SettingsModel, shared_settings
+
+    shared = {camel(f) for f in SettingsModel.model_fields}
+    own_names = own_setting_names() if set(raw) - shared else set()
+    own = {k: v for k, v in raw.items() if k in own_names and k not in shared}
+    return shared_settings({k: v for k, v in raw.items() if k not in own}, where, own)
 
 
 def load_limits(path: Path) -> dict[str, int]:

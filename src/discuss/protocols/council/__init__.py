@@ -27,17 +27,16 @@ from ...domain import Discussion, Panelist, Round
 from ...rules.agreement import agreement, measure, pairwise
 from ..base import (
     Context,
+    Phase,
     Protocol,
     Step,
     dissent_context,
     make_labels,
     messages,
     question_turn,
-    record_failure,
     record_reply,
     referee,
     require_measure,
-    require_replies,
 )
 from . import moves
 from .critiques import parse_critiques
@@ -131,12 +130,10 @@ class Staged(Protocol):
     # ---- one round ----------------------------------------------------------
     def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
         stage = self.stages(d)[rnd.number - 1]
-        failed = rnd.failed(stage.name) if rnd.replies else set()
-        pending = [p for p in stage.members if p.id not in rnd.replies and p.id not in failed]
-        if pending:
-            specs = [self.spec(d, rnd, stage, p, ctx) for p in pending]
-            return Step(f"round {rnd.number}: {stage.name}", specs,
-                        lambda r: self.apply(d, rnd, stage, r, ctx.clock()), lambda: require_replies(rnd))
+        calls = Phase(rnd, stage.name, list(stage.members))
+        if step := calls.step(f"round {rnd.number}: {stage.name}", lambda p: self.spec(d, rnd, stage, p, ctx),
+                              lambda r: self.apply(d, rnd, stage, r, ctx.clock())):
+            return step
         return Step("", after=lambda: self.close(d, rnd, ctx.clock(), ctx.q.stakes))
 
     def spec(self, d: Discussion, rnd: Round, stage: Stage, p: Panelist, ctx: Context) -> CallSpec:
@@ -176,9 +173,6 @@ class Staged(Protocol):
 
     def apply(self, d: Discussion, rnd: Round, stage: Stage, result: CallResult, now: str) -> None:
         p = result.spec.panelist
-        if not result.ok:
-            record_failure(rnd, stage.name, result)
-            return
         text = result.text or ""
         if stage.name == "cross-examination":
             order = result.spec.context["order"]

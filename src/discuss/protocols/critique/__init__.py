@@ -22,6 +22,7 @@ from ...rules.agreement import agreement, measure
 from ...rules.convergence import agreement_test, judge_test, title_overlap, titles
 from ..base import (
     Context,
+    Phase,
     Protocol,
     Step,
     convergence_line,
@@ -33,7 +34,6 @@ from ..base import (
     record_reply,
     referee,
     require_measure,
-    require_replies,
 )
 from . import moves
 from .notes import CritiqueNotes, Verdict, notes
@@ -96,9 +96,6 @@ def answer_spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpe
 
 def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     p = result.spec.panelist
-    if not result.ok:
-        record_failure(rnd, rnd.stage or "", result)
-        return
     text = result.text or ""
     if result.spec.task == "stance":
         order = result.spec.context["order"]
@@ -142,12 +139,10 @@ def apply_judge(d: Discussion, rnd: Round, result: CallResult, now: str) -> None
 def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
     members = d.panel.members if rnd.number == 1 else [
         m for m in d.panel.members if m.id in positions(d.rounds[rnd.number - 2])]
-    failed = rnd.failed(rnd.stage or "") if positions(rnd) else set()
-    pending = [p for p in members if p.id not in rnd.replies and p.id not in failed]
-    if pending:
-        specs = [answer_spec(d, rnd, p, ctx) for p in pending]
-        return Step(f"round {rnd.number}: {rnd.stage}", specs,
-                    lambda r: apply_answer(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
+    answers = Phase(rnd, rnd.stage or "", list(members))
+    if step := answers.step(f"round {rnd.number}: {rnd.stage}", lambda p: answer_spec(d, rnd, p, ctx),
+                            lambda r: apply_answer(d, rnd, r, ctx.clock())):
+        return step
     if rnd.number > 1 and "judge" not in notes(rnd):
         return Step(f"round {rnd.number}: judge", [judge_spec(d, rnd, ctx)],
                     lambda r: apply_judge(d, rnd, r, ctx.clock()))

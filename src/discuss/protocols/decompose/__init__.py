@@ -11,9 +11,9 @@ from ... import replyschemas
 from ...calls import CallResult, CallSpec
 from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
-from ..base import Context, Protocol, Step, messages, record_failure, record_reply, require_replies
+from ..base import Context, Phase, Protocol, Step, messages, record_failure, record_reply, require_replies
 from . import moves
-from .notes import DecomposeNotes, notes
+from .notes import DecomposeNotes, Part, notes
 from .replies import parse_split
 
 MIN_PARTS, MAX_PARTS = 2, 6
@@ -57,18 +57,16 @@ class Decompose(Protocol):
             return Step("round 1: split", [spec], lambda r: self.apply_split(rnd, r, ctx.clock()),
                         lambda: require_replies(rnd))
         if rnd.number == 2:
-            failed = rnd.failed("parts") if rnd.replies else set()
-            pending = [(i, part) for i, part in enumerate(notes(rnd)["parts"])
-                       if f"part-{i + 1}" not in rnd.replies and f"part-{i + 1}" not in failed]
-            if pending:
-                specs = []
-                for i, part in pending:
-                    p = d.panel.member(part["assignee"])
-                    user = ctx.prompts.render("part", question=ctx.q, part=part, max_words=words)
-                    specs.append(CallSpec(f"part-{i + 1}", p, messages(p, ctx.prompts, user), "respond", words * 2,
-                                          context={"title": part["title"], "round": 2}))
-                return Step("round 2: parts", specs, lambda r: self.apply_part(rnd, r, ctx.clock()),
-                            lambda: require_replies(rnd))
+            def part_spec(item: tuple[int, Part]) -> CallSpec:
+                i, part = item
+                p = d.panel.member(part["assignee"])
+                user = ctx.prompts.render("part", question=ctx.q, part=part, max_words=words)
+                return CallSpec(f"part-{i + 1}", p, messages(p, ctx.prompts, user), "respond", words * 2,
+                                context={"title": part["title"], "round": 2})
+
+            parts = Phase(rnd, "parts", list(enumerate(notes(rnd)["parts"])), key=lambda item: f"part-{item[0] + 1}")
+            if step := parts.step("round 2: parts", part_spec, lambda r: self.apply_part(rnd, r, ctx.clock())):
+                return step
         return Step("", after=lambda: setattr(rnd, "completed_at", ctx.clock()))
 
     @staticmethod
@@ -81,9 +79,6 @@ class Decompose(Protocol):
 
     @staticmethod
     def apply_part(rnd: Round, result: CallResult, now: str) -> None:
-        if not result.ok:
-            # Recorded under the part's key, so the part is not asked again in this run.
-            return record_failure(rnd, "parts", result, who=result.spec.key)
         record_reply(rnd, result.spec.panelist, result, result.spec.key, "part", result.text or "", now)
 
     def conclusion_spec(self, d: Discussion, ctx: Context) -> CallSpec | None:

@@ -16,7 +16,7 @@ with the dissent and the conformity warnings before it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import cast
 
 from ... import replyschemas
 from ...calls import CallResult, CallSpec
@@ -24,14 +24,14 @@ from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
 from ..base import (
     Context,
+    Phase,
     Protocol,
+    Setup,
     Step,
     dissent_context,
     make_labels,
     messages,
-    record_failure,
     record_reply,
-    require_replies,
 )
 from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
@@ -109,9 +109,6 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
 
 def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
     p = result.spec.panelist
-    if not result.ok:
-        record_failure(rnd, rnd.stage or "", result)
-        return
     value = result.value
     if rnd.stage == "triage":
         notes(rnd)["triage"] = value
@@ -134,11 +131,10 @@ def apply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
 
 
 def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
-    failed = rnd.failed(rnd.stage or "") if rnd.replies else set()
-    pending = [p for p in participants(d, rnd) if p.id not in rnd.replies and p.id not in failed]
-    if pending:
-        return Step(f"round {rnd.number}: {rnd.stage}", [spec(d, rnd, p, ctx) for p in pending],
-                    lambda r: apply(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
+    calls = Phase(rnd, rnd.stage or "", participants(d, rnd))
+    if step := calls.step(f"round {rnd.number}: {rnd.stage}", lambda p: spec(d, rnd, p, ctx),
+                          lambda r: apply(d, rnd, r, ctx.clock())):
+        return step
     return Step("", after=lambda: close(d, rnd, ctx))
 
 
@@ -226,11 +222,11 @@ class Deliberate(Protocol):
     def most_rounds(self, d: Discussion) -> int:
         return len(stages(d))
 
-    def prepare(self, d: Discussion, setup: Any) -> None:
+    def prepare(self, d: Discussion, setup: Setup) -> None:
         if not d.personas:
-            from ...store.personas import assign, load_personas
+            from .personas import assign
 
-            d.personas = assign(load_personas(setup.personas), d.panel.ids, d.settings.personas)
+            d.personas = assign(setup.personas(), d.panel.ids, d.settings.personas)
 
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)

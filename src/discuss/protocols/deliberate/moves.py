@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...providers.offline import hash_of, pick, respond
+from ...standins import hash_of, pick, respond
 
 
 def research(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from ...errors import RunError
 from ...rules.agreement import agreement
 from ..base import (
     Context,
+    Phase,
     Protocol,
     Step,
     messages,
@@ -26,7 +27,6 @@ from ..base import (
     record_failure,
     record_reply,
     referee,
-    require_replies,
 )
 from . import moves
 from .notes import TournamentNotes, notes
@@ -85,11 +85,10 @@ class Tournament(Protocol):
 
     def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
         if rnd.number == 1:
-            failed = rnd.failed("answers") if rnd.replies else set()
-            pending = [p for p in d.panel.members if p.id not in rnd.replies and p.id not in failed]
-            if pending:
-                return Step("round 1: answers", [_answers_spec(d, p, ctx) for p in pending],
-                            lambda r: self.apply_answer(rnd, r, ctx.clock()), lambda: require_replies(rnd))
+            answers = Phase(rnd, "answers", list(d.panel.members))
+            if step := answers.step("round 1: answers", lambda p: _answers_spec(d, p, ctx),
+                                    lambda r: self.apply_answer(rnd, r, ctx.clock())):
+                return step
         else:
             open_matches = [i for i, m in enumerate(notes(rnd)["matches"])
                             if m["winner"] is None and f"match-{i + 1}" not in self.failed_now]
@@ -105,8 +104,6 @@ class Tournament(Protocol):
 
     @staticmethod
     def apply_answer(rnd: Round, result: CallResult, now: str) -> None:
-        if not result.ok:
-            return record_failure(rnd, "answers", result)
         record_reply(rnd, result.spec.panelist, result, result.spec.panelist.id, "respondent", result.text or "", now)
 
     @staticmethod

@@ -31,6 +31,7 @@ from ...rules.agreement import agreement, measure
 from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
 from ..base import (
     Context,
+    Phase,
     Protocol,
     Step,
     convergence_line,
@@ -40,7 +41,6 @@ from ..base import (
     record_failure,
     record_reply,
     require_measure,
-    require_replies,
 )
 from . import moves
 from .ballots import ballot_schema, parse_ballot
@@ -63,31 +63,16 @@ def new_round(d: Discussion) -> Round:
 
 # ---- respond ---------------------------------------------------------------
 
-def respond_pending(d: Discussion, rnd: Round) -> list[Panelist]:
-    failed = rnd.failed("respond") if rnd.replies else set()
-    return [p for p in d.panel.members if p.id not in rnd.replies and p.id not in failed]
+def respond_spec(d: Discussion, q: Question, rnd: Round, prompts: Prompts, p: Panelist) -> CallSpec:
+    earlier, omitted = earlier_context(d, p.id, d.settings.context_tokens)
+    user = prompts.render("respond", question=q, earlier=earlier, omitted=omitted,
+                          round=rnd.number, max_words=d.settings.max_response_words)
+    return CallSpec(key=p.id, panelist=p, messages=messages(p, prompts, user), task="respond",
+                    max_tokens=d.settings.max_response_words * 2, context={"title": q.title, "round": rnd.number})
 
 
-def respond_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list[CallSpec]:
-    specs = []
-    for p in respond_pending(d, rnd):
-        earlier, omitted = earlier_context(d, p.id, d.settings.context_tokens)
-        user = prompts.render("respond", question=q, earlier=earlier, omitted=omitted,
-                              round=rnd.number, max_words=d.settings.max_response_words)
-        specs.append(CallSpec(
-            key=p.id, panelist=p, messages=messages(p, prompts, user), task="respond",
-            max_tokens=d.settings.max_response_words * 2,
-            context={"title": q.title, "round": rnd.number},
-        ))
-    return specs
-
-
-def apply_reply(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
-    p = result.spec.panelist
-    if not result.ok:
-        record_failure(rnd, "respond", result)
-        return
-    record_reply(rnd, p, result, p.id, "respondent", result.text or "", now)
+def apply_reply(rnd: Round, result: CallResult, now: str) -> None:
+    record_reply(rnd, result.spec.panelist, result, result.spec.key, "respondent", result.text or "", now)
 
 
 # ---- vote ------------------------------------------------------------------
@@ -261,9 +246,10 @@ class VoteProtocol(Protocol):
                              f"of the panel ({', '.join(d.panel.ids)})")
 
     def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
-        if specs := respond_specs(d, ctx.q, rnd, ctx.prompts):
-            return Step(f"round {rnd.number}: answers", specs,
-                        lambda r: apply_reply(d, rnd, r, ctx.clock()), lambda: require_replies(rnd))
+        answers = Phase(rnd, "respond", list(d.panel.members))
+        if step := answers.step(f"round {rnd.number}: answers", partial(respond_spec, d, ctx.q, rnd, ctx.prompts),
+                                lambda r: apply_reply(rnd, r, ctx.clock())):
+            return step
         if specs := vote_specs(d, ctx.q, rnd, ctx.prompts):
             return Step(f"round {rnd.number}: votes", specs, lambda r: apply_ballot(d, rnd, r))
 

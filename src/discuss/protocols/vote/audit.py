@@ -10,8 +10,9 @@ abstentions they were.
 from __future__ import annotations
 
 from ...domain import Discussion
-from ...store.dyson import LIST_ORDER
 from .termination import decide
+
+LIST_ORDER = "list-order"  # a tie a recorded winner won by its place in the recording tool's model list
 
 
 def replayed_stop(d: Discussion) -> tuple[int, str] | None:
