@@ -29,6 +29,7 @@ from mkdocs.commands.build import build  # noqa: E402
 from mkdocs.config import load_config  # noqa: E402
 
 from discuss.domain import Panel, Panelist, Settings  # noqa: E402
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store  # noqa: E402
 from sitekit import make_round, question  # noqa: E402
 
@@ -46,9 +47,9 @@ def plain_page(d, tables: bool) -> str:
         parts += [f"### {pid}\n\n{reply.text}\n" for pid, reply in r.replies.items()]
         if tables:
             parts.append("| voter | target | vote | reasoning |\n| --- | --- | --- | --- |\n" + "".join(
-                f"| {v.voter_id} | {v.target_id} | {v.vote} | {v.reasoning} |\n" for v in r.votes))
+                f"| {v.voter_id} | {v.target_id} | {v.vote} | {v.reasoning} |\n" for v in ballot_box(r).votes))
         else:
-            parts += [f"{v.voter_id} on {v.target_id}: **{v.vote}**. {v.reasoning}\n" for v in r.votes]
+            parts += [f"{v.voter_id} on {v.target_id}: **{v.vote}**. {v.reasoning}\n" for v in ballot_box(r).votes]
     return "\n".join(parts)
 
 

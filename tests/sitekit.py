@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from discuss.domain import (
-    Abstention,
-    Ballot,
     Conclusion,
     Discussion,
     Failure,
@@ -16,10 +14,9 @@ from discuss.domain import (
     Reply,
     Round,
     Settings,
-    TerminationVote,
     Usage,
-    Vote,
 )
+from discuss.protocols.vote.record import Abstention, Ballot, TerminationVote, Vote, ballot_box
 from discuss.protocols.vote.scoring import pick_winner, tally
 from discuss.store import discussions as store
 from discuss.store.files import write_atomic
@@ -48,12 +45,13 @@ def make_round(number: int, seed: int, texts: dict[str, str], votes: list[tuple[
     r = Round(number=number, seed=seed)
     for pid, text in texts.items():
         r.replies[pid] = Reply(pid, pid, number, text, "2026-01-01T00:00:00Z")
-    r.votes = [Vote(*v) for v in votes]
-    r.termination_votes = [TerminationVote(*t) for t in termination]
-    r.ballots = [Ballot(voter, {}) for voter in {v[0] for v in votes}]
-    r.results = tally(r.votes, [p for p in PANEL.ids if p in r.replies], 0.5)
-    r.winner_id, r.tie_break = pick_winner(r.results, seed)
-    r.winner_score = next(x.weighted_score for x in r.results if x.target_id == r.winner_id)
+    box = ballot_box(r)
+    box.votes = [Vote(*v) for v in votes]
+    box.termination_votes = [TerminationVote(*t) for t in termination]
+    box.ballots = [Ballot(voter, {}) for voter in {v[0] for v in votes}]
+    box.results = tally(box.votes, [p for p in PANEL.ids if p in r.replies], 0.5)
+    box.winner_id, box.tie_break = pick_winner(box.results, seed)
+    box.winner_score = next(x.weighted_score for x in box.results if x.target_id == box.winner_id)
     r.completed_at = "2026-01-01T00:00:00Z"
     return r
 
@@ -68,7 +66,7 @@ def first_discussion() -> Discussion:
                     [("a", "a", "APPROVE", ""), ("a", "b", "APPROVE", "better now"),
                      ("b", "a", "APPROVE", "fine"), ("b", "b", "APPROVE", "")],
                     [("a", "CONCLUDE", "settled"), ("b", "CONCLUDE", "agreed")])
-    r2.should_terminate, r2.termination_reason = True, "unanimous-conclude"
+    ballot_box(r2).should_terminate, ballot_box(r2).termination_reason = True, "unanimous-conclude"
     d = Discussion("q-1", "first", "First question?", PANEL, Settings(), status="concluded",
                    started_at="2026-01-01T00:00:00Z", rounds=[r1, r2],
                    termination_reason="unanimous-conclude", concluded_at="2026-01-01T00:00:00Z")
@@ -85,7 +83,7 @@ def second_discussion() -> Discussion:
                     [("a", "b", "APPROVE", "good"), ("b", "b", "APPROVE", "mine")],
                     [("a", "CONTINUE", "go on"), ("b", "CONCLUDE", "done")])
     r1.failures = [Failure("respond", "a", "RateLimitError (429)", 3, False)]
-    r1.abstentions = []
+    ballot_box(r1).abstentions = []
     return Discussion("q-2", "second", "Second question?", PANEL, Settings(), started_at="2026-01-01T00:00:00Z",
                       rounds=[r1])
 
@@ -110,5 +108,5 @@ def build(root: Path) -> Path:
 
 
 def with_abstention(d: Discussion) -> Discussion:
-    d.rounds[0].abstentions = [Abstention("a", "invalid ballot: no vote for B")]
+    ballot_box(d.rounds[0]).abstentions = [Abstention("a", "invalid ballot: no vote for B")]
     return d

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from discuss.domain import Abstention, Failure, MinorityPosition
+from discuss.domain import Failure, MinorityPosition
+from discuss.protocols.vote.record import Abstention, ballot_box
 from discuss.store import discussions as store
 from sitekit import build, first_discussion, question
 
@@ -95,11 +96,11 @@ def hostile_site(root):
     for r in d.rounds:
         for pid, reply in r.replies.items():
             reply.text = hostile(f"reply {pid} {r.number}")
-        for v in r.votes:
+        for v in ballot_box(r).votes:
             v.reasoning = hostile("vote")
-        for t in r.termination_votes:
+        for t in ballot_box(r).termination_votes:
             t.reasoning = hostile("termination")
-    d.rounds[0].abstentions = [Abstention("a", hostile("abstention"))]
+    ballot_box(d.rounds[0]).abstentions = [Abstention("a", hostile("abstention"))]
     d.rounds[0].failures = [Failure("vote", "a", hostile("failure"))]
     c = d.conclusion
     c.summary = hostile("summary")

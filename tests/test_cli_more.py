@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from discuss.protocols.vote.record import ballot_box
 from scripted import scripted_panel, write_scripts
 
 
@@ -132,7 +133,7 @@ def test_the_leaderboard_has_panelists_only_and_counts_rounds_with_a_winner(proj
     vote = next(d for d in found if d and d.protocol == "vote")
     for pid, s in table.items():
         assert s.rounds == 2  # the two vote rounds; council, tournament and decompose rounds have no winner
-        assert s.wins == sum(r.winner_id == pid for r in vote.rounds)
+        assert s.wins == sum(ballot_box(r).winner_id == pid for r in vote.rounds)
 
 
 def _events():

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from conftest import fake_panel
 from discuss.cli import app
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 
 DYSON = Path(__file__).parent / "data" / "dyson"
@@ -89,7 +90,7 @@ def test_a_dyson_thread_goes_on_one_round_in_dysons_shape(repo):
     assert d.legacy and [r.imported for r in d.rounds] == [True, True, False]
     assert d.rounds[2].replies["gpt-5-2"].generated == d.rounds[2].replies["gpt-5-2"].generated[:10]
     # The new round saw the thread: every answer of round 2 is in its prompts' material.
-    assert d.rounds[2].complete and d.rounds[2].winner_id in IDS
+    assert d.rounds[2].complete and ballot_box(d.rounds[2]).winner_id in IDS
 
 
 def test_a_dyson_thread_concludes_with_dysons_conclusion_fields(repo):
@@ -139,13 +140,14 @@ def test_a_dyson_thread_goes_on_over_http(repo, fake):
 def test_list_order_ties_and_invented_ballots_are_marked_not_counted(repo):
     d = store.load(folder(repo))
     # Both rounds: claude and gemini at 4, one approval from the other each, no rejects: list order decided.
-    assert [r.tie_break for r in d.rounds] == ["list-order", "list-order"]
-    assert [sum(v.invented for v in r.votes) for r in d.rounds] == [3, 3]
-    assert [[t.model_id for t in r.termination_votes if t.invented] for r in d.rounds] == [["gpt-5-2"], ["gpt-5-2"]]
+    assert [ballot_box(r).tie_break for r in d.rounds] == ["list-order", "list-order"]
+    assert [sum(v.invented for v in ballot_box(r).votes) for r in d.rounds] == [3, 3]
+    assert [[t.model_id for t in ballot_box(r).termination_votes if t.invented] for r in d.rounds] == [["gpt-5-2"], ["gpt-5-2"]]
+    from discuss.protocols import get_protocol
     from discuss.stats import approval_rate
 
     # Of the 12 votes on others' answers, 6 were invented; of the 6 cast, 3 approve.
-    assert approval_rate([v for r in d.rounds for v in r.votes]) == 50.0
+    assert approval_rate([j for r in d.rounds for j in get_protocol(d.protocol).figures(r).judgements]) == 50.0
     shown = cli(repo, "show", THREAD).stdout
     assert shown.count("tie broken by: list-order") == 2
     assert "GPT-5.2: CONTINUE - API unavailable (invented by the recording tool, not cast)" in shown
@@ -227,7 +229,7 @@ def test_dyson_key_points_are_read_clean_and_words_averaged_half_up(repo):
 
 
 def test_the_bias_report_by_hand(repo):
-    from discuss.bias import report
+    from discuss.protocols.vote.bias import report
 
     rep = report([store.load(folder(repo))])
     rows = {p.panelist_id: p for p in rep.panelists}
@@ -290,3 +292,33 @@ def test_usage_of_a_continued_dyson_thread_is_shown_everywhere_the_conclusion_in
     assert row["usage"]["totalTokens"] == spent.total_tokens
     shown = json.loads(cli(repo, "show", THREAD, "--json").stdout)
     assert shown["usage"]["calls"] == spent.calls and shown["usage"]["totalTokens"] == spent.total_tokens
+
+
+def test_continuing_a_thread_keeps_dysons_bytes_and_adds_only_the_new_round(repo):
+    """What Dyson wrote stays byte for byte (flow mappings, quoting, indentation); the diff is the new round."""
+    index = folder(repo) / "discussion.yaml"
+    before = index.read_text()
+    head, rounds_and_rest = before.split("\nrounds:\n", 1)
+    dyson_rounds = rounds_and_rest.split("\ncurrentRound:", 1)[0]
+    assert cli(repo, "run", THREAD, "--rounds", "1").exit_code == 0
+    after = index.read_text()
+    assert after.split("\nstatus:", 1)[0] == head.split("\nstatus:", 1)[0]  # ids and config untouched
+    assert "\nrounds:\n" + dyson_rounds + "\n  - roundNumber: 3\n" in after  # Dyson's rounds, then ours
+    assert "{voterId: claude-opus-4-6, targetId: claude-opus-4-6, vote: APPROVE, reasoning: Mine.}" in after
+    assert raw(repo)["rounds"][2]["writtenBy"] == "discuss"
+    store.save(store.load(folder(repo)), folder(repo))
+    assert index.read_text() == after  # read and saved again: not a byte moves, our round's included
+
+
+def test_a_splice_that_would_read_back_differently_writes_the_whole_file():
+    from discuss.store import yamlio
+    from discuss.store.yamlsplice import splice
+
+    original = "a: 1\nlist:\n- {x: 1}\nb: [1, 2]\n"
+    grown = splice(original, {"a": 1, "list": [{"x": 1}, {"x": 2}], "b": [1, 2], "c": "new"})
+    assert grown.startswith("a: 1\nlist:\n- {x: 1}\n- x: 2\nb: [1, 2]\n") and grown.endswith("c: new\n")
+    assert yamlio.load(grown) == {"a": 1, "list": [{"x": 1}, {"x": 2}], "b": [1, 2], "c": "new"}
+    changed = splice(original, {"a": 2, "list": [{"x": 9}], "b": [1, 2]})
+    assert changed.startswith("a: 2\n") and "b: [1, 2]\n" in changed and yamlio.load(changed)["list"] == [{"x": 9}]
+    broken = splice("a: [unclosed\n", {"a": 1})
+    assert yamlio.load(broken) == {"a": 1}

@@ -22,6 +22,7 @@ from discuss.protocols.decompose.replies import parse_split
 from discuss.protocols.deliberate.replies import parse_alternatives, parse_ranking, parse_research
 from discuss.protocols.tournament.replies import parse_match
 from discuss.protocols.vote.ballots import parse_ballot
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
@@ -69,13 +70,13 @@ def test_any_model_text_is_stored_and_read_back_unchanged(tmp_path, text, reason
     from test_store import sample
 
     d = sample((text, "x"))
-    d.rounds[0].votes[0].reasoning = reasoning
+    ballot_box(d.rounds[0]).votes[0].reasoning = reasoning
     d.conclusion.summary = text.strip() or "s"
     folder = tmp_path / f"d{abs(hash((text, reasoning)))}"
     store.save(d, folder)
     back = store.load(folder)
     assert back.rounds[0].replies["a"].text == text
-    assert back.rounds[0].votes[0].reasoning == reasoning
+    assert ballot_box(back.rounds[0]).votes[0].reasoning == reasoning
     store.save(back, folder)  # and saving what was read changes nothing
     assert store.load(folder).rounds[0].replies["a"].text == text
 
@@ -117,11 +118,11 @@ def test_the_whole_text_path_holds_for_any_code_point(tmp_path, text, reasoning)
     for kept in (reply, ballot):
         assert not any(0xD800 <= ord(c) <= 0xDFFF for c in kept) and "\x1b" not in kept
     d = sample((reply, "x"))
-    d.rounds[0].votes[0].reasoning = ballot
+    ballot_box(d.rounds[0]).votes[0].reasoning = ballot
     folder = tmp_path / f"d{abs(hash((text, reasoning)))}"
     store.save(d, folder)
     back = store.load(folder)
-    assert back.rounds[0].replies["a"].text == reply and back.rounds[0].votes[0].reasoning == ballot
+    assert back.rounds[0].replies["a"].text == reply and ballot_box(back.rounds[0]).votes[0].reasoning == ballot
     question = folder.with_suffix(".md")
     question.write_text("---\ntitle: Q\nslug: q\n---\n\nBody\n")
     html = question_section(Entry(read_question(question), "q.md", back))

@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from conftest import fake_panel
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 
 
@@ -50,7 +51,7 @@ def test_a_deleted_round_folder(three_rounds):
 
 
 def test_a_deleted_winner(three_rounds):
-    winner = store.load(three_rounds.folder).rounds[0].winner_id
+    winner = ballot_box(store.load(three_rounds.folder).rounds[0]).winner_id
     (three_rounds.folder / "round-1" / f"{winner}.md").unlink()
     refused(three_rounds, "round-1", f"the reply of {winner} is missing")
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conftest import fake_panel
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from fakeserver import DEFAULT, Action
 
@@ -22,12 +23,12 @@ def test_a_round_nobody_validly_voted_in_has_no_winner_and_no_conclusion(project
     result = project.cli("run", "swarm-power", "--panel", "fake", "--auto")
     assert result.exit_code == 0, result.output
     d = store.load(project.folder)
-    assert [r.winner_id for r in d.rounds] == [None] and d.rounds[0].results == []
+    assert [ballot_box(r).winner_id for r in d.rounds] == [None] and ballot_box(d.rounds[0]).results == []
     assert d.status == "closed" and d.termination_reason == "no-valid-ballots" and d.conclusion is None
     assert not (project.folder / "conclusion.md").exists()
     assert not any(r["task"] == "conclude" for r in fake.requests)  # nobody writes in the panel's name
     votes = (project.folder / "round-1" / "votes.yaml").read_text()
-    assert "winnerId: null" in votes and len(d.rounds[0].abstentions) == 3
+    assert "winnerId: null" in votes and len(ballot_box(d.rounds[0]).abstentions) == 3
     shown = project.cli("show", "swarm-power").stdout
     assert "winner" not in shown.replace("no winner", "") and "cast no valid ballot" in shown
     status = json.loads(project.cli("status", "--json").stdout)[0]
@@ -43,9 +44,9 @@ def test_a_round_without_ballots_after_good_rounds_credits_nobody(project, fake)
     result = project.cli("run", "swarm-power", "--panel", "fake", "--auto")
     assert result.exit_code == 0, result.output
     d = store.load(project.folder)
-    assert d.rounds[0].winner_id is not None and d.rounds[1].winner_id is None
+    assert ballot_box(d.rounds[0]).winner_id is not None and ballot_box(d.rounds[1]).winner_id is None
     assert d.termination_reason == "max-rounds" and d.conclusion is not None
-    assert d.conclusion.generated_by == d.rounds[0].winner_id
+    assert d.conclusion.generated_by == ballot_box(d.rounds[0]).winner_id
 
 
 def test_an_echoed_answer_is_no_answer_and_odd_lengths_are_marked(project, fake):

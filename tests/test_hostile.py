@@ -7,6 +7,7 @@ import os
 import stat
 
 from conftest import fake_panel
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from fakeserver import Action
 
@@ -40,7 +41,7 @@ def test_lone_surrogates_in_replies_ballots_and_errors_are_kept_readable(project
     r = d.rounds[0]
     assert r.replies["alpha"].text == "Half an emoji \ufffd"
     assert r.failed("respond") == {"beta"} and "\ufffd" in r.failures[0].error
-    assert any(v.reasoning == "reason \ufffd here" for v in r.votes)
+    assert any(v.reasoning == "reason \ufffd here" for v in ballot_box(r).votes)
     assert "\ufffd" in all_text(project)  # every file is valid UTF-8: all_text decoded it
     again = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
     assert again.exit_code == 0, again.output
@@ -73,7 +74,7 @@ def test_a_code_fence_inside_a_json_string_is_read(project, fake):
     result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "--conclude")
     assert result.exit_code == 0, result.output
     d = store.load(project.folder)
-    assert d.conclusion.summary == summary and not d.rounds[0].abstentions
+    assert d.conclusion.summary == summary and not ballot_box(d.rounds[0]).abstentions
     assert len(fake.requests_for("alpha", "conclude")) == 1
 
 

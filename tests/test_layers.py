@@ -7,11 +7,12 @@ runner) <- what people see (cli, site, reports). Imports for type checking only 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [  # lowest first; a module not named here is core
-    ("protocols", ["discuss.protocols"]),
+    ("protocols", ["discuss.protocols", "discuss.stats"]),  # stats read the protocols' figures
     ("store", ["discuss.store"]),
     ("run", ["discuss.gateway", "discuss.providers", "discuss.runner", "discuss.prepare", "discuss.batch",
              "discuss.dry_run", "discuss.scaffold", "discuss.ci", "discuss.doctor"]),
@@ -102,5 +103,22 @@ def test_no_module_imports_itself_through_others():
 def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     """The reader itself: a protocol importing the store is caught (as vote's audit once did)."""
     graph = imports()
-    assert "discuss.protocols.base" in graph["discuss.protocols.vote"]
-    assert layer("discuss.store.dyson") > layer("discuss.protocols.vote.audit")
+    assert "discuss.protocols.base" in graph["discuss.protocols.vote.protocol"]
+    assert layer("discuss.store.discussions") > layer("discuss.protocols.vote.audit")
+
+
+# The vote protocol's own names, in code and in its files: only its package may use them.
+VOTE_NAMES = re.compile(r"\b(winner_id|termination_votes|approve_count|reject_count|should_terminate|VoteResult|"
+                        r"TerminationVote|BallotBox|VOTE_SCORES|winnerId|winnerScore|voteResults|approveCount|"
+                        r"rejectCount|shouldTerminate)\b|\.(ballots|abstentions|votes)\b(?! import)")
+
+
+def test_no_module_outside_the_vote_package_names_a_vote_field():
+    found = []
+    for path in sorted((SRC / "discuss").rglob("*")):
+        if path.suffix not in (".py", ".j2") or (SRC / "discuss" / "protocols" / "vote") in path.parents:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if VOTE_NAMES.search(line):
+                found.append(f"{path.relative_to(SRC)}:{number}: {line.strip()}")
+    assert found == []

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from discuss.placeholders import is_echo
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 
 pytestmark = pytest.mark.local_model
@@ -64,15 +65,15 @@ def test_every_protocol_ends_honestly_with_a_small_model(project, server, protoc
     d = store.load(project.folder)
     assert d.status in ("concluded", "closed"), d.status
     for r in d.rounds:
-        if r.winner_id is not None and d.protocol == "vote":
-            assert r.ballots, f"round {r.number} has a winner and no valid ballot"
+        if ballot_box(r).winner_id is not None and d.protocol == "vote":
+            assert ballot_box(r).ballots, f"round {r.number} has a winner and no valid ballot"
     if d.conclusion is not None:
         assert not is_echo(d.conclusion.summary)
         assert not any(is_echo(x) for x in d.conclusion.key_points)
     FIGURES[f"{protocol} {stream}"] = {
         "status": d.status, "reason": d.termination_reason, "calls": d.usage.calls,
-        "failures": sum(len(r.failures) for r in d.rounds), "abstentions": sum(len(r.abstentions) for r in d.rounds),
-        "reasks": sum(b.attempts - 1 for r in d.rounds for b in r.ballots),
+        "failures": sum(len(r.failures) for r in d.rounds), "abstentions": sum(len(ballot_box(r).abstentions) for r in d.rounds),
+        "reasks": sum(b.attempts - 1 for r in d.rounds for b in ballot_box(r).ballots),
         "wallSeconds": round(wall, 1)}
     out = tmp_path_factory.getbasetemp() / "local-model-figures.json"
     out.write_text(json.dumps(FIGURES, indent=1))

@@ -1,8 +1,9 @@
 """What each panelist is shown: earlier rounds within the budget, its own work marked."""
 
-from discuss.domain import Discussion, Panel, Panelist, Question, Reply, Round, Settings, VoteResult
+from discuss.domain import Discussion, Panel, Panelist, Question, Reply, Round, Settings
 from discuss.prompting import Prompts, estimate_tokens
 from discuss.protocols import vote
+from discuss.protocols.vote.record import VoteResult, ballot_box
 
 PANEL = Panel("p", (Panelist("a", "offline/a", "A"), Panelist("b", "offline/b", "B")))
 
@@ -13,8 +14,8 @@ def discussion(rounds: int, words: int, budget: int) -> Discussion:
         r = Round(number=n, seed=n)
         for pid in ("a", "b"):
             r.replies[pid] = Reply(pid, pid, n, f"round {n} by {pid} " + "word " * words, "t")
-        r.results = [VoteResult("a", 4, 4.0, 2, 0), VoteResult("b", 2, 2.0, 0, 0)]
-        r.winner_id, r.winner_score, r.completed_at = ("a" if n % 2 else "b"), 4.0, "t"
+        ballot_box(r).results = [VoteResult("a", 4, 4.0, 2, 0), VoteResult("b", 2, 2.0, 0, 0)]
+        ballot_box(r).winner_id, ballot_box(r).winner_score, r.completed_at = ("a" if n % 2 else "b"), 4.0, "t"
         d.rounds.append(r)
     return d
 

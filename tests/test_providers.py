@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from conftest import Project, fake_panel
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from fakeserver import DEFAULT, Action, FakeLLM
 from test_cli import files_of, without_stamps
@@ -29,8 +30,8 @@ def test_three_panelists_deliberate_to_a_conclusion(project, fake):
     r = d.rounds[0]
     assert sorted(r.replies) == ["alpha", "beta", "gamma"]
     assert r.replies["beta"].text == "Answer of beta in round 1.\n\nIt has **two** paragraphs.\n"
-    assert len(r.votes) == 9 and len(r.termination_votes) == 3
-    assert sorted(b.voter_id for b in r.ballots) == ["alpha", "beta", "gamma"]
+    assert len(ballot_box(r).votes) == 9 and len(ballot_box(r).termination_votes) == 3
+    assert sorted(b.voter_id for b in ballot_box(r).ballots) == ["alpha", "beta", "gamma"]
     assert d.conclusion.summary == f"Conclusion written by {d.conclusion.generated_by}."
     assert d.usage.calls == 7 and d.usage.total_tokens > 0
     assert r.replies["alpha"].usage.prompt_tokens > 0
@@ -46,7 +47,7 @@ def test_voters_never_see_names_and_answers_are_shuffled(project, fake):
         assert not re.search(r"\b(Alpha|Beta|Gamma)\b", prompt)
         orders.add(tuple(re.findall(r"Answer of (\w+)", prompt)))
     d = store.load(project.folder)
-    expected = {tuple(b.labels[label] for label in sorted(b.labels)) for b in d.rounds[0].ballots}
+    expected = {tuple(b.labels[label] for label in sorted(b.labels)) for b in ballot_box(d.rounds[0]).ballots}
     assert orders == expected
 
 
@@ -59,7 +60,7 @@ def test_a_panelist_that_times_out_is_dropped_from_the_phase(project, fake):
     assert sorted(r.replies) == ["beta", "gamma"]
     (failure,) = r.failures
     assert (failure.model_id, failure.phase, failure.timed_out) == ("alpha", "respond", True)
-    assert "alpha" in {b.voter_id for b in r.ballots}  # dropped from the phase, not the discussion
+    assert "alpha" in {b.voter_id for b in ballot_box(r).ballots}  # dropped from the phase, not the discussion
     assert "timed out" in result.stderr
 
 
@@ -75,8 +76,8 @@ def test_malformed_ballot_is_asked_again_then_counted(project, fake):
     fake.script("gamma", DEFAULT, Action(text="I like them all!"))
     assert run(project, fake, "--rounds", "1").exit_code == 0
     r = store.load(project.folder).rounds[0]
-    ballot = next(b for b in r.ballots if b.voter_id == "gamma")
-    assert ballot.attempts == 2 and not r.abstentions
+    ballot = next(b for b in ballot_box(r).ballots if b.voter_id == "gamma")
+    assert ballot.attempts == 2 and not ballot_box(r).abstentions
     second = fake.requests_for("gamma", "vote")[1]["messages"]
     assert "Your reply could not be used: the reply holds no JSON object" in second[-1]["content"]
     assert second[-2] == {"role": "assistant", "content": "I like them all!"}
@@ -86,11 +87,11 @@ def test_ballot_still_invalid_is_an_abstention_not_a_neutral(project, fake):
     fake.script("gamma", DEFAULT, *[Action(text='{"votes": []}')] * 3)
     assert run(project, fake, "--rounds", "1").exit_code == 0
     r = store.load(project.folder).rounds[0]
-    (abstention,) = r.abstentions
+    (abstention,) = ballot_box(r).abstentions
     assert abstention.voter_id == "gamma" and "invalid ballot" in abstention.reason
-    assert all(v.voter_id != "gamma" for v in r.votes)
-    assert [t.model_id for t in r.termination_votes] == ["alpha", "beta"]
-    assert r.termination_reason == "unanimous-conclude"  # of the votes cast
+    assert all(v.voter_id != "gamma" for v in ballot_box(r).votes)
+    assert [t.model_id for t in ballot_box(r).termination_votes] == ["alpha", "beta"]
+    assert ballot_box(r).termination_reason == "unanimous-conclude"  # of the votes cast
 
 
 def test_a_panelist_that_always_fails_is_recorded_and_the_rest_go_on(project, fake):
@@ -102,7 +103,7 @@ def test_a_panelist_that_always_fails_is_recorded_and_the_rest_go_on(project, fa
     r = d.rounds[0]
     assert {(f.model_id, f.phase) for f in r.failures} == {("gamma", "respond"), ("gamma", "vote")}
     assert all(f.attempts == 3 for f in r.failures)
-    assert [a.voter_id for a in r.abstentions] == ["gamma"]
+    assert [a.voter_id for a in ballot_box(r).abstentions] == ["gamma"]
     assert len(fake.requests_for("gamma", "respond")) == 3
 
 

@@ -9,6 +9,7 @@ import pytest
 from discuss.domain import Panel, Panelist, Question, Settings
 from discuss.gateway import Gateway
 from discuss.prompting import Prompts
+from discuss.protocols.vote.record import ballot_box
 from discuss.providers.base import TransientError
 from discuss.providers.queue import QueueProvider
 from discuss.runner import Plan, Runner, start
@@ -33,8 +34,8 @@ def test_a_ballot_unusable_after_every_ask_is_an_abstention_and_paid_for(tmp_pat
     d = run(tmp_path, queue)
     assert queue.asked("vote").count("cy") == 3  # asked again until the asks ran out
     rnd = d.rounds[0]
-    assert {b.voter_id for b in rnd.ballots} == {"ann", "bob"}
-    assert [a.voter_id for a in rnd.abstentions] == ["cy"] and rnd.abstentions[0].usage.calls == 3
+    assert {b.voter_id for b in ballot_box(rnd).ballots} == {"ann", "bob"}
+    assert [a.voter_id for a in ballot_box(rnd).abstentions] == ["cy"] and ballot_box(rnd).abstentions[0].usage.calls == 3
 
 
 def test_a_member_whose_answer_failed_is_not_asked_again_in_that_round(tmp_path):
@@ -68,6 +69,7 @@ def test_queued_ballots_decide_the_winner(tmp_path):
     rnd = d.rounds[0]
     # Every voter approved the answer it saw under A and rejected the rest: the winner is an answer
     # some voter saw under A, with the top score.
-    assert rnd.winner_id in {b.labels["A"] for b in rnd.ballots}
-    assert rnd.winner_score == max(x.weighted_score for x in rnd.results)
-    assert sum(x.approve_count for x in rnd.results) == 3 and sum(x.reject_count for x in rnd.results) == 6
+    assert ballot_box(rnd).winner_id in {b.labels["A"] for b in ballot_box(rnd).ballots}
+    assert ballot_box(rnd).winner_score == max(x.weighted_score for x in ballot_box(rnd).results)
+    assert sum(x.approve_count for x in ballot_box(rnd).results) == 3
+    assert sum(x.reject_count for x in ballot_box(rnd).results) == 6

@@ -2,7 +2,7 @@
 
 import pytest
 
-from discuss.domain import Vote
+from discuss.protocols.vote.record import Vote
 from discuss.protocols.vote.scoring import max_possible, pick_winner, tally, vote_agreement
 
 

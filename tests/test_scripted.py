@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from scripted import ballot, scripted_panel, write_scripts
 
@@ -22,9 +23,9 @@ def test_replies_and_ballots_follow_the_script_with_labels_resolved(project):
     rnd = d.rounds[0]
     assert rnd.replies["ann"].text.strip() == "Ann's own words."
     assert "offline panel" in rnd.replies["bob"].text  # no entry: played as the offline panel would
-    by_ann = {v.target_id: v.vote for v in rnd.votes if v.voter_id == "ann"}
+    by_ann = {v.target_id: v.vote for v in ballot_box(rnd).votes if v.voter_id == "ann"}
     assert by_ann == {"ann": "NEUTRAL", "bob": "REJECT", "cy": "APPROVE"}
-    assert {t.model_id: t.vote for t in rnd.termination_votes}["ann"] == "CONCLUDE"
+    assert {t.model_id: t.vote for t in ballot_box(rnd).termination_votes}["ann"] == "CONCLUDE"
 
 
 def test_an_invalid_ballot_then_a_valid_one_is_asked_again(project):
@@ -33,8 +34,8 @@ def test_an_invalid_ballot_then_a_valid_one_is_asked_again(project):
                                      {"task": "vote", "json": ballot(**everyone())}], bob=[], cy=[])
     assert project.cli("run", "swarm-power", "--rounds", "1").exit_code == 0
     rnd = store.load(project.folder).rounds[0]
-    assert {b.voter_id: b.attempts for b in rnd.ballots}["ann"] == 2
-    assert not rnd.abstentions
+    assert {b.voter_id: b.attempts for b in ballot_box(rnd).ballots}["ann"] == 2
+    assert not ballot_box(rnd).abstentions
 
 
 def test_a_scripted_timeout_drops_the_panelist_from_the_round(project):

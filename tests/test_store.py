@@ -6,8 +6,6 @@ from pathlib import Path
 import pytest
 
 from discuss.domain import (
-    Abstention,
-    Ballot,
     Conclusion,
     Discussion,
     Failure,
@@ -17,12 +15,10 @@ from discuss.domain import (
     Reply,
     Round,
     Settings,
-    TerminationVote,
     Usage,
-    Vote,
-    VoteResult,
 )
 from discuss.errors import InputError
+from discuss.protocols.vote.record import Abstention, Ballot, TerminationVote, Vote, VoteResult, ballot_box
 from discuss.store import discussions as store
 from discuss.store.files import DiscussionLock, write_atomic
 
@@ -42,14 +38,15 @@ def sample(texts=("first", "second")) -> Discussion:
     r = Round(number=1, seed=42)
     for pid, text in zip(["a", "b"], texts):
         r.replies[pid] = Reply(pid, pid.upper(), 1, text, "2026-01-01T00:00:00Z", Usage(10, 5, 0.001, 1), 120)
-    r.votes = [Vote("a", "a", "APPROVE", "mine: yes"), Vote("a", "b", "REJECT", "no: because\nreasons"),
-               Vote("b", "a", "NEUTRAL", "'quoted' \"both\""), Vote("b", "b", "APPROVE", "")]
-    r.termination_votes = [TerminationVote("a", "CONCLUDE", "done"), TerminationVote("b", "CONTINUE", "#not a comment")]
-    r.ballots = [Ballot("a", {"A": "b", "B": "a"}, 2, Usage(3, 4, None, 2)), Ballot("b", {"A": "a", "B": "b"})]
-    r.abstentions = [Abstention("c", "invalid ballot: x", Usage(7, 8, None, 3))]
+    box = ballot_box(r)
+    box.votes = [Vote("a", "a", "APPROVE", "mine: yes"), Vote("a", "b", "REJECT", "no: because\nreasons"),
+                 Vote("b", "a", "NEUTRAL", "'quoted' \"both\""), Vote("b", "b", "APPROVE", "")]
+    box.termination_votes = [TerminationVote("a", "CONCLUDE", "done"), TerminationVote("b", "CONTINUE", "#not a comment")]
+    box.ballots = [Ballot("a", {"A": "b", "B": "a"}, 2, Usage(3, 4, None, 2)), Ballot("b", {"A": "a", "B": "b"})]
+    box.abstentions = [Abstention("c", "invalid ballot: x", Usage(7, 8, None, 3))]
     r.failures = [Failure("respond", "c", "timed out", 3, True)]
-    r.results = [VoteResult("a", 3, 2.0, 1, 0, 0), VoteResult("b", 2, 1.0, 1, 1, 0)]
-    r.winner_id, r.winner_score, r.tie_break, r.agreement = "a", 2.0, None, 0.0
+    box.results = [VoteResult("a", 3, 2.0, 1, 0, 0), VoteResult("b", 2, 1.0, 1, 1, 0)]
+    box.winner_id, box.winner_score, box.tie_break, r.agreement = "a", 2.0, None, 0.0
     r.completed_at = "2026-01-01T00:01:00Z"
     d = Discussion("q-1", "q", "Question?", panel, Settings(max_rounds=4), started_at="2026-01-01T00:00:00Z",
                    rounds=[r], termination_reason="forced", status="concluded", concluded_at="2026-01-01T00:02:00Z")
@@ -72,10 +69,11 @@ def test_everything_saved_loads_back(tmp_path):
     store.save(d, tmp_path)
     back = store.load(tmp_path)
     r, b = d.rounds[0], back.rounds[0]
-    assert b.votes == r.votes and b.termination_votes == r.termination_votes
-    assert b.ballots == r.ballots and b.abstentions == r.abstentions and b.failures == r.failures
-    assert [(x.target_id, x.weighted_score) for x in b.results] == [("a", 2.0), ("b", 1.0)]
-    assert (b.winner_id, b.seed, b.completed_at) == ("a", 42, "2026-01-01T00:01:00Z")
+    assert ballot_box(b).votes == ballot_box(r).votes and ballot_box(b).termination_votes == ballot_box(r).termination_votes
+    assert ballot_box(b).ballots == ballot_box(r).ballots and ballot_box(b).abstentions == ballot_box(r).abstentions
+    assert b.failures == r.failures
+    assert [(x.target_id, x.weighted_score) for x in ballot_box(b).results] == [("a", 2.0), ("b", 1.0)]
+    assert (ballot_box(b).winner_id, b.seed, b.completed_at) == ("a", 42, "2026-01-01T00:01:00Z")
     assert back.settings.max_rounds == 4 and back.panel.member("a").persona == "brief"
     assert back.conclusion.minority_positions == d.conclusion.minority_positions
     assert back.conclusion.key_points == ["k1"] and back.conclusion.summary == "Summary: yes."
@@ -94,8 +92,8 @@ def test_saving_again_changes_no_byte(tmp_path):
 def test_vote_order_does_not_depend_on_arrival(tmp_path):
     d = sample()
     store.save(d, tmp_path / "one")
-    d.rounds[0].votes.reverse()
-    d.rounds[0].ballots.reverse()
+    ballot_box(d.rounds[0]).votes.reverse()
+    ballot_box(d.rounds[0]).ballots.reverse()
     store.save(d, tmp_path / "two")
     assert (tmp_path / "one/round-1/votes.yaml").read_bytes() == (tmp_path / "two/round-1/votes.yaml").read_bytes()
 
@@ -163,7 +161,7 @@ def test_summary_reads_the_head_and_falls_back_on_odd_values(tmp_path):
     on = tmp_path / "on"
     d.panel = Panel("p", (Panelist("on", "openai/on", "On"), Panelist("b", "openai/b", "B")))
     d.rounds[0].replies["on"] = d.rounds[0].replies.pop("a")
-    d.rounds[0].winner_id = "on"
+    ballot_box(d.rounds[0]).winner_id = "on"
     store.save(d, on)
     assert "leader: 'on'\n" in (on / "discussion.yaml").read_text()
     assert store.summary(on).leader == "on"

@@ -2,17 +2,18 @@
 
 import pytest
 
-from discuss.domain import Round, Settings, TerminationVote, Vote
+from discuss.domain import Round, Settings
+from discuss.protocols.vote.record import TerminationVote, Vote, ballot_box
 from discuss.protocols.vote.termination import decide
 
 
 def rnd(number, conclude=0, cont=0, winner="a", score=5.0, approvals=3):
     r = Round(number=number, seed=0)
-    r.termination_votes = ([TerminationVote(f"c{i}", "CONCLUDE") for i in range(conclude)]
+    ballot_box(r).termination_votes = ([TerminationVote(f"c{i}", "CONCLUDE") for i in range(conclude)]
                            + [TerminationVote(f"n{i}", "CONTINUE") for i in range(cont)])
-    r.winner_id, r.winner_score = winner, score
+    ballot_box(r).winner_id, ballot_box(r).winner_score = winner, score
     # three voters on the winner, none of them the winner itself: top score 6
-    r.votes = [Vote(f"v{i}", winner, "APPROVE" if i < approvals else "NEUTRAL") for i in range(3)]
+    ballot_box(r).votes = [Vote(f"v{i}", winner, "APPROVE" if i < approvals else "NEUTRAL") for i in range(3)]
     return r
 
 
@@ -42,7 +43,7 @@ S = Settings()
     ([rnd(1)], None),
 ])
 def test_rules(rounds, reason):
-    size = max(3, max(len(r.termination_votes) for r in rounds))
+    size = max(3, max(len(ballot_box(r).termination_votes) for r in rounds))
     decision = decide(rounds, S, size)
     assert decision.reason == reason
     assert decision.terminate is (reason is not None)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from discuss.domain import Discussion, Panel, Panelist, Reply, Round, Settings, TerminationVote, Vote, VoteResult
+from discuss.domain import Discussion, Panel, Panelist, Reply, Round, Settings
+from discuss.protocols.vote.record import TerminationVote, Vote, VoteResult, ballot_box
 from discuss.protocols.vote.thread import (
     ANSWER_CHARS,
     REASON_CHARS,
@@ -18,11 +19,11 @@ PANEL = Panel("p", tuple(Panelist(i, f"offline/{i}", i.upper()) for i in ("a", "
 def vote_round(n: int, winner: str, text: str = "text", reasons: bool = True) -> Round:
     r = Round(number=n, seed=n, completed_at="t")
     r.replies = {pid: Reply(pid, pid, n, f"{text} of {pid} in {n}", "t") for pid in ("a", "b", "c")}
-    r.votes = [Vote("b", "a", "REJECT", "b objects" if reasons else ""), Vote("c", "a", "APPROVE", "c likes it"),
+    ballot_box(r).votes = [Vote("b", "a", "REJECT", "b objects" if reasons else ""), Vote("c", "a", "APPROVE", "c likes it"),
                Vote("a", "a", "APPROVE", "mine"), Vote("a", "b", "NEUTRAL", "a on b")]
-    r.results = [VoteResult("a", 3, 2.5, 2, 1), VoteResult("b", 1, 1.0, 0, 0), VoteResult("c", 0, 0.0, 0, 0)]
-    r.winner_id, r.winner_score = winner, 2.5
-    r.termination_votes = [TerminationVote("a", "CONCLUDE"), TerminationVote("b", "CONTINUE")]
+    ballot_box(r).results = [VoteResult("a", 3, 2.5, 2, 1), VoteResult("b", 1, 1.0, 0, 0), VoteResult("c", 0, 0.0, 0, 0)]
+    ballot_box(r).winner_id, ballot_box(r).winner_score = winner, 2.5
+    ballot_box(r).termination_votes = [TerminationVote("a", "CONCLUDE"), TerminationVote("b", "CONTINUE")]
     return r
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import fake_panel
+from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from fakeserver import Action
 
@@ -80,7 +81,7 @@ def test_thinking_is_kept_out_of_answers_and_ballots(project, fake):
     r = store.load(project.folder).rounds[0]
     assert r.replies["alpha"].text == "Run the bus at 48 V."
     assert "weigh" not in (project.folder / "round-1" / "alpha.md").read_text()
-    assert any(b.voter_id == "alpha" for b in r.ballots)
+    assert any(b.voter_id == "alpha" for b in ballot_box(r).ballots)
     assert "beta" not in r.replies or "thinking" not in r.replies["beta"].text
 
 

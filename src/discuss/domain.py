@@ -6,15 +6,14 @@ Markdown and YAML, the protocols decide what to ask next from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 # A discussion ends `concluded` (a conclusion was written) or `closed` (it ended without one).
 FINISHED = ("concluded", "closed")
 STATUSES = ("active", *FINISHED)  # a started discussion's; a question without one is "open"
-VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
-TERMINATION_CHOICES = ("CONCLUDE", "CONTINUE")
 OFFLINE_PREFIX = "offline/"
 SCRIPTED_PREFIX = "scripted/"
 HUMAN_PREFIX = "human/"  # a person on the panel: answers and ballots through files
@@ -132,6 +131,31 @@ class Usage:
             self.cost = round((self.cost or 0.0) + other.cost, 8)
 
 
+def usage_dict(u: Usage) -> dict[str, Any]:
+    """A usage as files record it."""
+    out: dict[str, Any] = {"calls": u.calls, "promptTokens": u.prompt_tokens,
+                           "completionTokens": u.completion_tokens, "totalTokens": u.total_tokens}
+    if u.cost is not None:
+        out["cost"] = u.cost
+    return out
+
+
+def paid_usage(u: Usage) -> dict[str, Any]:
+    """A usage entry for records that may or may not have cost anything: none where nothing was paid."""
+    return {"usage": usage_dict(u)} if u.calls or u.total_tokens else {}
+
+
+def usage_from(raw: Any) -> Usage:
+    """A usage as files record it, read back; anything missing counts as nothing."""
+    raw = raw if isinstance(raw, dict) else {}
+    return Usage(
+        prompt_tokens=int(raw.get("promptTokens") or 0),
+        completion_tokens=int(raw.get("completionTokens") or 0),
+        cost=raw.get("cost"),
+        calls=int(raw.get("calls") or 0),
+    )
+
+
 @dataclass
 class Settings:
     """Every number of the vote protocol; stored with the discussion."""
@@ -212,41 +236,6 @@ class Reply:
 
 
 @dataclass
-class Vote:
-    voter_id: str
-    target_id: str
-    vote: str
-    reasoning: str = ""
-    # Filled in by another tool after a parse error or an outage: shown, never counted as cast.
-    invented: bool = False
-
-
-@dataclass
-class TerminationVote:
-    model_id: str
-    vote: str
-    reasoning: str = ""
-    invented: bool = False  # as Vote.invented
-
-
-@dataclass
-class Ballot:
-    """How one voter's vote call went: which label hid which reply."""
-
-    voter_id: str
-    labels: dict[str, str]
-    attempts: int = 1
-    usage: Usage = field(default_factory=Usage)
-
-
-@dataclass
-class Abstention:
-    voter_id: str
-    reason: str
-    usage: Usage = field(default_factory=Usage)  # an invalid ballot was still paid for
-
-
-@dataclass
 class Failure:
     phase: str
     model_id: str
@@ -257,14 +246,12 @@ class Failure:
     invalid: bool = False  # every reply came back unusable (not a passing fault): asking again will not help
 
 
-@dataclass
-class VoteResult:
-    target_id: str
-    raw_score: float
-    weighted_score: float
-    approve_count: int
-    reject_count: int
-    approve_from_others: int = 0
+class RoundRecord(Protocol):
+    """What a protocol keeps of a round beyond its replies and notes (the vote protocol's ballot box)."""
+
+    def usages(self) -> list[Usage]: ...
+
+    def settle(self, pos: Callable[[str], tuple[int, str]]) -> None: ...
 
 
 @dataclass
@@ -272,24 +259,15 @@ class Round:
     number: int
     seed: int
     replies: dict[str, Reply] = field(default_factory=dict)
-    votes: list[Vote] = field(default_factory=list)
-    termination_votes: list[TerminationVote] = field(default_factory=list)
-    ballots: list[Ballot] = field(default_factory=list)
-    abstentions: list[Abstention] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
-    results: list[VoteResult] = field(default_factory=list)
-    winner_id: str | None = None
-    winner_score: float | None = None
-    tie_break: str | None = None
-    should_terminate: bool = False
-    termination_reason: str | None = None
     agreement: float | None = None
     completed_at: str | None = None
-    # Protocols other than vote: the stage this round is, and its structured results.
+    # The stage this round is (protocols of stages), and the protocol's structured results.
     stage: str | None = None
     notes: dict = field(default_factory=dict)
     # Written by another tool (Project Dyson's): kept on disk exactly as it is, never rewritten.
     imported: bool = False
+    record: RoundRecord | None = None  # the protocol's own record of the round, if it keeps one
 
     @property
     def complete(self) -> bool:
@@ -301,20 +279,17 @@ class Round:
     @property
     def usage(self) -> Usage:
         total = Usage()
-        records: list[Reply | Ballot | Abstention | Failure] = [*self.replies.values(), *self.ballots,
-                                                                 *self.abstentions, *self.failures]
-        for part in records:
-            total.add(part.usage)
+        parts = [*(r.usage for r in self.replies.values()), *(f.usage for f in self.failures),
+                 *(self.record.usages() if self.record is not None else [])]
+        for part in parts:
+            total.add(part)
         return total
-
-    def voted(self) -> set[str]:
-        return {b.voter_id for b in self.ballots} | {a.voter_id for a in self.abstentions}
 
     def settle(self, panel_order: list[str]) -> None:
         """Put every record in the order a reload gives it, never the order calls finished in.
 
         Replies by key (as their files sort), the rest by the panel's order (as
-        votes.yaml and discussion.yaml list them): a resumed run and an
+        the round's files and discussion.yaml list them): a resumed run and an
         uninterrupted one then show the same prompts and write the same files.
         """
         rank = {pid: i for i, pid in enumerate(panel_order)}
@@ -323,11 +298,44 @@ class Round:
             return rank.get(pid, len(rank)), pid
 
         self.replies = dict(sorted(self.replies.items()))
-        self.votes.sort(key=lambda v: (pos(v.voter_id), pos(v.target_id)))
-        self.termination_votes.sort(key=lambda t: pos(t.model_id))
-        self.ballots.sort(key=lambda b: pos(b.voter_id))
-        self.abstentions.sort(key=lambda a: pos(a.voter_id))
         self.failures.sort(key=lambda f: (f.phase, pos(f.model_id)))
+        if self.record is not None:
+            self.record.settle(pos)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One panelist's judgement of one answer, as the figures across protocols count it."""
+
+    judge: str
+    target: str
+    points: int  # on the protocol's scale: 2 for approval, 0 for rejection
+    approves: bool
+    invented: bool = False  # filled in by a recording tool, never cast: shown, not counted
+
+
+@dataclass(frozen=True)
+class Score:
+    """What the answers of a round scored, where the protocol scores them."""
+
+    target: str
+    weighted: float
+    approvals: int
+    rejections: int
+
+
+@dataclass(frozen=True)
+class RoundFigures:
+    """What a round decided, as reports, the leaderboard and the site show it; empty for a protocol without."""
+
+    winner: str | None = None
+    winner_score: float | None = None
+    tie_break: str | None = None
+    scores: tuple[Score, ...] = ()
+    judgements: tuple[Judgement, ...] = ()
+
+    def score_of(self, target: str) -> Score | None:
+        return next((s for s in self.scores if s.target == target), None)
 
 
 @dataclass
@@ -399,3 +407,15 @@ class Discussion:
     def concluded(self) -> bool:
         """True once the discussion has ended, with a conclusion or (status `closed`) without one."""
         return self.status in FINISHED
+
+
+def leader_of(winners: list[str | None]) -> str | None:
+    """The panelist with most round wins, from the rounds' winners in order; the latest among equals."""
+    wins: dict[str, int] = {}
+    for w in winners:
+        if w:
+            wins[w] = wins.get(w, 0) + 1
+    if not wins:
+        return None
+    top = max(wins.values())
+    return next(w for w in reversed(winners) if w and wins[w] == top)

@@ -9,27 +9,27 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from .bias import report as bias_report
 from .domain import Discussion, Round
 from .listing import usage_json
 from .protocols import get_protocol
+from .protocols.base import Protocol
 
 SCHEMA = 1
+# Lists every round of schema 1 has, empty unless the protocol fills them (`Protocol.export_round`).
+ROUND_LISTS = ("votes", "terminationVotes", "abstentions")
 
 
-def round_json(r: Round) -> dict[str, Any]:
+def round_json(r: Round, protocol: Protocol) -> dict[str, Any]:
+    fig = protocol.figures(r)
     return {
-        "number": r.number, "stage": r.stage, "complete": r.complete, "winner": r.winner_id,
-        "tieBreak": r.tie_break, "agreement": r.agreement,
+        "number": r.number, "stage": r.stage, "complete": r.complete, "winner": fig.winner,
+        "tieBreak": fig.tie_break, "agreement": r.agreement,
         "answers": [{"panelist": pid, "role": reply.role, "words": reply.word_count, "text": reply.text}
                     for pid, reply in r.replies.items()],
-        "votes": [{"voter": v.voter_id, "target": v.target_id, "vote": v.vote, "reasoning": v.reasoning,
-                   "invented": v.invented} for v in r.votes],
-        "scores": [{"panelist": x.target_id, "weighted": x.weighted_score, "approvals": x.approve_count,
-                    "rejections": x.reject_count} for x in r.results],
-        "terminationVotes": [{"panelist": t.model_id, "vote": t.vote, "reasoning": t.reasoning,
-                              "invented": t.invented} for t in r.termination_votes],
-        "abstentions": [{"panelist": a.voter_id, "reason": a.reason} for a in r.abstentions],
+        **{key: [] for key in ROUND_LISTS},
+        "scores": [{"panelist": s.target, "weighted": s.weighted, "approvals": s.approvals,
+                    "rejections": s.rejections} for s in fig.scores],
+        **protocol.export_round(r),
         "failures": [{"panelist": f.model_id, "phase": f.phase, "error": f.error, "timedOut": f.timed_out}
                      for f in r.failures],
         "notes": r.notes,
@@ -40,7 +40,7 @@ def round_json(r: Round) -> dict[str, Any]:
 def discussion_json(d: Discussion) -> dict[str, Any]:
     protocol = get_protocol(d.protocol)
     c = d.conclusion
-    bias = bias_report([d]) if protocol.has_winners else None
+    bias = protocol.bias([d])
     return {
         "schema": SCHEMA,
         "question": {"id": d.question_id, "slug": d.question_slug, "title": d.question_title},
@@ -50,17 +50,13 @@ def discussion_json(d: Discussion) -> dict[str, Any]:
         "result": protocol.result_of(d),
         "sources": d.sources,
         "usage": usage_json(d.usage),
-        "rounds": [round_json(r) for r in d.rounds],
+        "rounds": [round_json(r, protocol) for r in d.rounds],
         "conclusion": None if c is None else {
             "by": c.generated_by, "generated": c.generated, "summary": c.summary, "keyPoints": c.key_points,
             "unresolvedQuestions": c.unresolved_questions, "recommendedActions": c.recommended_actions,
             "minorityPositions": [asdict(m) for m in c.minority_positions]},
         "audit": protocol.audit(d),
-        "bias": None if bias is None else {
-            "panelists": [{"panelist": p.panelist_id, "selfVoteGenerosity": p.self_generosity,
-                           "tieBreakWins": dict(p.tie_break_wins), "inventedBallots": p.invented_ballots,
-                           "abstentions": p.abstentions} for p in bias.panelists],
-            "winningPositions": dict(sorted(bias.winning_positions.items()))},
+        "bias": None if bias is None else bias.as_json(),
     }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .domain import VOTE_SCORES, Discussion
+from .domain import Discussion
 from .protocols import DEFAULT, get_protocol
 
 
@@ -66,31 +66,32 @@ def _fold(d: Discussion, table: dict[str, Standing]) -> None:
 
     # Only panelists have lines (never a reply's file name such as match-1), and only rounds
     # that have a winner count towards win rates.
+    protocol = get_protocol(d.protocol)
     for r in d.rounds:
-        if not r.complete or r.winner_id is None:
+        fig = protocol.figures(r)
+        if not r.complete or fig.winner is None:
             continue
         for reply in r.replies.values():
             if reply.model_id in names:
                 get(reply.model_id).rounds += 1
-        if r.winner_id in names:
-            s = get(r.winner_id)
+        if fig.winner in names:
+            s = get(fig.winner)
             s.wins += 1
-            s.tie_break_wins += r.tie_break is not None
-        for v in r.votes:
-            if v.invented:
+            s.tie_break_wins += fig.tie_break is not None
+        for j in fig.judgements:
+            if j.invented:
                 continue  # never cast
-            voter = get(v.voter_id)
-            points = VOTE_SCORES.get(v.vote, 0)
-            if v.voter_id == v.target_id:
-                voter.own_points += points
-                voter.own_votes += 1
+            judge = get(j.judge)
+            if j.judge == j.target:
+                judge.own_points += j.points
+                judge.own_votes += 1
                 continue
-            voter.votes_given += 1
-            voter.approvals_given += v.vote == "APPROVE"
-            voter.others_points += points
-            target = get(v.target_id)
+            judge.votes_given += 1
+            judge.approvals_given += j.approves
+            judge.others_points += j.points
+            target = get(j.target)
             target.votes_received += 1
-            target.approvals_received += v.vote == "APPROVE"
+            target.approvals_received += j.approves
     for pid in seen:
         table[pid].discussions += 1
         table[pid].name = names.get(pid, table[pid].name)

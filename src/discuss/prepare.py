@@ -15,12 +15,12 @@ from .errors import InputError
 from .gateway import Gateway, ProviderLimits
 from .protocols import DEFAULT, get_protocol
 from .protocols.base import Setup
+from .protocols.vote.dyson import adopt
+from .protocols.vote.dyson import settings_from as dyson_settings
 from .providers import check_keys, route
 from .providers.scripted import ScriptedProvider
 from .runner import start, utc_now
 from .store import discussions as store
-from .store.dyson import adopt
-from .store.dyson import settings_from as dyson_settings
 from .store.layout import Layout
 from .store.panels import pick_panel
 from .store.personas import load_personas

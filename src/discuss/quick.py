@@ -85,11 +85,13 @@ def summary_of(folder: Path) -> Summary | None:
 
 
 def _plain_rounds(data: dict[str, Any]) -> bool:
+    from .protocols.vote.dyson import round_winners
+
     words = (str, type(None))
     rounds = data.get("rounds") or []
     return (isinstance(data.get("status"), words) and isinstance(data.get("terminationReason"), words)
             and isinstance(data.get("usage"), (dict, type(None))) and isinstance(rounds, list)
-            and all(isinstance(r, dict) and isinstance(r.get("winnerId"), words) for r in rounds))
+            and all(isinstance(r, dict) for r in rounds) and round_winners(rounds) is not None)
 
 
 def status(argv: list[str], env: Mapping[str, str] = os.environ) -> int | None:

@@ -8,12 +8,11 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from .bias import lines as bias_lines
-from .bias import report as bias_report
 from .domain import Discussion
 from .listing import money
 from .outcomes import describe
 from .protocols import get_protocol
+from .protocols.base import Protocol
 from .stats import agreement_label, discussion_stats
 from .text import clean
 
@@ -137,15 +136,15 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
         if r.agreement is not None:
             out.append(f"  {'agreement' if r.stage else 'vote agreement'}: {r.agreement:.2f}")
         if full:
-            out += _full_round(r, names)
+            out += _full_round(r, names, protocol)
     if d.termination_reason:
         out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
     if stop := d.budget_stop:
         out.append(budget_line(stop))
     if lines := protocol.audit(d):
         out += ["", "Audit:"] + [f"- {line}" for line in lines]
-    if protocol.has_winners and not (leaning := bias_report([d])).empty:
-        out += ["", "Bias:"] + bias_lines(leaning)
+    if (leaning := protocol.bias([d])) is not None and not leaning.empty:
+        out += ["", "Bias:"] + leaning.lines()
     if verdict := agreement_label(d):
         out.append(f"Agreement after the last round: {verdict}.")
     if d.conclusion:
@@ -153,15 +152,11 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
     return clean("\n".join(out)) + "\n"  # files written before text was cleaned may still hold escapes
 
 
-def _full_round(r, names: dict[str, str]) -> list[str]:
+def _full_round(r, names: dict[str, str], protocol: Protocol) -> list[str]:
     out = []
     for pid, reply in r.replies.items():
         out += ["", f"### {names.get(reply.model_id, pid)} ({reply.role})", "", reply.text.strip()]
-        on_it = [v for v in r.votes if v.target_id == pid]
-        if on_it:
-            out += ["", "Votes on it:"] + [
-                f"- {names.get(v.voter_id, v.voter_id)}{' (own)' if v.voter_id == pid else ''}: {v.vote}"
-                f"{' (invented, not cast)' if v.invented else ''} - {v.reasoning}" for v in on_it]
+        out += protocol.show_reply(r, pid, names)
     return out
 
 

@@ -1,31 +1,33 @@
-"""Figures about a discussion as a whole: pure functions over its rounds."""
+"""Figures about a discussion as a whole: pure functions over its rounds and its protocol's figures."""
 
 from __future__ import annotations
 
 import re
 
-from .domain import Discussion
+from .domain import Discussion, Judgement, leader_of
+from .protocols import get_protocol
 from .rules.agreement import label
 
 
-def approval_rate(votes) -> float:
-    """Percent of votes on others' replies that approve; own votes are left out."""
-    others = [v for v in votes if v.voter_id != v.target_id and not v.invented]
-    return round(100 * sum(v.vote == "APPROVE" for v in others) / len(others), 1) if others else 0.0
+def approval_rate(judgements: list[Judgement]) -> float:
+    """Percent of judgements of others' replies that approve; own ones and invented ones are left out."""
+    others = [j for j in judgements if j.judge != j.target and not j.invented]
+    return round(100 * sum(j.approves for j in others) / len(others), 1) if others else 0.0
 
 
 def discussion_stats(d: Discussion) -> dict:
+    figures = [get_protocol(d.protocol).figures(r) for r in d.rounds]
     winners = {pid: 0 for pid in d.panel.ids}
-    for r in d.rounds:
-        if r.winner_id:
-            winners[r.winner_id] = winners.get(r.winner_id, 0) + 1
-    votes = [v for r in d.rounds for v in r.votes]
+    for f in figures:
+        if f.winner:
+            winners[f.winner] = winners.get(f.winner, 0) + 1
+    judgements = [j for f in figures for j in f.judgements]
     words = [reply.word_count for r in d.rounds for reply in r.replies.values()]
     return {
         "totalRounds": sum(1 for r in d.rounds if r.complete),
         "roundWinners": winners,
-        "totalVotes": len(votes),
-        "approvalRate": approval_rate(votes),
+        "totalVotes": len(judgements),
+        "approvalRate": approval_rate(judgements),
         "averageResponseWords": int(sum(words) / len(words) + 0.5) if words else 0,  # half up, as Dyson rounds
     }
 
@@ -37,19 +39,7 @@ def agreement_label(d: Discussion) -> str | None:
 
 
 def leader(d: Discussion) -> str | None:
-    return leader_of([r.winner_id for r in d.rounds])
-
-
-def leader_of(winners: list[str | None]) -> str | None:
-    """The panelist with most round wins, from the rounds' winners in order; the latest among equals."""
-    wins: dict[str, int] = {}
-    for w in winners:
-        if w:
-            wins[w] = wins.get(w, 0) + 1
-    if not wins:
-        return None
-    top = max(wins.values())
-    return next(w for w in reversed(winners) if w and wins[w] == top)
+    return leader_of([get_protocol(d.protocol).figures(r).winner for r in d.rounds])
 
 
 CITATION = re.compile(r"\[(S\d+)\]")

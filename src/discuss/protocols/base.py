@@ -16,10 +16,11 @@ import string
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from ..calls import CallResult, CallSpec
-from ..domain import Discussion, Failure, Panelist, Question, Reply, Round
+from ..domain import Discussion, Failure, Panelist, Question, Reply, Round, RoundFigures
 from ..errors import InputError, RunError
 
 if TYPE_CHECKING:
@@ -152,6 +153,10 @@ class Protocol(ABC):
         return [f"- {names.get(reply.model_id, pid)} ({reply.role}): {reply.word_count} words"
                 for pid, reply in r.replies.items()]
 
+    def show_reply(self, r: Round, key: str, names: dict[str, str]) -> list[str]:
+        """Lines `discuss show --full` prints under a reply (how it was judged, say)."""
+        return []
+
     def audit(self, d: Discussion) -> list[str]:
         """Lines on what mechanics rather than the panel decided (list-order ties, invented ballots)."""
         return []
@@ -159,6 +164,37 @@ class Protocol(ABC):
     def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
         """The figure `discuss show` puts under the panel."""
         return f"agreement: {agreement or '-'}"
+
+    # ---- its own record: figures for reports, and the files it keeps ----------------
+
+    def figures(self, r: Round) -> RoundFigures:
+        """What the round decided (winner, scores, judgements), for stats, the leaderboard and the site."""
+        return RoundFigures()
+
+    def export_round(self, r: Round) -> dict[str, Any]:
+        """What `show --json` and discussions.json add to a round for this protocol."""
+        return {}
+
+    def bias(self, discussions: list[Discussion]) -> Any | None:
+        """Where outcomes may lean on something other than merit (a report with `lines()`), if it can tell."""
+        return None
+
+    # Files of its own in each round folder besides the replies and round.yaml.
+    round_files: ClassVar[tuple[str, ...]] = ()
+
+    def write_round_file(self, r: Round, name: str, panel_order: list[str]) -> dict[str, Any] | None:
+        """The content of `name` (one of `round_files`) for round `r`; None when there is none yet."""
+        return None
+
+    def read_round_file(self, r: Round, name: str, data: dict[str, Any]) -> None:
+        """Fold `name`, as read back, into round `r`."""
+
+    def read_index(self, r: Round, raw: dict[str, Any]) -> None:
+        """Fold what discussion.yaml records of round `r` (see `round_index`) into it."""
+
+    def check_round(self, r: Round, folder: Path) -> str | None:
+        """What is missing of round `r` on disk in `folder`, where its files say it should be there."""
+        return None
 
 
 def make_labels(count: int) -> list[str]:

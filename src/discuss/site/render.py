@@ -18,12 +18,12 @@ import nh3
 from jinja2 import ChoiceLoader, Environment, FunctionLoader, PackageLoader
 from markupsafe import Markup
 
-from ..bias import report as bias_report
 from ..domain import Discussion, Usage
 from ..leaderboard import match_standings, participation, standings
 from ..naming import slugify
 from ..outcomes import describe
 from ..protocols import get_protocol
+from ..protocols.base import Protocol
 from ..report import budget_line, reply_marks
 from ..stats import agreement_label, citations, discussion_stats, leader
 from . import charts
@@ -96,12 +96,14 @@ def _env() -> Environment:
 ENV = _env()
 
 
-def _round_view(d: Discussion, r) -> dict:
-    scores = {x.target_id: x for x in r.results}
-    order = sorted(r.replies, key=lambda pid: (pid != r.winner_id, -(scores[pid].weighted_score if pid in scores else 0)))
+def _round_view(d: Discussion, r, protocol: Protocol) -> dict:
+    fig = protocol.figures(r)
+    scores = {s.target: s for s in fig.scores}
+    order = sorted(r.replies, key=lambda pid: (pid != fig.winner, -(scores[pid].weighted if pid in scores else 0)))
     changes = _changes(d, r)
     return {
         "round": r,
+        "figures": fig,
         "replies": [(r.replies[pid], scores.get(pid), changes.get(pid)) for pid in order],
     }
 
@@ -133,20 +135,20 @@ def discussion_view(d: Discussion) -> dict:
     stats = discussion_stats(d)
     top = leader(d)
     names = {m.id: m.name for m in d.panel.everyone}  # referees too: every byline uses display names
-    done = [r for r in d.rounds if r.complete]
+    protocol = get_protocol(d.protocol)
+    done = [(r, protocol.figures(r)) for r in d.rounds if r.complete]
     score_chart = charts.line_chart(
-        {names.get(pid, pid): [(r.number, x.weighted_score) for r in done for x in r.results if x.target_id == pid]
+        {names.get(pid, pid): [(r.number, s.weighted) for r, fig in done for s in fig.scores if s.target == pid]
          for pid in d.panel.ids},
-        "Weighted score per round", top=max([x.weighted_score for r in done for x in r.results] or [0]),
+        "Weighted score per round", top=max([s.weighted for _, fig in done for s in fig.scores] or [0]),
         y_title="weighted score",
     ) if done else ""
-    agreement = [(r.number, r.agreement) for r in done if r.agreement is not None]
-    protocol = get_protocol(d.protocol)
+    agreement = [(r.number, r.agreement) for r, _ in done if r.agreement is not None]
     title = "Vote agreement per round" if protocol.has_winners else "Agreement of the answers per round"
     agreement_chart = charts.line_chart({"agreement": agreement}, title, top=1.0, y_title="agreement") if agreement else ""
     return {
         "champion": protocol.result_of(d),
-        "is_vote": protocol.has_winners,
+        "has_winners": protocol.has_winners,
         "partial": protocol.partial,
         "last_agreement": agreement[-1][1] if agreement else None,
         "agreement_label": agreement_label(d),
@@ -154,12 +156,12 @@ def discussion_view(d: Discussion) -> dict:
         "audit": protocol.audit(d),
         "participants": participants(d),
         "options": {m.id: m.settings_line for m in d.panel.everyone},
-        "bias": bias_report([d]) if protocol.has_winners else None,
+        "bias": protocol.bias([d]),
         "citations": citations(d),
         "people": {m.id for m in d.panel.everyone if m.human},
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
-        "rounds": [_round_view(d, r) for r in d.rounds],
+        "rounds": [_round_view(d, r, protocol) for r in d.rounds],
         "score_chart": Markup(score_chart), "agreement_chart": Markup(agreement_chart),
     }
 
@@ -209,7 +211,10 @@ def leaderboard_page(discussions: list[Discussion]) -> str:
     """One table per kind of figure; the vote table and bias report count vote rounds only."""
     voted = [d for d in discussions if get_protocol(d.protocol).has_winners]
     table = standings(voted)
+    kinds = sorted({d.protocol for d in voted})
+    reports = [get_protocol(name).bias([d for d in voted if d.protocol == name]) for name in kinds]
     chart = charts.bar_chart([(s.name, s.win_rate or 0) for s in table], "Win rate") if table else ""
     return ENV.get_template("leaderboard.html.j2").render(
-        table=table, chart=Markup(chart), bias=bias_report(voted), matches=match_standings(discussions),
+        table=table, chart=Markup(chart), bias=next((b for b in reports if b is not None), None),
+        matches=match_standings(discussions),
         people=participation(discussions))

@@ -15,8 +15,6 @@ from typing import Any
 from ..conclusions import parse_markdown_conclusion, render_markdown
 from ..domain import (
     STATUSES,
-    Abstention,
-    Ballot,
     Conclusion,
     Discussion,
     Failure,
@@ -26,21 +24,20 @@ from ..domain import (
     Reply,
     Round,
     Settings,
-    TerminationVote,
-    Usage,
-    Vote,
-    VoteResult,
+    paid_usage,
+    usage_dict,
+    usage_from,
 )
 from ..errors import InputError
 from ..naming import camel, is_safe_id
 from ..protocols import DEFAULT, get_protocol
+from ..protocols.vote import dyson
 from ..stats import discussion_stats, leader
-from . import documents, dyson, history, yamlio
+from . import documents, history, yamlio, yamlsplice
 from .files import write_atomic
 from .layout import DISCUSSION_FILE
-from .summary import Summary, from_data, from_head, is_legacy, usage_from
+from .summary import Summary, from_data, from_head, is_legacy
 
-VOTES_FILE = "votes.yaml"
 ROUND_FILE = "round.yaml"
 CONCLUSION_FILE = "conclusion.md"
 SIMULATED_NOTE = "Simulated by the offline or scripted panel: no language model wrote this."
@@ -57,19 +54,6 @@ def reply_path(folder: Path, number: int, model_id: str) -> Path:
 
 
 # ---- writing ---------------------------------------------------------------
-
-def usage_dict(u: Usage) -> dict[str, Any]:
-    out: dict[str, Any] = {"calls": u.calls, "promptTokens": u.prompt_tokens,
-           "completionTokens": u.completion_tokens, "totalTokens": u.total_tokens}
-    if u.cost is not None:
-        out["cost"] = u.cost
-    return out
-
-
-def _paid(u: Usage) -> dict[str, Any]:
-    """A usage entry for records that may or may not have cost anything."""
-    return {"usage": usage_dict(u)} if u.calls or u.total_tokens else {}
-
 
 def _member_dict(m: Panelist) -> dict[str, Any]:
     entry: dict[str, Any] = {"id": m.id, "model": m.model, "name": m.name}
@@ -94,7 +78,7 @@ def _failures(r: Round) -> list[dict]:
     return [
         {"phase": f.phase, "modelId": f.model_id, "error": f.error,
          "attempts": f.attempts, "timedOut": f.timed_out, **({"invalid": True} if f.invalid else {}),
-         **_paid(f.usage)}
+         **paid_usage(f.usage)}
         for f in r.failures
     ]
 
@@ -165,39 +149,6 @@ def _order(ids: list[str], panel: Panel) -> list[str]:
     return sorted(ids, key=lambda i: (rank.get(i, len(rank)), i))
 
 
-def votes_dict(r: Round, panel: Panel) -> dict[str, Any]:
-    rank = {pid: i for i, pid in enumerate(panel.ids)}
-    pos = lambda pid: (rank.get(pid, len(rank)), pid)  # noqa: E731
-    data = {
-        "votes": [
-            {"voterId": v.voter_id, "targetId": v.target_id, "vote": v.vote, "reasoning": v.reasoning}
-            for v in sorted(r.votes, key=lambda v: (pos(v.voter_id), pos(v.target_id)))
-        ],
-        "terminationVotes": [
-            {"modelId": t.model_id, "vote": t.vote, "reasoning": t.reasoning}
-            for t in sorted(r.termination_votes, key=lambda t: pos(t.model_id))
-        ],
-        "voteResults": [
-            {"targetId": x.target_id, "rawScore": x.raw_score, "weightedScore": x.weighted_score,
-             "approveCount": x.approve_count, "rejectCount": x.reject_count}
-            for x in r.results
-        ],
-        "winnerId": r.winner_id,
-        "winnerScore": r.winner_score,
-        "tieBreak": r.tie_break,
-        "abstentions": [
-            {"voterId": a.voter_id, "reason": a.reason, **_paid(a.usage)}
-            for a in sorted(r.abstentions, key=lambda a: pos(a.voter_id))
-        ],
-        "ballots": [
-            {"voterId": b.voter_id, "labels": dict(b.labels), "attempts": b.attempts,
-             "usage": usage_dict(b.usage)}
-            for b in sorted(r.ballots, key=lambda b: pos(b.voter_id))
-        ],
-    }
-    return data
-
-
 def _conclusion_doc(d: Discussion, c: Conclusion) -> str:
     meta = {
         "questionId": d.question_id,
@@ -233,6 +184,7 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
     discussion.yaml for later: what a finished call adds lives in its
     round's files, and the totals in the index are derived from them.
     """
+    protocol = get_protocol(d.protocol)
     for r in d.rounds[max(from_round, 1) - 1:]:
         if r.imported:
             continue  # another tool's round stays exactly as it was written
@@ -241,15 +193,23 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
             if not reply.saved:
                 write_atomic(reply_path(folder, r.number, pid), _reply_doc(d, reply))
                 reply.saved = True
-        if r.ballots or r.abstentions or r.results:
-            write_atomic(round_dir(folder, r.number) / VOTES_FILE, yamlio.dump(votes_dict(r, d.panel)))
+        for name in protocol.round_files:
+            if (content := protocol.write_round_file(r, name, d.panel.ids)) is not None:
+                write_atomic(round_dir(folder, r.number) / name, yamlio.dump(content))
         if r.stage is not None and (r.notes or r.complete):
             data = {"roundNumber": r.number, "stage": r.stage, "agreement": r.agreement, **r.notes}
             write_atomic(round_dir(folder, r.number) / ROUND_FILE, yamlio.dump(data))
     if d.conclusion:
         write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
     if index:
-        write_atomic(folder / DISCUSSION_FILE, yamlio.dump(dyson_index(d) if d.legacy else index_dict(d)))
+        write_atomic(folder / DISCUSSION_FILE, dyson_text(d, folder) if d.legacy else yamlio.dump(index_dict(d)))
+
+
+def dyson_text(d: Discussion, folder: Path) -> str:
+    """A Dyson thread's index over the file as it is: what Dyson wrote keeps its bytes."""
+    index = folder / DISCUSSION_FILE
+    data = dyson_index(d)
+    return yamlsplice.splice(documents.read_text(index), data) if index.is_file() else yamlio.dump(data)
 
 
 def dyson_index(d: Discussion) -> dict[str, Any]:
@@ -308,28 +268,14 @@ def read_reply(path: Path, number: int) -> Reply:
     )
 
 
-def _read_votes(r: Round, path: Path) -> None:
+def _read_round_file(r: Round, path: Path, protocol: str) -> None:
     try:
         data = yamlio.load(documents.read_text(path), written=True) or {}
     except ValueError as exc:
         raise InputError(f"{path}: cannot be read (a merge conflict?): {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: cannot be read: expected a mapping")
-    r.votes = [Vote(str(v["voterId"]), str(v["targetId"]), str(v["vote"]), str(v.get("reasoning") or ""))
-               for v in data.get("votes") or []]
-    r.termination_votes = [TerminationVote(str(t["modelId"]), str(t["vote"]), str(t.get("reasoning") or ""))
-                           for t in data.get("terminationVotes") or []]
-    r.results = [VoteResult(str(x["targetId"]), x["rawScore"], x["weightedScore"],
-                            int(x["approveCount"]), int(x["rejectCount"]))
-                 for x in data.get("voteResults") or []]
-    for x in r.results:
-        x.approve_from_others = sum(v.vote == "APPROVE" and v.target_id == x.target_id
-                                    and v.voter_id != x.target_id for v in r.votes)
-    r.abstentions = [Abstention(str(a["voterId"]), str(a.get("reason") or ""), usage_from(a.get("usage")))
-                     for a in data.get("abstentions") or []]
-    r.ballots = [Ballot(str(b["voterId"]), {str(k): str(v) for k, v in (b.get("labels") or {}).items()},
-                        int(b.get("attempts") or 1), usage_from(b.get("usage")))
-                 for b in data.get("ballots") or []]
+    get_protocol(protocol).read_round_file(r, path.name, data)
 
 
 def _check_notes(r: Round, protocol: str, path: Path) -> None:
@@ -348,11 +294,6 @@ def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
     r = Round(
         number=number,
         seed=int(raw.get("seed") or 0),
-        winner_id=raw.get("winnerId"),
-        winner_score=raw.get("winnerScore"),
-        tie_break=raw.get("tieBreak"),
-        should_terminate=bool(raw.get("shouldTerminate")),
-        termination_reason=raw.get("terminationReason"),
         agreement=raw.get("agreement"),
         failures=[Failure(str(f["phase"]), str(f["modelId"]), str(f.get("error") or ""),
                           int(f.get("attempts") or 1), bool(f.get("timedOut")), usage_from(f.get("usage")),
@@ -362,13 +303,15 @@ def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
         stage=raw.get("stage"),
         notes={key: raw[key] for key in get_protocol(protocol).index_notes if isinstance(raw.get(key), dict)},
     )
+    get_protocol(protocol).read_index(r, raw)
     directory = round_dir(folder, number)
     if directory.is_dir():
         for path in sorted(directory.glob("*.md")):
             reply = read_reply(path, number)
             r.replies[path.stem] = reply
-        if (directory / VOTES_FILE).is_file():
-            _read_votes(r, directory / VOTES_FILE)
+        for name in get_protocol(protocol).round_files:
+            if (directory / name).is_file():
+                _read_round_file(r, directory / name, protocol)
         if (directory / ROUND_FILE).is_file():
             notes = yamlio.load(documents.read_text(directory / ROUND_FILE), written=True) or {}
             if not isinstance(notes, dict):
@@ -439,7 +382,8 @@ def load(folder: Path) -> Discussion | None:
             raise ValueError("expected a mapping of fields")
         if is_legacy(data):  # another tool wrote it: read it as people's files are read
             data = yamlio.load(text)
-            return dyson.load_legacy(data, folder, lambda raw: _round_from(raw, folder, DEFAULT))
+            return dyson.load_legacy(data, folder, lambda raw: _round_from(raw, folder, DEFAULT),
+                                     lambda path: documents.read(path))
         history.check_index(data, index)
         if data["status"] not in STATUSES:
             raise ValueError(f"status {data['status']!r} is not one of {', '.join(STATUSES)}")
@@ -459,7 +403,7 @@ def load(folder: Path) -> Discussion | None:
             personas=data["personas"] if isinstance(data.get("personas"), dict) else {},
             sources=[s for s in data.get("sources") or [] if isinstance(s, dict)],
         )
-        history.check_files(d, folder, VOTES_FILE, get_protocol(d.protocol).has_winners)
+        history.check_files(d, folder, get_protocol(d.protocol).check_round)
         if (folder / CONCLUSION_FILE).is_file():
             d.conclusion = read_conclusion(folder / CONCLUSION_FILE)
         return d

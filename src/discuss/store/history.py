@@ -10,10 +10,11 @@ the index does not record. What is wrong is named, with the way out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..domain import Discussion
+from ..domain import Discussion, Round
 from ..errors import InputError
 
 REQUIRED = ("questionSlug", "status", "currentRound", "panel", "config", "rounds")
@@ -50,7 +51,8 @@ def check_index(data: dict[str, Any], index: Path) -> None:
                          f"are recorded; {RESTORE}")
 
 
-def check_files(d: Discussion, folder: Path, votes_file: str, has_winners: bool) -> None:
+def check_files(d: Discussion, folder: Path, missing: Callable[[Round, Path], str | None]) -> None:
+    """Round folders match the index; `missing` is the protocol's check of its own files in one."""
     on_disk = sorted(int(m.group(1)) for p in folder.iterdir() if p.is_dir() and (m := ROUND_DIR.match(p.name)))
     extra = [n for n in on_disk if n > len(d.rounds)]
     if extra:
@@ -61,10 +63,5 @@ def check_files(d: Discussion, folder: Path, votes_file: str, has_winners: bool)
         if r.complete and not r.replies:
             raise InputError(f"{where}: round {r.number} is recorded as complete but its replies are missing; "
                              f"{RESTORE}")
-        if r.complete and has_winners and not (where / votes_file).is_file():
-            raise InputError(f"{where / votes_file}: missing, though round {r.number} is complete; {RESTORE}")
-        voted_on = {x.target_id for x in r.results} | ({r.winner_id} if r.winner_id else set())
-        absent = sorted(voted_on - set(r.replies))
-        if absent:
-            raise InputError(f"{where}: the reply of {', '.join(absent)} is missing, though the round's votes "
-                             f"are on it; {RESTORE}")
+        if (problem := missing(r, where)) is not None:
+            raise InputError(f"{problem}; {RESTORE}")

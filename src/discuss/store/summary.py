@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..domain import Usage
-from ..stats import leader_of
+from ..domain import Usage, leader_of, usage_from
 
 HEAD_TYPES: dict[str, type | tuple[type, ...]] = {
     "status": str, "completedRounds": int, "leader": (str, type(None)),
@@ -29,16 +28,6 @@ class Summary:
     leader: str | None
     termination_reason: str | None
     usage: Usage
-
-
-def usage_from(raw: Any) -> Usage:
-    raw = raw if isinstance(raw, dict) else {}
-    return Usage(
-        prompt_tokens=int(raw.get("promptTokens") or 0),
-        completion_tokens=int(raw.get("completionTokens") or 0),
-        cost=raw.get("cost"),
-        calls=int(raw.get("calls") or 0),
-    )
 
 
 def quick_load(text: str) -> Any:
@@ -117,12 +106,14 @@ def is_legacy(data: dict[str, Any]) -> bool:
 
 def from_data(data: dict[str, Any]) -> Summary:
     """The summary of a whole discussion.yaml read as data: any layout, ours or Dyson's."""
+    from ..protocols.vote.dyson import round_winners  # only Dyson's layout and our oldest have no head
+
     rounds = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
     return Summary(
         status=str(data.get("status") or "active"),
         legacy=is_legacy(data),
         rounds=sum(1 for r in rounds if r.get("completedAt")),
-        leader=leader_of([r.get("winnerId") for r in rounds]),
+        leader=leader_of(round_winners(rounds) or []),
         termination_reason=data.get("terminationReason"),
         usage=usage_from(data.get("usage")),
     )

@@ -164,10 +164,9 @@ def close(d: Discussion, rnd: Round, now: str) -> str:
         check = judge_test(notes(rnd)["judge"].get("score"), d.settings.convergence_threshold)
     notes(rnd)["convergence"] = check
     if check["converged"]:
-        rnd.should_terminate, rnd.termination_reason = True, "converged"
+        d.termination_reason = "converged"
     elif rnd.number - 1 >= d.settings.critique_rounds or rnd.number >= d.settings.max_rounds:
-        rnd.should_terminate, rnd.termination_reason = True, "max-rounds"
-    d.termination_reason = rnd.termination_reason
+        d.termination_reason = "max-rounds"
     return f"round {rnd.number}: {test} test {'passed' if check['converged'] else 'not passed'} ({check})"
 
 

@@ -10,6 +10,7 @@ abstentions they were.
 from __future__ import annotations
 
 from ...domain import Discussion
+from .record import ballot_box
 from .termination import decide
 
 LIST_ORDER = "list-order"  # a tie a recorded winner won by its place in the recording tool's model list
@@ -26,18 +27,18 @@ def replayed_stop(d: Discussion) -> tuple[int, str] | None:
 
 
 def recorded_stop(d: Discussion) -> int | None:
-    return next((r.number for r in d.rounds if r.should_terminate), None)
+    return next((r.number for r in d.rounds if ballot_box(r).should_terminate), None)
 
 
 def audit(d: Discussion) -> list[str]:
     """Lines on what mechanics, not the panel, decided; none for a discussion discuss ran alone."""
     out = []
-    ties = [r.number for r in d.rounds if r.tie_break == LIST_ORDER]
+    ties = [r.number for r in d.rounds if ballot_box(r).tie_break == LIST_ORDER]
     if ties:
         out.append(f"rounds won by list order in a tie (the recording tool's model order, not the votes): "
                    f"{', '.join(map(str, ties))}")
-    ballots = sum(v.invented for r in d.rounds for v in r.votes)
-    stops = sum(t.invented for r in d.rounds for t in r.termination_votes)
+    ballots = sum(v.invented for r in d.rounds for v in ballot_box(r).votes)
+    stops = sum(t.invented for r in d.rounds for t in ballot_box(r).termination_votes)
     if ballots or stops:
         out.append(f"invented by the recording tool, not cast: {ballots} vote(s) on answers, {stops} termination "
                    "vote(s); left out of approval figures and of the stopping rules")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...domain import TERMINATION_CHOICES, VOTE_SCORES
 from ...jsonreply import ReplyError, extract_object, per_label, text_field
 from ...replyschemas import TEXT, listed, obj, one_of
+from .record import TERMINATION_CHOICES, VOTE_SCORES
 
 
 @dataclass(frozen=True)

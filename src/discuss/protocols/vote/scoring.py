@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from ...domain import VOTE_SCORES, Vote, VoteResult
+from .record import VOTE_SCORES, Vote, VoteResult
 
 
 def vote_weight(vote: Vote, self_weight: float) -> float:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...domain import Round, Settings, TerminationVote
+from ...domain import Round, Settings
+from .record import TerminationVote, ballot_box
 from .scoring import max_possible
 
 
@@ -28,7 +29,7 @@ class Decision:
 
 def cast_votes(rnd: Round) -> list[TerminationVote]:
     """The termination votes panelists cast; one a tool filled in is an abstention."""
-    return [t for t in rnd.termination_votes if not t.invented]
+    return [t for t in ballot_box(rnd).termination_votes if not t.invented]
 
 
 def conclude_counts(rnd: Round) -> tuple[int, int]:
@@ -46,10 +47,11 @@ def enough_to_conclude(rnd: Round, panel_size: int, settings: Settings) -> bool:
 
 
 def winner_ratio(rnd: Round, self_weight: float) -> float:
-    if rnd.winner_id is None or rnd.winner_score is None:
+    box = ballot_box(rnd)
+    if box.winner_id is None or box.winner_score is None:
         return 0.0
-    top = max_possible(rnd.votes, rnd.winner_id, self_weight)
-    return rnd.winner_score / top if top else 0.0
+    top = max_possible(box.votes, box.winner_id, self_weight)
+    return box.winner_score / top if top else 0.0
 
 
 def decide(rounds: list[Round], settings: Settings, panel_size: int) -> Decision:
@@ -71,8 +73,8 @@ def decide(rounds: list[Round], settings: Settings, panel_size: int) -> Decision
     recent = rounds[-runs:]
     if (
         len(recent) == runs
-        and current.winner_id is not None
-        and all(r.winner_id == current.winner_id for r in recent)
+        and ballot_box(current).winner_id is not None
+        and all(ballot_box(r).winner_id == ballot_box(current).winner_id for r in recent)
         and all(
             winner_ratio(r, settings.self_vote_weight) >= settings.convergence_score
             for r in recent
@@ -80,7 +82,7 @@ def decide(rounds: list[Round], settings: Settings, panel_size: int) -> Decision
     ):
         return Decision(
             True, "convergence",
-            f"{current.winner_id} won {runs} rounds at >= {settings.convergence_score:.0%} of the top score",
+            f"{ballot_box(current).winner_id} won {runs} rounds at >= {settings.convergence_score:.0%} of the top score",
         )
 
     if current.number >= settings.max_rounds:

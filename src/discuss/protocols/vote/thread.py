@@ -15,6 +15,7 @@ from typing import Any
 
 from ...domain import Discussion, Round
 from ...prompting import estimate_tokens
+from .record import ballot_box
 
 # Tokens the template spends on one earlier round and on one answer besides their texts.
 ROUND_OVERHEAD, ANSWER_OVERHEAD = 40, 20
@@ -35,13 +36,13 @@ def clip(text: str, chars: int) -> str:
 
 def _order(r: Round, me: str) -> list[str]:
     """The winner first, then the panelist's own answer, then the others as they sort."""
-    first = [pid for pid in dict.fromkeys((r.winner_id, me)) if pid in r.replies]
+    first = [pid for pid in dict.fromkeys((ballot_box(r).winner_id, me)) if pid in r.replies]
     return first + sorted(pid for pid in r.replies if pid not in first)
 
 
 def _reasons(r: Round, me: str) -> list[dict[str, str]]:
     return [{"vote": v.vote, "reasoning": clip(v.reasoning, REASON_CHARS)}
-            for v in r.votes if v.target_id == me and v.voter_id != me and v.reasoning.strip()]
+            for v in ballot_box(r).votes if v.target_id == me and v.voter_id != me and v.reasoning.strip()]
 
 
 def round_entry(r: Round, me: str, tokens: int) -> dict[str, Any] | None:
@@ -52,14 +53,14 @@ def round_entry(r: Round, me: str, tokens: int) -> dict[str, Any] | None:
     share = (tokens - fixed) // max(len(ids), 1)
     if share < LEAST_TOKENS:
         return None
-    scores = {x.target_id: x.weighted_score for x in r.results}
-    answers = [{"label": chr(ord("A") + i), "yours": pid == me, "winner": pid == r.winner_id,
+    scores = {x.target_id: x.weighted_score for x in ballot_box(r).results}
+    answers = [{"label": chr(ord("A") + i), "yours": pid == me, "winner": pid == ballot_box(r).winner_id,
                 "score": f"{scores[pid]:g}" if pid in scores else "-",
                 "text": clip(r.replies[pid].text, min(ANSWER_CHARS, share * 4 - 3))}
                for i, pid in enumerate(ids)]
-    conclude = sum(t.vote == "CONCLUDE" for t in r.termination_votes)
+    conclude = sum(t.vote == "CONCLUDE" for t in ballot_box(r).termination_votes)
     return {"number": r.number, "answers": answers, "reasons": reasons,
-            "termination": f"{conclude} of {len(r.termination_votes)} asked to conclude"}
+            "termination": f"{conclude} of {len(ballot_box(r).termination_votes)} asked to conclude"}
 
 
 def entry_tokens(entry: dict[str, Any]) -> int:
@@ -69,7 +70,7 @@ def entry_tokens(entry: dict[str, Any]) -> int:
 
 def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict[str, Any]], int]:
     """The rounds to show, oldest first, and how many earlier rounds were left out."""
-    done = [r for r in d.rounds if r.complete and r.winner_id in r.replies]
+    done = [r for r in d.rounds if r.complete and ballot_box(r).winner_id in r.replies]
     chosen: list[dict[str, Any]] = []
     left = budget
     for r in list(reversed(done))[: d.settings.context_rounds]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
-from .domain import VOTE_SCORES, Discussion, Round
+from ...domain import Discussion, Round
+from .record import VOTE_SCORES, ballot_box
 
 
 @dataclass
@@ -25,7 +27,7 @@ class Leaning:
     generosity_answers: int = 0
     tie_break_wins: Counter[str] = field(default_factory=Counter)
     invented_ballots: int = 0
-    abstentions: int = 0
+    abstained: int = 0  # rounds it cast no valid ballot in
 
     @property
     def self_generosity(self) -> float | None:
@@ -38,16 +40,26 @@ class BiasReport:
     # How often the round's winner was shown under each label, over every ballot with known labels.
     winning_positions: Counter[str]
 
+    def lines(self) -> list[str]:
+        return lines(self)
+
+    def as_json(self) -> dict[str, Any]:
+        """As `show --json` and discussions.json give it."""
+        return {"panelists": [{"panelist": p.panelist_id, "selfVoteGenerosity": p.self_generosity,
+                               "tieBreakWins": dict(p.tie_break_wins), "inventedBallots": p.invented_ballots,
+                               "abstentions": p.abstained} for p in self.panelists],
+                "winningPositions": dict(sorted(self.winning_positions.items()))}
+
     @property
     def empty(self) -> bool:
         return not self.panelists or all(
-            p.self_generosity is None and not p.tie_break_wins and not p.invented_ballots and not p.abstentions
+            p.self_generosity is None and not p.tie_break_wins and not p.invented_ballots and not p.abstained
             for p in self.panelists) and not self.winning_positions
 
 
 def _own_margin(r: Round, author: str) -> float | None:
     """The author's own points on its answer minus the mean of the others' points on it (cast votes only)."""
-    on_it = [v for v in r.votes if v.target_id == author and not v.invented]
+    on_it = [v for v in ballot_box(r).votes if v.target_id == author and not v.invented]
     own = [VOTE_SCORES.get(v.vote, 0) for v in on_it if v.voter_id == author]
     others = [VOTE_SCORES.get(v.vote, 0) for v in on_it if v.voter_id != author]
     return own[0] - sum(others) / len(others) if own and others else None
@@ -70,14 +82,15 @@ def report(discussions: list[Discussion]) -> BiasReport:
                 if (margin := _own_margin(r, author)) is not None:
                     row(author).generosity_sum += margin
                     row(author).generosity_answers += 1
-            if r.winner_id and r.tie_break:
-                row(r.winner_id).tie_break_wins[r.tie_break] += 1
-            for voter in sorted({v.voter_id for v in r.votes if v.invented}):
+            box = ballot_box(r)
+            if box.winner_id and box.tie_break:
+                row(box.winner_id).tie_break_wins[box.tie_break] += 1
+            for voter in sorted({v.voter_id for v in box.votes if v.invented}):
                 row(voter).invented_ballots += 1
-            for a in r.abstentions:
-                row(a.voter_id).abstentions += 1
-            for b in r.ballots:
-                positions.update(label for label, target in b.labels.items() if target == r.winner_id)
+            for a in box.abstentions:
+                row(a.voter_id).abstained += 1
+            for b in box.ballots:
+                positions.update(label for label, target in b.labels.items() if target == box.winner_id)
     return BiasReport(sorted(rows.values(), key=lambda x: x.panelist_id), positions)
 
 
@@ -88,7 +101,7 @@ def lines(rep: BiasReport) -> list[str]:
         ties = ", ".join(f"{n} by {rule}" for rule, n in sorted(p.tie_break_wins.items())) or "none"
         generosity = "-" if p.self_generosity is None else f"{p.self_generosity:+.2f}"
         out.append(f"- {p.name}: self-vote generosity {generosity}, wins by tie-break {ties}, "
-                   f"invented ballots {p.invented_ballots}, abstentions {p.abstentions}")
+                   f"invented ballots {p.invented_ballots}, abstentions {p.abstained}")
     if rep.winning_positions:
         shown = ", ".join(f"{label} {n}" for label, n in sorted(rep.winning_positions.items()))
         out.append(f"- the winner's label on the ballots: {shown}")

@@ -16,25 +16,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..conclusions import bullets, split_sections
-from ..domain import (
-    Conclusion,
-    Discussion,
-    Panel,
-    Panelist,
-    Reply,
-    Round,
-    Settings,
-    TerminationVote,
-    Vote,
-    VoteResult,
-)
-from ..naming import is_safe_id
-from ..protocols import DEFAULT
-from ..protocols.vote.audit import LIST_ORDER
-from ..stats import discussion_stats
-from . import documents
-from .summary import usage_from
+from ...conclusions import bullets, split_sections
+from ...domain import Conclusion, Discussion, Panel, Panelist, Reply, Round, Settings, usage_from
+from ...naming import is_safe_id
+from ...stats import discussion_stats
+from .audit import LIST_ORDER
+from .files import approvals_from_others
+from .record import TerminationVote, Vote, VoteResult, ballot_box
+
+# How the store reads one Markdown document with front matter: (meta, body).
+ReadDoc = Callable[[Path], tuple[dict[str, Any], str]]
 
 
 def adopt(d: Discussion, phase: str) -> None:
@@ -51,11 +42,11 @@ def adopt(d: Discussion, phase: str) -> None:
     }
 
 
-def _names(folder: Path) -> dict[str, str]:
+def _names(folder: Path, read: ReadDoc) -> dict[str, str]:
     names = {}
     for path in sorted(folder.glob("round-*/*.md")):
         try:
-            meta, _ = documents.read(path)
+            meta, _ = read(path)
         except ValueError:
             continue
         if meta.get("modelId") and meta.get("modelName"):
@@ -77,22 +68,24 @@ def invented(reasoning: str) -> bool:
 
 def recorded_tie_break(r: Round) -> str | None:
     """How a Dyson round's recorded winner won: None for a clear win, else the rule that could explain it."""
-    top = max((x.weighted_score for x in r.results), default=None)
-    tied = [x for x in r.results if x.weighted_score == top]
-    if len(tied) < 2 or r.winner_id not in {x.target_id for x in tied}:
+    box = ballot_box(r)
+    top = max((x.weighted_score for x in box.results), default=None)
+    tied = [x for x in box.results if x.weighted_score == top]
+    if len(tied) < 2 or box.winner_id not in {x.target_id for x in tied}:
         return None
-    winner = next(x for x in tied if x.target_id == r.winner_id)
+    winner = next(x for x in tied if x.target_id == box.winner_id)
     if all(winner.approve_from_others > x.approve_from_others for x in tied if x is not winner):
         return "approvals-from-others"  # Dyson's own stated tie-breaker decided
     return LIST_ORDER
 
 
-def _round(raw: dict, names: dict[str, str], slug: str) -> Round:
-    from ..protocols.vote import round_seed
+def _round(raw: dict[str, Any], names: dict[str, str], slug: str) -> Round:
+    from .protocol import round_seed
 
     number = int(raw.get("roundNumber") or 0)
     # Ties re-drawn, if ever, with the seed discuss gives its own rounds: never one seed for all.
     r = Round(number=number, seed=round_seed(slug, number), imported=True)
+    box = ballot_box(r)
     for resp in raw.get("responses") or []:
         mid = str(resp.get("modelId"))
         if not is_safe_id(mid):
@@ -104,38 +97,36 @@ def _round(raw: dict, names: dict[str, str], slug: str) -> Round:
     for result in raw.get("votes") or []:
         for v in result.get("votes") or []:
             why = str(v.get("reasoning") or "")
-            r.votes.append(Vote(str(v.get("voterId")), str(v.get("targetId")), str(v.get("vote")), why,
-                                invented=invented(why)))
-        r.results.append(VoteResult(
+            box.votes.append(Vote(str(v.get("voterId")), str(v.get("targetId")), str(v.get("vote")), why,
+                                  invented=invented(why)))
+        box.results.append(VoteResult(
             target_id=str(result.get("targetId")), raw_score=result.get("rawScore", 0),
             weighted_score=result.get("weightedScore", 0),
             approve_count=int(result.get("approveCount") or 0),
             reject_count=int(result.get("rejectCount") or 0),
         ))
-    for x in r.results:
-        x.approve_from_others = sum(v.vote == "APPROVE" and v.target_id == x.target_id
-                                    and v.voter_id != x.target_id for v in r.votes)
-    r.termination_votes = [
+    approvals_from_others(box)
+    box.termination_votes = [
         TerminationVote(str(t.get("modelId")), str(t.get("vote")), str(t.get("reasoning") or ""),
                         invented=invented(str(t.get("reasoning") or "")))
         for t in raw.get("terminationVotes") or []
     ]
-    r.winner_id = raw.get("winnerId")
-    r.winner_score = raw.get("winnerScore")
-    r.should_terminate = bool(raw.get("shouldTerminate"))
-    r.termination_reason = raw.get("terminationReason")
+    box.winner_id = raw.get("winnerId")
+    box.winner_score = raw.get("winnerScore")
+    box.should_terminate = bool(raw.get("shouldTerminate"))
+    box.termination_reason = raw.get("terminationReason")
     r.completed_at = str(raw.get("completedAt") or "") or "unknown"
-    r.tie_break = recorded_tie_break(r)
+    box.tie_break = recorded_tie_break(r)
     return r
 
 
-def _conclusion(data: dict, folder: Path) -> Conclusion | None:
+def _conclusion(data: dict[str, Any], folder: Path, read: ReadDoc) -> Conclusion | None:
     raw = data.get("conclusion")
     path = folder / "conclusion.md"
     if not isinstance(raw, dict) and not path.is_file():
         return None
     raw = raw if isinstance(raw, dict) else {}
-    meta, body = documents.read(path) if path.is_file() else ({}, str(raw.get("summary") or ""))
+    meta, body = read(path) if path.is_file() else ({}, str(raw.get("summary") or ""))
     sections = split_sections(body)
     summary = sections.get("summary") or body.strip()
 
@@ -156,9 +147,9 @@ def _conclusion(data: dict, folder: Path) -> Conclusion | None:
     )
 
 
-def load_legacy(data: dict, folder: Path, read_own: Callable[[dict], Round]) -> Discussion:
+def load_legacy(data: dict[str, Any], folder: Path, read_own: Callable[[dict[str, Any]], Round], read: ReadDoc) -> Discussion:
     """A Dyson thread; `read_own` reads a round discuss wrote (from its index entry and its folder)."""
-    names = _names(folder)
+    names = _names(folder, read)
     slug = str(data.get("questionSlug") or folder.name)
     entries = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
     rounds = [read_own(r) if r.get("writtenBy") == OURS else _round(r, names, slug) for r in entries]
@@ -179,13 +170,13 @@ def load_legacy(data: dict, folder: Path, read_own: Callable[[dict], Round]) -> 
         question_title=str(data.get("questionTitle") or ""),
         panel=Panel(name="", members=tuple(Panelist(i, i, names.get(i, i)) for i in ids)),
         settings=settings_from(data.get("config") or {}, Settings()),
-        protocol=DEFAULT,  # Dyson's tool knows only the vote protocol
+        protocol="vote",  # Dyson's tool knows only this protocol
         status=str(data.get("status") or "active"),
         started_at=str(data.get("startedAt") or ""),
         rounds=rounds,
         termination_reason=data.get("terminationReason"),
         concluded_at=data.get("concludedAt"),
-        conclusion=_conclusion(data, folder),
+        conclusion=_conclusion(data, folder, read),
         legacy=True,
         dyson=data,
     )
@@ -196,7 +187,7 @@ CONFIG = {"maxRounds": ("max_rounds", int), "maxResponseWords": ("max_response_w
           "selfVoteWeight": ("self_vote_weight", float), "consecutiveConcludeRounds": ("consecutive_conclude_rounds", int)}
 
 
-def settings_from(config: dict, base: Settings) -> Settings:
+def settings_from(config: dict[str, Any], base: Settings) -> Settings:
     """`base` with what a Dyson thread's config says; `allowSelfVoting: false` makes own votes count for nothing."""
     import dataclasses
 
@@ -206,6 +197,12 @@ def settings_from(config: dict, base: Settings) -> Settings:
     return dataclasses.replace(base, **changes)
 
 
+def round_winners(rounds: list[dict[str, Any]]) -> list[str | None] | None:
+    """The winner each round entry of an index records (Dyson's or our oldest); None where one is no word."""
+    winners = [r.get("winnerId") for r in rounds]
+    return winners if all(isinstance(w, (str, type(None))) for w in winners) else None
+
+
 def whole(x: float | None) -> float | int | None:
     """A score as Dyson writes it: an integer where it is whole."""
     return int(x) if isinstance(x, float) and x.is_integer() else x
@@ -213,39 +210,42 @@ def whole(x: float | None) -> float | int | None:
 
 def round_entry(r: Round, failures: list[dict[str, Any]], usage: dict[str, Any]) -> dict[str, Any]:
     """A finished round of ours as Dyson's site reads it, with our own fields beside Dyson's."""
+    box = ballot_box(r)
     by_target: dict[str, list[Any]] = {}
-    for v in r.votes:
+    for v in box.votes:
         by_target.setdefault(v.target_id, []).append(v)
     entry: dict[str, Any] = {
         "roundNumber": r.number,
         "writtenBy": OURS,
+        # The date, as the answer's own file keeps it: what is read back is what was written.
         "responses": [{"modelId": pid, "content": reply.text, "wordCount": reply.word_count,
-                       "generatedAt": reply.generated} for pid, reply in r.replies.items()],
+                       "generatedAt": reply.generated[:10]} for pid, reply in r.replies.items()],
         "votes": [{"targetId": x.target_id,
                    "votes": [{"voterId": v.voter_id, "targetId": v.target_id, "vote": v.vote, "reasoning": v.reasoning}
                              for v in by_target.get(x.target_id, [])],
                    "rawScore": whole(x.raw_score), "weightedScore": whole(x.weighted_score),
-                   "approveCount": x.approve_count, "rejectCount": x.reject_count} for x in r.results],
-        "winnerId": r.winner_id,
-        "winnerScore": whole(r.winner_score),
+                   "approveCount": x.approve_count, "rejectCount": x.reject_count} for x in box.results],
+        "winnerId": box.winner_id,
+        "winnerScore": whole(box.winner_score),
         "terminationVotes": [{"modelId": t.model_id, "vote": t.vote, "reasoning": t.reasoning}
-                             for t in r.termination_votes],
-        "shouldTerminate": r.should_terminate,
+                             for t in box.termination_votes],
+        "shouldTerminate": box.should_terminate,
         "completedAt": r.completed_at,
         "seed": r.seed,
-        "tieBreak": r.tie_break,
-        "abstentions": [{"voterId": a.voter_id, "reason": a.reason} for a in r.abstentions],
+        "tieBreak": box.tie_break,
+        "abstentions": [{"voterId": a.voter_id, "reason": a.reason} for a in box.abstentions],
         "failures": failures,
         "usage": usage,
     }
-    if r.termination_reason:
-        entry["terminationReason"] = r.termination_reason
+    if box.termination_reason:
+        entry["terminationReason"] = box.termination_reason
     return entry
 
 
 def stats(d: Discussion) -> dict[str, Any]:
     """Dyson's stats: approval over every vote cast (own ones too, invented ones not), words rounded half up."""
-    cast = [v for r in d.rounds for v in r.votes if not v.invented]  # a ballot the tool filled in approves nothing
+    # A ballot the tool filled in approves nothing.
+    cast = [v for r in d.rounds for v in ballot_box(r).votes if not v.invented]
     return {**discussion_stats(d),
             "approvalRate": round(100 * sum(v.vote == "APPROVE" for v in cast) / len(cast), 1) if cast else 0}
 

@@ -1,0 +1,346 @@
+"""The vote protocol's rules (Project Dyson's): answer, vote anonymously, pick a winner, repeat.
+
+Each step reads the discussion state and says what to ask next, or folds
+a finished call into the state. The state on disk tells what is done, so a
+run that was interrupted picks up where it stopped: calls that finished are
+never asked again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from ...calls import CallResult, CallSpec
+from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
+from ...domain import Discussion, Judgement, Panelist, Question, Round, RoundFigures, Score
+from ...outcomes import describe
+from ...prompting import Prompts
+from ...rules.agreement import agreement, measure
+from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
+from ..base import (
+    Context,
+    Phase,
+    Protocol,
+    Step,
+    convergence_line,
+    dissent_context,
+    make_labels,
+    messages,
+    record_failure,
+    record_reply,
+    require_measure,
+)
+from . import files, moves
+from .ballots import ballot_schema, parse_ballot
+from .notes import VoteNotes, notes
+from .record import VOTE_SCORES, Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box
+from .scoring import pick_winner, tally, vote_agreement
+from .termination import Decision, conclude_counts, decide
+from .thread import clip, earlier_context
+
+
+def round_seed(slug: str, number: int) -> int:
+    return int(hashlib.sha256(f"{slug}:round-{number}".encode()).hexdigest()[:8], 16)
+
+
+def new_round(d: Discussion) -> Round:
+    number = d.current_round + 1
+    rnd = Round(number=number, seed=round_seed(d.question_slug, number), record=BallotBox())
+    d.rounds.append(rnd)
+    return rnd
+
+
+# ---- respond ---------------------------------------------------------------
+
+def respond_spec(d: Discussion, q: Question, rnd: Round, prompts: Prompts, p: Panelist) -> CallSpec:
+    earlier, omitted = earlier_context(d, p.id, d.settings.context_tokens)
+    user = prompts.render("respond", question=q, earlier=earlier, omitted=omitted,
+                          round=rnd.number, max_words=d.settings.max_response_words)
+    return CallSpec(key=p.id, panelist=p, messages=messages(p, prompts, user), task="respond",
+                    max_tokens=d.settings.max_response_words * 2, context={"title": q.title, "round": rnd.number})
+
+
+def apply_reply(rnd: Round, result: CallResult, now: str) -> None:
+    record_reply(rnd, result.spec.panelist, result, result.spec.key, "respondent", result.text or "", now)
+
+
+# ---- vote ------------------------------------------------------------------
+
+def label_order(rnd: Round, voter: str) -> dict[str, str]:
+    """Labels A, B, C... to reply authors, shuffled per voter by the round's seed."""
+    targets = sorted(rnd.replies)
+    random.Random(f"{rnd.seed}:{voter}").shuffle(targets)
+    return dict(zip(make_labels(len(targets)), targets))
+
+
+def vote_pending(d: Discussion, rnd: Round) -> list[Panelist]:
+    return [p for p in d.panel.members if p.id not in ballot_box(rnd).voted()]
+
+
+MIN_SHARE = 200  # tokens: below this an answer is too cut to judge, whatever the panel's size
+
+
+def ballot_texts(d: Discussion, rnd: Round) -> dict[str, str]:
+    """Each answer as ballots show it: cut to an equal share of the context budget, the cut recorded.
+
+    The same cut for every answer, so no answer is judged on more of itself
+    than another; a ballot's prompt stays within `contextTokens` plus the
+    fixed instructions, whatever the panel's size and the answers' length.
+    """
+    share = max(d.settings.context_tokens // max(len(rnd.replies), 1), MIN_SHARE)
+    cut = sorted(pid for pid, reply in rnd.replies.items() if len(reply.text.strip()) > share * 4)
+    texts = {pid: clip(reply.text, share * 4) if pid in cut else reply.text for pid, reply in rnd.replies.items()}
+    if cut:
+        notes(rnd)["ballotCut"] = {"tokensPerAnswer": share, "cut": cut}
+    return texts
+
+
+def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list[CallSpec]:
+    specs = []
+    shown = ballot_texts(d, rnd)
+    for p in vote_pending(d, rnd):
+        order = label_order(rnd, p.id)
+        replies = [(label, shown[target]) for label, target in order.items()]
+        user = prompts.render("vote", question=q, labels=list(order), replies=replies)
+        labels = list(order)
+        specs.append(CallSpec(
+            key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote",
+            max_tokens=1500, validate=partial(parse_ballot, labels=labels), schema=ballot_schema(labels),
+            context={"round": rnd.number, "labels": dict(replies), "order": order},
+            offline=moves.vote, worst_case=moves.worst_case,
+        ))
+    return specs
+
+
+def apply_ballot(d: Discussion, rnd: Round, result: CallResult) -> None:
+    p, box = result.spec.panelist, ballot_box(rnd)
+    if not result.ok:
+        if result.invalid:
+            box.abstentions.append(Abstention(p.id, f"invalid ballot: {result.error}", result.usage))
+        else:
+            box.abstentions.append(Abstention(p.id, f"call failed: {result.error}"))
+            record_failure(rnd, "vote", result)
+        return
+    order = result.spec.context["order"]
+    parsed = result.value
+    box.ballots.append(Ballot(p.id, dict(order), result.asks, result.usage))
+    box.votes += [Vote(p.id, order[label], vote, why) for label, vote, why in parsed.votes]
+    box.termination_votes.append(TerminationVote(p.id, parsed.termination, parsed.termination_reasoning))
+
+
+def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
+    """Tally the votes, pick the winner, decide whether to stop; the round is then complete.
+
+    A round in which no panelist cast a valid ballot has no winner: a draw
+    over scores nobody gave would crown someone the panel never chose.
+    """
+    box = ballot_box(rnd)
+    if box.ballots:
+        order = [pid for pid in d.panel.ids if pid in rnd.replies]
+        box.results = tally(box.votes, order, d.settings.self_vote_weight)
+        box.winner_id, box.tie_break = pick_winner(box.results, rnd.seed)
+        box.winner_score = next(x.weighted_score for x in box.results if x.target_id == box.winner_id)
+        rnd.agreement = vote_agreement(box.votes)
+    else:
+        box.results, box.winner_id, box.tie_break, box.winner_score, rnd.agreement = [], None, None, None, None
+    decision = decide(d.rounds, d.settings, len(d.panel.members))
+    if not box.ballots:
+        # A panel that cannot vote decides nothing: stop when it never has, or twice running.
+        never = not any(ballot_box(r).ballots for r in d.rounds)
+        if never or (not decision.terminate and len(d.rounds) >= 2 and not ballot_box(d.rounds[-2]).ballots):
+            decision = Decision(True, "no-valid-ballots",
+                                f"no valid ballot in round {rnd.number}" + (" nor before" if never else ""))
+    if not decision.terminate and (check := text_convergence(d, rnd)) is not None:
+        notes(rnd)["convergence"] = check
+        if check["converged"]:
+            decision = Decision(True, "converged", str(check))
+    box.should_terminate, box.termination_reason = decision.terminate, decision.reason
+    rnd.completed_at = now
+    return decision
+
+
+def text_convergence(d: Discussion, rnd: Round) -> Convergence | None:
+    """The `titles` or `agreement` test on the answers, when chosen; the vote has no judge."""
+    test, texts = d.settings.convergence_test, [r.text for r in rnd.replies.values()]
+    if test == "agreement":
+        return agreement_test(agreement(texts, measure(d.settings.agreement_measure)), d.settings.consensus_at)
+    if test == "titles" and rnd.number > 1:
+        return title_overlap(titles([r.text for r in d.rounds[rnd.number - 2].replies.values()]), titles(texts))
+    return None
+
+
+# ---- conclude --------------------------------------------------------------
+
+def conclusion_author(d: Discussion) -> Panelist:
+    wanted = d.settings.conclusion_author
+    if wanted != "winner":
+        return d.panel.member(wanted)
+    last = next((ballot_box(r).winner_id for r in reversed(d.rounds) if ballot_box(r).winner_id), None)
+    return d.panel.member(last) if last in d.panel.ids else d.panel.members[0]
+
+
+def _dissent(rnd: Round, names: dict[str, str]) -> list[str]:
+    return [
+        f"{names.get(v.voter_id, v.voter_id)} rejected {names.get(v.target_id, v.target_id)}'s reply: {v.reasoning}"
+        for v in ballot_box(rnd).votes if v.vote == "REJECT" and v.reasoning
+    ]
+
+
+def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
+    if not any(r.complete and ballot_box(r).winner_id for r in d.rounds):
+        return None  # no round was through, or none had a winner: nothing the panel chose to conclude from
+    q, prompts = ctx.q, ctx.prompts
+    author = conclusion_author(d)
+    names = {m.id: m.name for m in d.panel.members}
+    done = [(r, ballot_box(r)) for r in d.rounds if r.complete and ballot_box(r).winner_id in r.replies]
+    share = max(d.settings.context_tokens // max(len(done), 1), 200)
+    rounds = [
+        {"number": r.number, "winner_score": f"{box.winner_score:g}",
+         "winner_text": clip(r.replies[str(box.winner_id)].text, share * 4),
+         "dissent": _dissent(r, names)}
+        for r, box in done
+    ]
+    user = prompts.render("conclude", question=q, rounds=rounds, reason=describe(d.termination_reason))
+    # The dissent is voiced by the answer the last round scored lowest.
+    last = done[-1][1] if done else None
+    losers = sorted((x for x in last.results if x.target_id != last.winner_id),
+                    key=lambda x: x.weighted_score) if last else []
+    return CallSpec(
+        key=author.id, panelist=author, messages=messages(author, prompts, user), task="conclude",
+        max_tokens=3000, validate=parse_conclusion, schema=CONCLUSION_SCHEMA,
+        context={"title": q.title, **(dissent_context(d.panel.member(losers[0].target_id)) if losers else {})},
+    )
+
+
+# ---- the protocol ------------------------------------------------------------
+
+class VoteProtocol(Protocol):
+    summary = "answer, vote anonymously on each other's answers, repeat until a stopping rule fires"
+    conclusion_title = "Conclusion"
+    has_winners = True
+    index_notes = ("convergence", "ballotCut")
+    dyson_shape = True  # Dyson's tool is this protocol
+    partial = "discuss.protocols.vote:site.html.j2"
+    notes_type = VoteNotes
+
+    # The rules are module functions, testable alone; the protocol is them.
+    new_round = staticmethod(new_round)
+    conclusion_spec = staticmethod(conclusion_spec)
+
+    def check_ready(self, d: Discussion) -> None:
+        if d.settings.convergence_test == "agreement":
+            require_measure(d)
+        if d.settings.conclusion_author != "winner" and d.settings.conclusion_author not in d.panel.ids:
+            from ...errors import InputError
+
+            raise InputError(f"conclusionAuthor: {d.settings.conclusion_author!r} is not 'winner' nor a member "
+                             f"of the panel ({', '.join(d.panel.ids)})")
+
+    def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
+        answers = Phase(rnd, "respond", list(d.panel.members))
+        if step := answers.step(f"round {rnd.number}: answers", partial(respond_spec, d, ctx.q, rnd, ctx.prompts),
+                                lambda r: apply_reply(rnd, r, ctx.clock())):
+            return step
+        if specs := vote_specs(d, ctx.q, rnd, ctx.prompts):
+            return Step(f"round {rnd.number}: votes", specs, lambda r: apply_ballot(d, rnd, r))
+
+        def close() -> str:
+            decision = close_round(d, rnd, ctx.clock())
+            if decision.terminate:
+                d.termination_reason = decision.reason
+            box = ballot_box(rnd)
+            if box.winner_id is None:
+                return f"round {rnd.number}: no valid ballot, so no winner"
+            tie = f", tie broken by {box.tie_break}" if box.tie_break else ""
+            return f"round {rnd.number}: winner {box.winner_id} ({box.winner_score:g}){tie}"
+
+        return Step("", after=close)
+
+    def round_index(self, r: Round, failures: list[dict[str, Any]]) -> dict[str, Any]:
+        box = ballot_box(r)
+        return {
+            "roundNumber": r.number, "seed": r.seed, "winnerId": box.winner_id, "winnerScore": box.winner_score,
+            "tieBreak": box.tie_break, "shouldTerminate": box.should_terminate,
+            "terminationReason": box.termination_reason, "agreement": r.agreement,
+            **{key: r.notes[key] for key in self.index_notes if key in r.notes},
+            "failures": failures, "completedAt": r.completed_at,
+        }
+
+    def audit(self, d: Discussion) -> list[str]:
+        from .audit import audit
+
+        return audit(d)
+
+    round_files = (files.VOTES_FILE,)
+
+    def write_round_file(self, r: Round, name: str, panel_order: list[str]) -> dict[str, Any] | None:
+        return files.votes_dict(r, panel_order)
+
+    def read_round_file(self, r: Round, name: str, data: dict[str, Any]) -> None:
+        files.read_votes(r, data)
+
+    def read_index(self, r: Round, raw: dict[str, Any]) -> None:
+        files.read_index(r, raw)
+
+    def check_round(self, r: Round, folder: Path) -> str | None:
+        return files.missing(r, folder)
+
+    def figures(self, r: Round) -> RoundFigures:
+        box = ballot_box(r)
+        return RoundFigures(
+            winner=box.winner_id, winner_score=box.winner_score, tie_break=box.tie_break,
+            scores=tuple(Score(x.target_id, x.weighted_score, x.approve_count, x.reject_count) for x in box.results),
+            judgements=tuple(Judgement(v.voter_id, v.target_id, VOTE_SCORES.get(v.vote, 0), v.vote == "APPROVE",
+                                       v.invented) for v in box.votes))
+
+    def export_round(self, r: Round) -> dict[str, Any]:
+        box = ballot_box(r)
+        return {
+            "votes": [{"voter": v.voter_id, "target": v.target_id, "vote": v.vote, "reasoning": v.reasoning,
+                       "invented": v.invented} for v in box.votes],
+            "terminationVotes": [{"panelist": t.model_id, "vote": t.vote, "reasoning": t.reasoning,
+                                  "invented": t.invented} for t in box.termination_votes],
+            "abstentions": [{"panelist": a.voter_id, "reason": a.reason} for a in box.abstentions],
+        }
+
+    def bias(self, discussions: list[Discussion]) -> Any | None:
+        from .bias import report
+
+        return report(discussions)
+
+    def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
+        return f"approval from others: {stats['approvalRate']}%"
+
+    def show_reply(self, r: Round, key: str, names: dict[str, str]) -> list[str]:
+        on_it = [v for v in ballot_box(r).votes if v.target_id == key]
+        return ["", "Votes on it:"] + [
+            f"- {names.get(v.voter_id, v.voter_id)}{' (own)' if v.voter_id == key else ''}: {v.vote}"
+            f"{' (invented, not cast)' if v.invented else ''} - {v.reasoning}" for v in on_it] if on_it else []
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        box = ballot_box(r)
+        scores = {x.target_id: x for x in box.results}
+        out = []
+        for pid, reply in r.replies.items():
+            x = scores.get(pid)
+            score = f"{x.weighted_score:g} ({x.approve_count} approve, {x.reject_count} reject)" if x else "-"
+            out.append(f"- {names.get(pid, pid)}: {reply.word_count} words, score {score}"
+                       + (" <- winner" if pid == box.winner_id else ""))
+        if box.tie_break:
+            out.append(f"  tie broken by: {box.tie_break}")
+        if cut := notes(r).get("ballotCut"):
+            out.append(f"  ballots showed answers cut to {cut['tokensPerAnswer']} tokens each; cut: "
+                       + ", ".join(names.get(pid, pid) for pid in cut["cut"]))
+        if made_up := sum(v.invented for v in box.votes):
+            out.append(f"  {made_up} vote(s) on answers invented by the recording tool, not cast")
+        conclude, cast = conclude_counts(r)
+        if cast:
+            out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
+        out += [f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}"
+                + (" (invented by the recording tool, not cast)" if t.invented else "") for t in box.termination_votes]
+        out += [f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})" for a in box.abstentions]
+        return out + convergence_line(notes(r).get("convergence"))
