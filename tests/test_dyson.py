@@ -322,3 +322,58 @@ def test_a_splice_that_would_read_back_differently_writes_the_whole_file():
     assert changed.startswith("a: 2\n") and "b: [1, 2]\n" in changed and yamlio.load(changed)["list"] == [{"x": 9}]
     broken = splice("a: [unclosed\n", {"a": 1})
     assert yamlio.load(broken) == {"a": 1}
+
+
+def test_check_lists_what_dysons_content_rules_refuse_and_changes_nothing(repo):
+    phase = repo / "content" / "research-questions" / "phase-1"
+    assert cli(repo, "new", "Who maintains the power beam?").exit_code == 0
+    assert cli(repo, "check").exit_code == 0  # what `discuss new` writes passes
+    (phase / "rq-1-50-bare.md").write_text('---\nquestionId: "rq-1-50"\nslug: "bare"\ntitle: "Bare?"\n---\n\nText.\n')
+    (phase / "rq-1-40-copy.md").write_text(
+        '---\nquestionId: "rq-2-40"\nslug: "other"\ntitle: "Copy?"\nsourcePhase: "phase-2"\n'
+        'sourceBOMItemId: "bom-7"\nsourceBOMItemSlug: "x"\n---\n\nText.\n')
+    (phase / "rq-1-51-dup.md").write_text(
+        '---\nquestionId: "rq-1-40"\nslug: "dup"\ntitle: "Dup?"\nsourcePhase: "phase-1"\n'
+        'sourceBOMItemId: "bom-1-7"\nsourceBOMItemSlug: "x"\n---\n\nText.\n')
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    result = cli(repo, "check")
+    assert result.exit_code == 1, result.output
+    out = result.stdout
+    assert "rq-1-50-bare.md: 'sourcePhase' is missing or empty" in out and "'sourceBOMItemSlug' is missing" in out
+    assert "rq-1-40-copy.md: questionId 'rq-2-40' is not rq-1-<number>" in out
+    assert "sourcePhase 'phase-2' is not its folder's 'phase-1'" in out and "'bom-7' is not bom-1-<number>" in out
+    assert "rq-1-40-copy.md: file name is not rq-2-40-other.md" in out
+    assert "questionId rq-1-40 is also" in out  # one id, two files
+    assert "3 of 6 question file(s) would be refused" in result.stderr
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+
+
+def test_a_run_in_a_git_repository_leaves_only_the_discussions_own_files(repo):
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+    git("init", "-q")
+    git("-c", "user.email=t@example.org", "-c", "user.name=t", "add", "-A")
+    git("-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-qm", "before")
+    assert cli(repo, "run", THREAD, "--rounds", "1").exit_code == 0
+    changed = [line[3:] for line in git("status", "--porcelain", "--untracked-files=all").splitlines()]
+    thread = f"content/research-questions/phase-1/rq-1-40-{THREAD}/"
+    assert changed and all(path.startswith(thread) for path in changed), changed  # no lock, no stray file
+    assert not any(Path(path).name.startswith(".") for path in changed)
+
+
+def test_each_round_of_a_continued_thread_says_how_it_was_run(repo):
+    import json
+
+    assert cli(repo, "run", THREAD, "--rounds", "1").exit_code == 0
+    assert raw(repo)["rounds"][2]["method"] == "anonymised" and "method" not in raw(repo)["rounds"][0]
+    shown = cli(repo, "show", THREAD).stdout
+    rounds = shown.split("## Round ")[1:]
+    assert all("method: Project Dyson's reference tool" in r for r in rounds[:2])
+    assert "method: discuss: answers under letters shuffled per voter" in rounds[2]
+    exported = json.loads(cli(repo, "show", THREAD, "--json").stdout)["rounds"]
+    assert [r.get("method") for r in exported] == ["dyson-reference", "dyson-reference", "anonymised"]
+    store.save(store.load(folder(repo)), folder(repo))  # read back, the method stays
+    assert raw(repo)["rounds"][2]["method"] == "anonymised"

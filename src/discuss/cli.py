@@ -461,6 +461,31 @@ def _print_totals(questions) -> None:
 
 @app.command()
 @handled
+def check():
+    """List every question file that discuss, or Project Dyson's content rules, would refuse; changes nothing."""
+    from .errors import InputError as Refused
+    from .store.dysonrules import problems
+    from .store.layout import question_files
+    from .store.questions import read_question
+
+    files = question_files(content())
+    found: list[tuple[Path, str]] = []
+    for path in files:
+        try:
+            read_question(path)
+        except Refused as exc:
+            found.append((path, str(exc).removeprefix(f"{path}: ")))
+    found += problems(content())
+    for path, problem in sorted(found, key=lambda x: str(x[0])):
+        typer.echo(f"{path.relative_to(root())}: {problem}")
+    if found:
+        typer.echo(f"error: {len({p for p, _ in found})} of {len(files)} question file(s) would be refused", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"all {len(files)} question file(s) pass")
+
+
+@app.command()
+@handled
 def ask(
     question: str = typer.Argument(..., help="The research question, in words."),
     panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),

@@ -86,6 +86,7 @@ def _round(raw: dict[str, Any], names: dict[str, str], slug: str) -> Round:
     # Ties re-drawn, if ever, with the seed discuss gives its own rounds: never one seed for all.
     r = Round(number=number, seed=round_seed(slug, number), imported=True)
     box = ballot_box(r)
+    box.method = "dyson-reference"
     for resp in raw.get("responses") or []:
         mid = str(resp.get("modelId"))
         if not is_safe_id(mid):
@@ -217,6 +218,7 @@ def round_entry(r: Round, failures: list[dict[str, Any]], usage: dict[str, Any])
     entry: dict[str, Any] = {
         "roundNumber": r.number,
         "writtenBy": OURS,
+        "method": box.method or "anonymised",
         # The date, as the answer's own file keeps it: what is read back is what was written.
         "responses": [{"modelId": pid, "content": reply.text, "wordCount": reply.word_count,
                        "generatedAt": reply.generated[:10]} for pid, reply in r.replies.items()],

@@ -80,6 +80,7 @@ def read_index(r: Round, raw: dict[str, Any]) -> None:
     box = ballot_box(r)
     box.winner_id, box.winner_score, box.tie_break = raw.get("winnerId"), raw.get("winnerScore"), raw.get("tieBreak")
     box.should_terminate, box.termination_reason = bool(raw.get("shouldTerminate")), raw.get("terminationReason")
+    box.method = raw["method"] if isinstance(raw.get("method"), str) else None
 
 
 def missing(r: Round, where: Path) -> str | None:

@@ -37,7 +37,7 @@ from ..base import (
 from . import files, moves
 from .ballots import ballot_schema, parse_ballot
 from .notes import VoteNotes, notes
-from .record import VOTE_SCORES, Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box
+from .record import METHODS, VOTE_SCORES, Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box
 from .scoring import pick_winner, tally, vote_agreement
 from .termination import Decision, conclude_counts, decide
 from .thread import clip, earlier_context
@@ -305,6 +305,7 @@ class VoteProtocol(Protocol):
             "terminationVotes": [{"panelist": t.model_id, "vote": t.vote, "reasoning": t.reasoning,
                                   "invented": t.invented} for t in box.termination_votes],
             "abstentions": [{"panelist": a.voter_id, "reason": a.reason} for a in box.abstentions],
+            **({"method": box.method} if box.method else {}),
         }
 
     def bias(self, discussions: list[Discussion]) -> Any | None:
@@ -332,6 +333,8 @@ class VoteProtocol(Protocol):
                        + (" <- winner" if pid == box.winner_id else ""))
         if box.tie_break:
             out.append(f"  tie broken by: {box.tie_break}")
+        if box.method:
+            out.append(f"  method: {METHODS.get(box.method, box.method)}")
         if cut := notes(r).get("ballotCut"):
             out.append(f"  ballots showed answers cut to {cut['tokensPerAnswer']} tokens each; cut: "
                        + ", ".join(names.get(pid, pid) for pid in cut["cut"]))

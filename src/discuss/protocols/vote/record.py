@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 from ...domain import Round, Usage
 
 VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
+METHODS = {
+    "dyson-reference": "Project Dyson's reference tool: ballots named answers by model, ties went by list order",
+    "anonymised": "discuss: answers under letters shuffled per voter, ties by approvals from others, "
+                  "fewer rejections, then a seeded draw",
+}
 TERMINATION_CHOICES = ("CONCLUDE", "CONTINUE")
 
 
@@ -73,6 +78,8 @@ class BallotBox:
     tie_break: str | None = None
     should_terminate: bool = False
     termination_reason: str | None = None
+    # How the round was run, where a thread mixes tools (see METHODS); None: ours, in our own layout.
+    method: str | None = None
 
     def usages(self) -> list[Usage]:
         return [b.usage for b in self.ballots] + [a.usage for a in self.abstentions]
