@@ -230,3 +230,60 @@ def test_panels_of_the_usual_providers_need_no_litellm(project, monkeypatch):
                                {n for names in KEY_VARIABLES.values() for n in names}})
     assert done.stdout.strip().endswith("False"), done.stdout + done.stderr
     assert "missing ANTHROPIC_API_KEY" in done.stdout and "missing GEMINI_API_KEY" in done.stdout
+
+
+def test_export_csv_has_a_row_per_discussion_round_and_vote_for_every_protocol(project, tmp_path):
+    import csv
+
+    other = project.question.with_name("other.md")
+    other.write_text(project.question.read_text().replace("slug: swarm-power", "slug: other")
+                     .replace("rq-9-1", "rq-9-2"))
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto").exit_code == 0
+    assert project.cli("run", "other", "--panel", "offline", "--protocol", "council", "--auto").exit_code == 0
+    assert project.cli("export", "--csv", str(tmp_path / "t")).exit_code == 0
+    read = {n: list(csv.DictReader((tmp_path / "t" / f"{n}.csv").open())) for n in ("discussions", "rounds", "votes")}
+    by_slug = {row["question_slug"]: row for row in read["discussions"]}
+    vote, council = by_slug["swarm-power"], by_slug["other"]
+    assert (vote["protocol"], council["protocol"]) == ("vote", "council")
+    assert int(vote["total_votes"]) == sum(1 for v in read["votes"] if v["question_slug"] == "swarm-power") > 0
+    assert council["total_votes"] == "" and not any(v["question_slug"] == "other" for v in read["votes"])
+    assert int(vote["prompt_tokens"]) > 0 and vote["path"] == "questions/swarm-power"
+    rounds = [r for r in read["rounds"] if r["question_slug"] == "other"]
+    assert [r["stage"] for r in rounds] and all(r["winner_id"] == "" for r in rounds)
+    before = (tmp_path / "t" / "votes.csv").read_bytes()
+    assert project.cli("export", "--csv", str(tmp_path / "t")).exit_code == 0
+    assert (tmp_path / "t" / "votes.csv").read_bytes() == before  # the same files give the same tables
+
+
+def test_ask_reads_stdin_takes_limits_and_prints_json(project):
+    import json
+
+    from discuss.store.questions import read_question
+
+    asked = project.cli("ask", "-", "--panel", "offline", "-q", "--max-rounds", "1", "--json",
+                        input="Which orbit\nfirst?\n")
+    assert asked.exit_code == 0, asked.output
+    data = json.loads(asked.stdout)
+    assert data["question"]["title"] == "Which orbit first?" and len(data["rounds"]) == 1
+    assert data["status"] in ("concluded", "closed")
+    grounded = project.cli("ask", "Why beam power down?", "--background", "-", "--panel", "offline", "-q",
+                           input="The rectenna sites are fixed.\n")
+    assert grounded.exit_code == 0, grounded.output
+    path = project.content / "questions" / "why-beam-power-down.md"
+    assert "The rectenna sites are fixed." in read_question(path).background
+    both = project.cli("ask", "-", "--background", "-", input="x")
+    assert both.exit_code == 2 and "only one" in both.stderr
+
+
+def test_show_without_a_question_shows_the_discussion_that_changed_last(project):
+    import os
+
+    assert project.cli("show").exit_code == 2  # nothing started yet
+    other = project.question.with_name("other.md")
+    other.write_text(project.question.read_text().replace("slug: swarm-power", "slug: other")
+                     .replace("How should swarm power be distributed?", "Another question?"))
+    assert project.cli("run", "other", "--panel", "offline").exit_code == 0
+    assert project.cli("run", "swarm-power", "--panel", "offline").exit_code == 0
+    index = project.folder / "discussion.yaml"
+    os.utime(index, ns=(index.stat().st_atime_ns, index.stat().st_mtime_ns + 10**9))
+    assert "How should swarm power be distributed?" in project.cli("show").stdout

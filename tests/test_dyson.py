@@ -377,3 +377,38 @@ def test_each_round_of_a_continued_thread_says_how_it_was_run(repo):
     assert [r.get("method") for r in exported] == ["dyson-reference", "dyson-reference", "anonymised"]
     store.save(store.load(folder(repo)), folder(repo))  # read back, the method stays
     assert raw(repo)["rounds"][2]["method"] == "anonymised"
+
+
+def test_export_csv_gives_the_paper_tables_computed_from_the_threads_by_hand(repo, tmp_path):
+    import csv
+    import json
+
+    out = tmp_path / "tables"
+    result = cli(repo, "export", "--csv", str(out))
+    assert result.exit_code == 0, result.output
+    read = {name: list(csv.DictReader((out / f"{name}.csv").open())) for name in ("discussions", "rounds", "votes")}
+    for thread in sorted((DYSON / "phase-1").glob("rq-*/discussion.yaml")):
+        data = YAML(typ="safe").load(thread.read_text())
+        slug = data["questionSlug"]
+        cast = [v for r in data["rounds"] for result in r["votes"] for v in result["votes"]]
+        row = next(x for x in read["discussions"] if x["question_slug"] == slug)
+        assert row["question_id"] == data["questionId"] and row["status"] == data["status"]
+        assert int(row["total_votes"]) == len(cast) and int(row["total_rounds"]) == len(data["rounds"])
+        for vote, column in (("APPROVE", "approve_count"), ("NEUTRAL", "neutral_count"), ("REJECT", "reject_count")):
+            assert int(row[column]) == sum(v["vote"] == vote for v in cast)
+        assert float(row["approve_rate"]) == round(100 * sum(v["vote"] == "APPROVE" for v in cast) / len(cast), 1)
+        rounds = [x for x in read["rounds"] if x["question_slug"] == slug]
+        assert [x["winner_id"] for x in rounds] == [r["winnerId"] for r in data["rounds"]]
+        assert [x["should_terminate"] for x in rounds] == [str(r["shouldTerminate"]) for r in data["rounds"]]
+        assert [int(x["conclude_votes"]) for x in rounds] == [
+            sum(t["vote"] == "CONCLUDE" for t in r["terminationVotes"]) for r in data["rounds"]]
+        votes = [x for x in read["votes"] if x["question_slug"] == slug]
+        assert len(votes) == len(cast) and {x["vote"] for x in votes} <= {"APPROVE", "NEUTRAL", "REJECT"}
+        assert all(x["is_self_vote"] == str(x["voter_id"] == x["target_id"]) for x in votes)
+    invented = [v for t in (DYSON / "phase-1").glob("rq-*/discussion.yaml")
+                for r in YAML(typ="safe").load(t.read_text())["rounds"] for res in r["votes"] for v in res["votes"]
+                if v["reasoning"].lower().startswith(("parse error", "api unavailable"))]
+    assert sum(x["invented"] == "True" for x in read["votes"]) == len(invented) > 0  # kept, and marked
+    as_json = json.loads(cli(repo, "export", "--json").stdout)
+    assert len(as_json["votes"]) == len(read["votes"]) and as_json["rounds"][0]["round_number"] == 1
+    assert cli(repo, "export").exit_code == 2  # neither --csv nor --json: nothing to do

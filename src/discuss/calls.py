@@ -16,6 +16,21 @@ from .domain import Panelist, Usage
 Move = Callable[[str, dict[str, Any], dict[str, Any]], str]
 
 
+@dataclass(frozen=True)
+class PersonForm:
+    """How a person answers a structured call by hand: the YAML to fill in, and the reply it makes.
+
+    Declared by the protocol that asks (the vote protocol's ballot), so the
+    forms for people never need to know what a protocol's replies look like.
+    """
+
+    how: str  # the instructions above the form
+    blank: Callable[[list[str]], dict[str, Any]]  # the YAML to fill in, given the answers' labels
+    reply: Callable[[dict[str, Any]], dict[str, Any] | None]  # the filled YAML as the reply; None while not filled
+    check: Callable[[str, list[str]], Any] | None = None  # raises ValueError for a reply that would be refused
+    ballot: bool = False  # filled through `discuss vote` (else `discuss reply`)
+
+
 @dataclass
 class CallSpec:
     key: str
@@ -34,6 +49,8 @@ class CallSpec:
     offline: Move | None = None
     # The estimator's stand-in where the offline move is not the costliest reply; None: the offline move.
     worst_case: Move | None = None
+    # The form a person on the panel fills in for this call; None: free text below a line.
+    form: PersonForm | None = None
 
 
     def reply_schema(self) -> dict[str, Any] | None:

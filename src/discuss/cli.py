@@ -11,10 +11,14 @@ import functools
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .errors import DiscussError, InputError, WaitingForPeople
+from .errors import DiscussError, InputError, RunError, WaitingForPeople
+
+if TYPE_CHECKING:
+    from .domain import Discussion, Question
 from .protocols import DEFAULT
 from .protocols import names as protocol_names
 from .store.layout import PANELS_FILE, SETTINGS_DIR, Layout
@@ -305,7 +309,6 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
     import asyncio
 
     from .batch import parse_shard, run_many, select
-    from .errors import RunError
     from .prepare import check_ready, prepare
 
     questions = select(content(), tags, glob, parse_shard(shard), any_type)
@@ -372,22 +375,27 @@ def status(question: str | None = typer.Argument(None, help="One question; defau
 
 @app.command()
 @handled
-def show(question: str = typer.Argument(..., help="Slug of the question, or path to its file."),
+def show(question: str | None = typer.Argument(None, help="Slug of the question, or path to its file; "
+                                                "default the discussion that changed last."),
          round_number: int | None = typer.Option(None, "--round", min=1, help="Only this round."),
          full: bool = typer.Option(False, "--full", help="With every answer's text and every vote's reasons."),
-         as_json: bool = typer.Option(False, "--json", help="The whole discussion as JSON (see the README).")):
+         as_json: bool = typer.Option(False, "--json", help="The whole discussion as JSON (see the README)."),
+         rescore: str | None = typer.Option(None, "--rescore", help="Tally the recorded ballots again under "
+                                            "other values: selfVoteWeight=0,0.5,1.")):
     """Print a discussion: rounds, scores, votes, termination and conclusion."""
     from .report import show as render
     from .store import discussions as store
     from .store.questions import find_question
 
-    q = find_question(content(), question)
+    q = find_question(content(), question) if question is not None else _latest()
     d = store.load(q.folder)
     if d is None:
         typer.echo(f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`")
         return
     if round_number is not None and round_number > len(d.rounds):
         raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {round_number}")
+    if rescore is not None:
+        return _rescore(d, rescore, as_json)
     if as_json:
         import json
 
@@ -399,6 +407,39 @@ def show(question: str = typer.Argument(..., help="Slug of the question, or path
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     typer.echo(render(d, full=full, only=round_number), nl=False)
+
+
+def _latest() -> Question:
+    """The question whose discussion changed last (its discussion.yaml written last)."""
+    from .store.layout import DISCUSSION_FILE, question_files
+    from .store.questions import read_question
+
+    indexes = [(p.with_suffix("") / DISCUSSION_FILE, p) for p in question_files(content())]
+    started = [(index.stat().st_mtime_ns, str(p), p) for index, p in indexes if index.is_file()]
+    if not started:
+        raise InputError("no discussion yet; start one with `discuss run QUESTION --auto`")
+    return read_question(max(started)[2])
+
+
+def _rescore(d: Discussion, wanted: str, as_json: bool) -> None:
+    from .protocols import get_protocol
+
+    setting, _, listed = wanted.rpartition("=")
+    try:
+        values = [float(v) for v in listed.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values or not all(0 <= v <= 1 for v in values):
+        raise InputError(f"--rescore {wanted!r}: give values between 0 and 1, e.g. selfVoteWeight=0,0.5,1")
+    found = get_protocol(d.protocol).rescore(d, setting or "selfVoteWeight", values)
+    if found is None:
+        raise InputError(f"--rescore: the {d.protocol} protocol cannot re-score {setting or 'selfVoteWeight'}")
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(found[0], indent=2))
+    else:
+        typer.echo("\n".join(found[1]))
 
 
 @app.command()
@@ -459,6 +500,122 @@ def _print_totals(questions) -> None:
     typer.echo(f"total: {total.calls} calls, {total.total_tokens} tokens, {money(total.cost)}")
 
 
+TRIALS = "trials"  # a question's trial discussions: <its folder>/trials/trial-K/
+
+
+@app.command()
+@handled
+def trials(question: str = typer.Argument(..., help="Slug or path of the question, or a folder of trial-N/ "
+                                          "discussions (Project Dyson's repeated-trials layout)."),
+           runs: int | None = typer.Option(None, "--runs", min=1, help="Run this many trials (to their end); "
+                                           "those already there are resumed, not repeated."),
+           panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+           protocol: str | None = typer.Option(None, "--protocol", help="The protocol of every trial."),
+           estimate: bool = typer.Option(False, "--estimate", help="Price the trials still to run; no call."),
+           concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trials at once."),
+           as_json: bool = typer.Option(False, "--json", help="The report as JSON.")):
+    """Run a question N times, independently, and report how stable its outcome is."""
+    import asyncio
+    import json
+    from dataclasses import replace
+
+    from .batch import run_many
+    from .prepare import Options, check_ready, prepare
+    from .store import discussions as store
+    from .store.questions import find_question
+    from .trialstats import report
+
+    given = Path(question)
+    if runs is None and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
+        folder = given
+    else:
+        q = find_question(content(), question)
+        folder = q.folder / TRIALS
+        if runs is not None:
+            prepared = []
+            for k in range(1, runs + 1):
+                trial = replace(q, path=folder / f"trial-{k}.md")
+                d = prepare(root(), trial, Options(panel=panel, protocol=protocol))
+                d.trial = k
+                if not d.concluded:
+                    prepared.append((_grounded(trial, d), d))
+            if estimate:
+                return _estimate_all(prepared)
+            for _, d in prepared:
+                check_ready(d, root())
+            asyncio.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
+    found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=_trial_number)
+    loaded = [d for d in (store.load(p) for p in found) if d is not None]
+    if not loaded:
+        raise InputError(f"{folder}: no trial yet; run some with --runs N")
+    figures = report(loaded)
+    if as_json:
+        typer.echo(json.dumps(figures, indent=2))
+        return
+    typer.echo(_trial_lines(figures, folder))
+    if figures["finished"] < figures["runs"]:
+        raise RunError(f"{figures['runs'] - figures['finished']} trial(s) have not finished; run again to resume them")
+
+
+def _trial_number(folder: Path) -> int:
+    number = folder.name.removeprefix("trial-")
+    return int(number) if number.isdigit() else 0
+
+
+def _trial_lines(f: dict[str, Any], folder: Path) -> str:
+    def shown(x: dict[str, Any]) -> str:
+        if x["mean"] is None:
+            return "-"
+        sd = f" sd {x['sd']}" if x["sd"] is not None else ""
+        return f"{x['mean']}{sd} (95% CI {x['ci95'][0]} to {x['ci95'][1]})"
+
+    stable = f["winnerStability"]
+    return "\n".join([
+        f"{f['runs']} trial(s) in {folder} ({f['finished']} finished)",
+        f"  rounds:      {shown(f['rounds'])}",
+        f"  approval:    {shown(f['approval'])}",
+        f"  winner:      {stable['winner'] or '-'}; the same final winner in {stable['final']} of the trials, "
+        f"the same first-round winner in {stable['firstRound']}",
+        f"  termination: {f['terminationReason'] or '-'} in {f['terminationConsistency']} of the trials",
+    ])
+
+
+@app.command()
+@handled
+def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; default every discussion."),
+           csv_dir: Path | None = typer.Option(None, "--csv", help="Write discussions.csv, rounds.csv and "
+                                               "votes.csv into this folder."),
+           as_json: bool = typer.Option(False, "--json", help="Print the three tables as one JSON document.")):
+    """The archive as the tables a study reads: one row per discussion, round and vote."""
+    import json
+
+    from .store import discussions as store
+    from .store.files import write_atomic
+    from .store.followups import part_files
+    from .store.layout import question_files
+    from .store.questions import find_question, read_question
+    from .tables import as_csv, located, tables
+
+    if csv_dir is None and not as_json:
+        raise InputError("give --csv DIR or --json")
+    asked = [find_question(content(), ref) for ref in questions] if questions else [
+        read_question(p) for p in question_files(content())]
+    rows = []
+    for q in asked:  # its discussion, its follow-ups' and its trials', in that order
+        folders = [(q, q.folder, None)] + [(read_question(p), p.with_suffix(""), n)
+                                            for n, p in enumerate(part_files(q), 2)]
+        folders += [(q, f, None) for f in sorted((q.folder / TRIALS).glob("trial-*"), key=_trial_number)]
+        rows += [located(owner, d, f, content(), n) for owner, f, n in folders if (d := store.load(f)) is not None]
+    found = tables(rows)
+    if as_json:
+        typer.echo(json.dumps({name.removesuffix(".csv"): table for name, table in found.items()}, indent=2))
+    if csv_dir is not None:
+        for name, table in found.items():
+            write_atomic(csv_dir / name, as_csv(table))
+        typer.echo(f"{len(found['discussions.csv'])} discussion(s), {len(found['rounds.csv'])} round(s), "
+                   f"{len(found['votes.csv'])} vote(s) written to {csv_dir}", err=as_json)
+
+
 @app.command()
 @handled
 def check():
@@ -487,11 +644,15 @@ def check():
 @app.command()
 @handled
 def ask(
-    question: str = typer.Argument(..., help="The research question, in words."),
+    question: str = typer.Argument(..., help="The research question, in words; - reads it from stdin."),
     panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
     protocol: str | None = typer.Option(None, "--protocol", help=f"{', '.join(protocol_names())}."),
-    background: Path | None = typer.Option(None, "--background", help="A file whose text is the background."),
+    background: Path | None = typer.Option(None, "--background", help="A file whose text is the background; "
+                                           "- reads it from stdin."),
     section: str = typer.Option("questions", help="Folder under content/ for the question file."),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
+    max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the discussion as `show --json` does."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Ask in one line: write the question file, run it to its end, print the conclusion."""
@@ -502,8 +663,16 @@ def ask(
     from .store.documents import read_text
     from .store.questions import create_question, read_question
 
+    if question == "-" and str(background) == "-":
+        raise InputError("only one of the question and --background can come from stdin")
+    if question == "-":
+        question = " ".join(sys.stdin.read().split())
+        if not question:
+            raise InputError("no question on stdin")
     text = None
-    if background is not None:
+    if str(background) == "-":
+        text = sys.stdin.read().removeprefix("\ufeff").replace("\r\n", "\n")[:BACKGROUND_BYTES]
+    elif background is not None:
         try:
             text = read_text(background, limit=BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
         except ValueError as exc:
@@ -523,8 +692,9 @@ def ask(
         if not quiet:
             typer.echo(f"question: {path}", err=True)
     try:
-        _run_one(str(path), Options(panel=panel, protocol=protocol), True, None, False, False, quiet, yes=True,
-                 to_stderr=True)  # stdout holds the conclusion alone, for pipes
+        overrides = {"max_rounds": max_rounds, "max_cost": max_cost}
+        _run_one(str(path), Options(panel=panel, protocol=protocol, overrides=overrides), True, None, False, False,
+                 quiet, yes=True, to_stderr=True)  # stdout holds the conclusion alone, for pipes
     except InputError:
         if created and not read_question(path).folder.exists():
             path.unlink(missing_ok=True)  # nothing ran: exit 2 leaves the project as it was
@@ -533,7 +703,13 @@ def ask(
         raise RunError(f"{exc}; the same `discuss ask` goes on where it stopped "
                        f"(or `discuss run {read_question(path).slug} --auto`)") from None
     d = store.load(read_question(path).folder)
-    if d is not None:
+    if d is not None and as_json:
+        import json
+
+        from .export import discussion_json
+
+        typer.echo(json.dumps(discussion_json(d), indent=2, ensure_ascii=False))
+    elif d is not None:
         typer.echo(result_text(d), nl=False)
 
 
@@ -576,17 +752,20 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
     import subprocess
     import tempfile
 
-    from .protocols.vote.ballots import parse_ballot
-    from .providers.human import BALLOT_TASKS, FOLDER, MARK, filled, person_forms
+    from .protocols import get_protocol
+    from .providers.human import FOLDER, MARK, filled, person_forms
     from .store import discussions as store
     from .store.files import write_atomic
     from .store.questions import find_question
 
     q = find_question(content(), question)
-    mine = [(f, task, blank) for f, task, blank in person_forms(q.folder, person) if (task in BALLOT_TASKS) == ballot]
+    d = store.load(q.folder)
+    shapes = get_protocol(d.protocol).person_forms() if d is not None else {}
+    mine = [(f, task, blank) for f, task, blank in person_forms(q.folder, person, shapes)
+            if (task in shapes and shapes[task].ballot) == ballot]
     # The newest blank form; else, while the discussion goes on, the newest filled one (a run refused it).
     forms = [(f, task) for f, task, blank in mine if blank]
-    if not forms and (d := store.load(q.folder)) is not None and d.status == "active":
+    if not forms and d is not None and d.status == "active":
         forms = [(f, task) for f, task, _ in mine[-1:]]
     if not forms:
         raise InputError(f"{q.slug}: no {'ballot' if ballot else 'reply'} waits for {person!r} "
@@ -602,14 +781,15 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
         Path(tmp.name).unlink()
     else:
         edited = text.split(MARK, 1)[0] + MARK + "\n\n" + sys.stdin.read().strip() + "\n"
-    reply = filled(edited, task)
+    shape = shapes.get(task)
+    reply = filled(edited, task, shape)
     problem = "nothing was written below the line" if reply is None else None
-    if reply is not None and ballot:
+    if reply is not None and shape is not None and shape.check is not None:
         from .store import documents
 
         labels = [str(x) for x in documents.parse(edited, form)[0].get("labels") or []]
         try:
-            parse_ballot(reply, labels)
+            shape.check(reply, labels)
         except ValueError as exc:
             problem = str(exc)
     if problem:

@@ -388,6 +388,13 @@ class Discussion:
     dyson: dict | None = None
     # The question's sources as the discussion started with them: label, path or url, sha256.
     sources: list[dict] = field(default_factory=list)
+    # One of repeated, independent runs of the question (`discuss trials`): its number, from 1.
+    trial: int | None = None
+
+    @property
+    def seed_key(self) -> str:
+        """What every draw of the discussion is seeded by: the question, and the trial where it is one."""
+        return self.question_slug if self.trial is None else f"{self.question_slug}/trial-{self.trial}"
 
     @property
     def usage(self) -> Usage:

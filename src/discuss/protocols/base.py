@@ -175,6 +175,26 @@ class Protocol(ABC):
         """What `show --json` and discussions.json add to a round for this protocol."""
         return {}
 
+    def table_discussion(self, d: Discussion) -> dict[str, Any]:
+        """Its columns of `discussions.csv` (the vote protocol's counts of votes)."""
+        return {}
+
+    def table_round(self, r: Round) -> dict[str, Any]:
+        """Its columns of `rounds.csv` for round `r` (the vote protocol's are the Dyson paper's)."""
+        return {}
+
+    def table_votes(self, r: Round) -> list[dict[str, Any]]:
+        """The rows of `votes.csv` for round `r`: one per judgement, where the protocol has them."""
+        return []
+
+    def person_forms(self) -> dict[str, Any]:
+        """The forms (`calls.PersonForm`) people fill in for its structured tasks, by task name."""
+        return {}
+
+    def rescore(self, d: Discussion, setting: str, values: list[float]) -> tuple[list[Any], list[str]] | None:
+        """The discussion's outcome re-computed under other values of `setting` (data, lines); None if it cannot."""
+        return None
+
     def bias(self, discussions: list[Discussion]) -> Any | None:
         """Where outcomes may lean on something other than merit (a report with `lines()`), if it can tell."""
         return None
@@ -216,7 +236,7 @@ def require_measure(d: Discussion) -> None:
 
 def question_turn(d: Discussion) -> int:
     """A number fixed by the question, so duties that rotate fall to different members across an archive."""
-    return int(hashlib.sha256(d.question_slug.encode()).hexdigest()[:8], 16)
+    return int(hashlib.sha256(d.seed_key.encode()).hexdigest()[:8], 16)
 
 
 def referee(d: Discussion, named: Panelist | None, turn: int, avoid: tuple[str, ...] = ()) -> Panelist:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..calls import CallSpec
+from ..calls import CallSpec, PersonForm
 from ..domain import Panelist, Usage
 from ..jsonreply import ReplyError
 from ..store import documents, yamlio
@@ -27,9 +27,6 @@ from .base import Diagnosis, Local, OnTokens, Waiting
 
 FOLDER = "for-people"
 MARK = "## Your reply (below this line)"
-BALLOT_TASKS = ("vote",)
-CHOICES = "APPROVE | NEUTRAL | REJECT"
-CLOSING = "CONCLUDE | CONTINUE"
 # Forms for free text that must have a shape: the headings a reply is read by, to fill in.
 SKELETONS = {"conclude": "## Summary\n\n\n\n## Key Points\n\n- \n\n## Unresolved Questions\n\n- \n\n"
                          "## Recommended Actions\n\n- \n\n## Minority Positions\n\n- \n"}
@@ -44,14 +41,18 @@ def form_path(folder: Path, spec: CallSpec) -> Path:
     return folder / FOLDER / f"round-{spec.context.get('round', 0)}-{spec.task}-{spec.panelist.id}.md"
 
 
-def person_forms(folder: Path, person: str) -> list[tuple[Path, str, bool]]:
-    """A person's forms, oldest first: (form, task, still blank). `person` is taken literally, never as a pattern."""
+def person_forms(folder: Path, person: str, shapes: dict[str, PersonForm]) -> list[tuple[Path, str, bool]]:
+    """A person's forms, oldest first: (form, task, still blank); `shapes` the protocol's forms, by task.
+
+    `person` is taken literally, never as a pattern.
+    """
     found = []
     forms = (folder / FOLDER).glob("round-*.md") if (folder / FOLDER).is_dir() else []
     for form in sorted(forms, key=lambda f: (f.stat().st_mtime, f.name)):
         named = FORM.match(form.stem)
         if named and named.group(3) == person:
-            found.append((form, named.group(2), filled(form.read_text(encoding="utf-8"), named.group(2)) is None))
+            task = named.group(2)
+            found.append((form, task, filled(form.read_text(encoding="utf-8"), task, shapes.get(task)) is None))
     return found
 
 
@@ -63,12 +64,8 @@ def blank(spec: CallSpec, messages: list[dict[str, str]], now: str) -> str:
     if labels:
         meta["labels"] = labels
     prompt = "\n\n".join(m["content"] for m in messages if m["role"] == "user")
-    if spec.task in BALLOT_TASKS:
-        form = yamlio.dump({"votes": {label: {"vote": CHOICES, "reasoning": ""} for label in labels},
-                            "termination": {"vote": CLOSING, "reasoning": ""}})
-        how = ("Fill in the YAML below: one vote per answer label, with a sentence of reasoning, and whether "
-               "the panel should conclude. The answers' authors are hidden, as they are from the models.")
-        answer = f"```yaml\n{form}```\n"
+    if spec.form is not None:
+        how, answer = spec.form.how, f"```yaml\n{yamlio.dump(spec.form.blank(labels))}```\n"
     elif spec.task in SKELETONS:
         how = ("Fill in the sections below the line, in Markdown: a summary at least, and a point a line under "
                "each other heading. Replace nothing above it.")
@@ -80,34 +77,20 @@ def blank(spec: CallSpec, messages: list[dict[str, str]], now: str) -> str:
     return documents.render(meta, body)
 
 
-def filled(text: str, task: str) -> str | None:
+def filled(text: str, task: str, form: PersonForm | None = None) -> str | None:
     """The person's reply as a model would have sent it, or None while the form is still blank."""
     reply = text.split(MARK, 1)[1].strip() if MARK in text else ""
-    if task not in BALLOT_TASKS:
+    if form is None:
         return reply if reply and reply != SKELETONS.get(task, "").strip() else None
     block = re.search(r"```(?:yaml)?\n(.*?)```", reply, re.DOTALL)
     data = yamlio.load(block.group(1) if block else reply) if reply else None
-    if not isinstance(data, dict) or _choices_left(data):
-        return None
-    votes: dict[str, Any] = data["votes"] if isinstance(data.get("votes"), dict) else {}
-    ballot = {"votes": [{"label": str(label), **(v if isinstance(v, dict) else {"vote": v})}
-                        for label, v in votes.items()],
-              "termination": data.get("termination")}
-    return json.dumps(ballot)
-
-
-def _choices_left(data: dict[str, Any]) -> bool:
-    """The template's choices still stand in a vote: not filled in yet (a reason may say anything)."""
-    votes: dict[str, Any] = data["votes"] if isinstance(data.get("votes"), dict) else {}
-    values = [v.get("vote") if isinstance(v, dict) else v for v in votes.values()]
-    closing = data.get("termination")
-    values.append(closing.get("vote") if isinstance(closing, dict) else closing)
-    return any(isinstance(v, str) and v in (CHOICES, CLOSING) for v in values)
+    made = form.reply(data) if isinstance(data, dict) else None
+    return json.dumps(made) if made is not None else None
 
 
 def check(text: str, spec: CallSpec) -> str | None:
     """Why a filled form would be refused, else None: the same rules as a model's reply."""
-    reply = filled(text, spec.task)
+    reply = filled(text, spec.task, spec.form)
     if reply is None:
         return "the form is not filled in yet"
     if spec.validate is not None:
@@ -139,7 +122,7 @@ class HumanProvider(Local):
         text = path.read_text(encoding="utf-8")
         problem = check(text, spec)
         if problem is None:
-            return str(filled(text, spec.task)), Usage(calls=1)
+            return str(filled(text, spec.task, spec.form)), Usage(calls=1)
         asked = documents.parse(text, path)[0].get("asked")
         if self.wait_hours and isinstance(asked, str) and self._overdue(asked):
             raise Overdue(f"no reply from {spec.panelist.name} within {self.wait_hours:g} hours ({path.name})")

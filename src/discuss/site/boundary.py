@@ -28,6 +28,7 @@ PLAIN_TAG = re.compile(r"[\w][\w .+#/-]{0,63}")  # fullmatch: no newline slips p
 ROUND_DIR = re.compile(r"^round-\d+$")
 PART_DIR = re.compile(r"^part-\d+$")
 PART_FILE = re.compile(r"^part-\d+\.md$")
+TRIAL_DIR = re.compile(r"^trial-\d+$")  # `discuss trials`: <question folder>/trials/trial-N/
 OUR_FILES = ("discussion.yaml", "votes.yaml", "round.yaml")
 # The first lines of a file `discuss` wrote: a reply, a conclusion or a person's form.
 WRITTEN_MARK = re.compile(rb"^type: (discussion-response|discussion-conclusion|person-form)\s*$", re.MULTILINE)
@@ -83,7 +84,7 @@ def discussion_folders(uris: Iterable[str], head: Callable[[str], bytes]) -> tup
     docs folder); `head(uri)` gives the first bytes of a Markdown file. A
     folder holding a `round-N/` or `for-people/` folder, or one of our
     index files, is a discussion's (a follow-up's `part-N/` belongs to the
-    folder above it); a Markdown file that says it was written by
+    folder above it, a trial's `trials/trial-N/` to the question's); a Markdown file that says it was written by
     `discuss` (a reply, a conclusion, a person's form) is never a page,
     wherever it lies.
     """
@@ -105,9 +106,12 @@ def discussion_folders(uris: Iterable[str], head: Callable[[str], bytes]) -> tup
 
 
 def _owner(parts: list[str]) -> str:
-    """The discussion folder of a path's folders: a follow-up's `part-N` belongs to the one above."""
+    """The discussion folder of a path's folders: a follow-up's `part-N` belongs to the one above, and
+    a trial's `trials/trial-N` to the question's folder."""
     if parts and PART_DIR.match(parts[-1]):
         parts = parts[:-1]
+    elif len(parts) > 1 and TRIAL_DIR.match(parts[-1]) and parts[-2] == "trials":
+        parts = parts[:-2]
     return posixpath.join(*parts, "") if parts else "/"
 
 

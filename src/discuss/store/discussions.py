@@ -89,6 +89,7 @@ def index_dict(d: Discussion) -> dict[str, Any]:
         "questionSlug": d.question_slug,
         "questionTitle": d.question_title,
         "protocol": d.protocol or DEFAULT,
+        **({"trial": d.trial} if d.trial is not None else {}),
     }
     if d.panel.simulated:
         data["simulated"] = SIMULATED_NOTE
@@ -402,6 +403,7 @@ def load(folder: Path) -> Discussion | None:
             budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,
             personas=data["personas"] if isinstance(data.get("personas"), dict) else {},
             sources=[s for s in data.get("sources") or [] if isinstance(s, dict)],
+            trial=data["trial"] if isinstance(data.get("trial"), int) else None,
         )
         history.check_files(d, folder, get_protocol(d.protocol).check_round)
         if (folder / CONCLUSION_FILE).is_file():

@@ -168,7 +168,7 @@ class Staged(Protocol):
     @staticmethod
     def peer_labels(d: Discussion, rnd: Round, me: str) -> dict[str, str]:
         peers = sorted(pid for pid in d.rounds[0].replies if pid != me)
-        random.Random(f"{d.question_slug}:{rnd.number}:{me}").shuffle(peers)
+        random.Random(f"{d.seed_key}:{rnd.number}:{me}").shuffle(peers)
         return dict(zip(make_labels(len(peers)), peers))
 
     def apply(self, d: Discussion, rnd: Round, stage: Stage, result: CallResult, now: str) -> None:

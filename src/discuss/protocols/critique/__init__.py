@@ -72,7 +72,7 @@ def new_round(d: Discussion) -> Round:
 
 def peer_labels(d: Discussion, rnd: Round, me: str) -> dict[str, str]:
     peers = sorted(pid for pid in positions(d.rounds[rnd.number - 2]) if pid != me)
-    random.Random(f"{d.question_slug}:{rnd.number}:{me}").shuffle(peers)
+    random.Random(f"{d.seed_key}:{rnd.number}:{me}").shuffle(peers)
     return dict(zip(make_labels(len(peers)), peers))
 
 

@@ -65,7 +65,7 @@ class Tournament(Protocol):
         last = d.rounds[-1] if d.rounds[-1].complete else d.rounds[-2]
         if last.number == 1:
             entrants = sorted(last.replies)
-            random.Random(f"{d.question_slug}:bracket").shuffle(entrants)
+            random.Random(f"{d.seed_key}:bracket").shuffle(entrants)
             return entrants
         played = notes(last)
         return [str(m["winner"]) for m in played.get("matches", [])] + played.get("byes", [])
@@ -139,7 +139,7 @@ class Tournament(Protocol):
     def match_spec(self, d: Discussion, rnd: Round, i: int, ctx: Context) -> CallSpec:
         match = notes(rnd)["matches"][i]
         first, second = match["a"], match["b"]
-        if random.Random(f"{d.question_slug}:{rnd.number}:{i}").random() < 0.5:
+        if random.Random(f"{d.seed_key}:{rnd.number}:{i}").random() < 0.5:
             first, second = second, first  # neither side is always shown first
         answers = d.rounds[0].replies
         judge = self.judge_of(d, rnd, i)

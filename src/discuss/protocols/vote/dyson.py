@@ -22,7 +22,7 @@ from ...naming import is_safe_id
 from ...stats import discussion_stats
 from .audit import LIST_ORDER
 from .files import approvals_from_others
-from .record import TerminationVote, Vote, VoteResult, ballot_box
+from .record import TerminationVote, Vote, VoteResult, ballot_box, round_seed, whole
 
 # How the store reads one Markdown document with front matter: (meta, body).
 ReadDoc = Callable[[Path], tuple[dict[str, Any], str]]
@@ -80,8 +80,6 @@ def recorded_tie_break(r: Round) -> str | None:
 
 
 def _round(raw: dict[str, Any], names: dict[str, str], slug: str) -> Round:
-    from .protocol import round_seed
-
     number = int(raw.get("roundNumber") or 0)
     # Ties re-drawn, if ever, with the seed discuss gives its own rounds: never one seed for all.
     r = Round(number=number, seed=round_seed(slug, number), imported=True)
@@ -202,11 +200,6 @@ def round_winners(rounds: list[dict[str, Any]]) -> list[str | None] | None:
     """The winner each round entry of an index records (Dyson's or our oldest); None where one is no word."""
     winners = [r.get("winnerId") for r in rounds]
     return winners if all(isinstance(w, (str, type(None))) for w in winners) else None
-
-
-def whole(x: float | None) -> float | int | None:
-    """A score as Dyson writes it: an integer where it is whole."""
-    return int(x) if isinstance(x, float) and x.is_integer() else x
 
 
 def round_entry(r: Round, failures: list[dict[str, Any]], usage: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,6 @@ never asked again.
 
 from __future__ import annotations
 
-import hashlib
 import random
 from functools import partial
 from pathlib import Path
@@ -36,20 +35,17 @@ from ..base import (
 )
 from . import files, moves
 from .ballots import ballot_schema, parse_ballot
+from .forms import BALLOT
 from .notes import VoteNotes, notes
-from .record import METHODS, VOTE_SCORES, Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box
+from .record import METHODS, VOTE_SCORES, Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box, round_seed
 from .scoring import pick_winner, tally, vote_agreement
 from .termination import Decision, conclude_counts, decide
 from .thread import clip, earlier_context
 
 
-def round_seed(slug: str, number: int) -> int:
-    return int(hashlib.sha256(f"{slug}:round-{number}".encode()).hexdigest()[:8], 16)
-
-
 def new_round(d: Discussion) -> Round:
     number = d.current_round + 1
-    rnd = Round(number=number, seed=round_seed(d.question_slug, number), record=BallotBox())
+    rnd = Round(number=number, seed=round_seed(d.seed_key, number), record=BallotBox())
     d.rounds.append(rnd)
     return rnd
 
@@ -111,7 +107,7 @@ def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list
             key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote",
             max_tokens=1500, validate=partial(parse_ballot, labels=labels), schema=ballot_schema(labels),
             context={"round": rnd.number, "labels": dict(replies), "order": order},
-            offline=moves.vote, worst_case=moves.worst_case,
+            offline=moves.vote, worst_case=moves.worst_case, form=BALLOT,
         ))
     return specs
 
@@ -307,6 +303,32 @@ class VoteProtocol(Protocol):
             "abstentions": [{"panelist": a.voter_id, "reason": a.reason} for a in box.abstentions],
             **({"method": box.method} if box.method else {}),
         }
+
+    def table_discussion(self, d: Discussion) -> dict[str, Any]:
+        from .tables import discussion_row
+
+        return discussion_row(d)
+
+    def table_round(self, r: Round) -> dict[str, Any]:
+        from .tables import round_row
+
+        return round_row(r)
+
+    def table_votes(self, r: Round) -> list[dict[str, Any]]:
+        from .tables import vote_rows
+
+        return vote_rows(r)
+
+    def person_forms(self) -> dict[str, Any]:
+        return {"vote": BALLOT}
+
+    def rescore(self, d: Discussion, setting: str, values: list[float]) -> tuple[list[Any], list[str]] | None:
+        if setting != "selfVoteWeight":
+            return None
+        from .rescore import lines, rescore
+
+        found = rescore(d, values)
+        return found, lines(d, found)
 
     def bias(self, discussions: list[Discussion]) -> Any | None:
         from .bias import report

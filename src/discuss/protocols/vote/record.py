@@ -7,6 +7,7 @@ Only this package reads or writes these fields.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -102,3 +103,13 @@ def ballot_box(r: Round) -> BallotBox:
     if not isinstance(r.record, BallotBox):
         raise TypeError(f"round {r.number} keeps another protocol's record")
     return r.record
+
+
+def round_seed(slug: str, number: int) -> int:
+    """A round's seed, fixed by the question and the round: its label shuffles and any drawn tie."""
+    return int(hashlib.sha256(f"{slug}:round-{number}".encode()).hexdigest()[:8], 16)
+
+
+def whole(x: float | None) -> float | int | None:
+    """A score as Dyson writes it: an integer where it is whole."""
+    return int(x) if isinstance(x, float) and x.is_integer() else x

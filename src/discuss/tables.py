@@ -1,0 +1,97 @@
+"""Discussions as three tables a study reads: `discussions.csv`, `rounds.csv` and `votes.csv`.
+
+One row per discussion, per round, per judgement. The columns are those of
+Project Dyson's paper data where the concept is the same (the protocol
+gives its own: the vote protocol's counts and winners), then ours:
+protocol, panel, path, part, tags, phase, tokens and cost. Word counts are
+whitespace-separated words of the reply as recorded; means are rounded to
+one decimal. Pure: discussions in, rows and text out.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .domain import Discussion, Question, Round
+from .protocols import get_protocol
+
+
+@dataclass(frozen=True)
+class Located:
+    """A discussion with where it lives: its folder relative to the content, and its part of a question."""
+
+    d: Discussion
+    path: str
+    part: int | None = None
+    tags: tuple[str, ...] = ()
+    phase: str = ""
+
+
+def _mean_words(replies: Iterable[Any]) -> float:
+    words = [reply.word_count for reply in replies]
+    return round(sum(words) / len(words), 1) if words else 0.0
+
+
+def _ours(x: Located) -> dict[str, Any]:
+    return {"protocol": x.d.protocol, "panel": x.d.panel.name, "path": x.path, "part": x.part or "",
+            "trial": x.d.trial or ""}
+
+
+def _usage(u: Any) -> dict[str, Any]:
+    return {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+            "cost": "" if u.cost is None else u.cost}
+
+
+def discussion_row(x: Located) -> dict[str, Any]:
+    d, c = x.d, x.d.conclusion
+    replies = [reply for r in d.rounds for reply in r.replies.values()]
+    return {"question_id": d.question_id, "question_slug": d.question_slug, "question_title": d.question_title,
+            "status": d.status, "total_rounds": sum(r.complete for r in d.rounds),
+            "termination_reason": d.termination_reason or "", "conclusion_generated_by": c.generated_by if c else "",
+            **get_protocol(d.protocol).table_discussion(d),
+            "total_responses": len(replies), "mean_word_count": _mean_words(replies),
+            **_ours(x), "tags": ";".join(x.tags), "phase_id": x.phase, **_usage(d.usage)}
+
+
+def round_row(x: Located, r: Round) -> dict[str, Any]:
+    d = x.d
+    return {"question_id": d.question_id, "question_slug": d.question_slug, "round_number": r.number,
+            "num_responses": len(r.replies), "mean_word_count": _mean_words(r.replies.values()),
+            **get_protocol(d.protocol).table_round(r),
+            "stage": r.stage or "", "agreement": "" if r.agreement is None else r.agreement,
+            **_ours(x), **_usage(r.usage)}
+
+
+def vote_rows(x: Located, r: Round) -> list[dict[str, Any]]:
+    d = x.d
+    return [{"question_id": d.question_id, "question_slug": d.question_slug, "round_number": r.number,
+             **row, **_ours(x)} for row in get_protocol(d.protocol).table_votes(r)]
+
+
+def tables(located: list[Located]) -> dict[str, list[dict[str, Any]]]:
+    """The three tables, by file name, rows in the order of `located` and of their rounds."""
+    return {
+        "discussions.csv": [discussion_row(x) for x in located],
+        "rounds.csv": [round_row(x, r) for x in located for r in x.d.rounds],
+        "votes.csv": [row for x in located for r in x.d.rounds for row in vote_rows(x, r)],
+    }
+
+
+def as_csv(rows: list[dict[str, Any]]) -> str:
+    """One table as CSV: a column for every key any row has, in first-seen order; blanks where a row has none."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def located(q: Question, d: Discussion, folder: Path, content: Path, part: int | None = None) -> Located:
+    """`d`, the discussion in `folder` of question `q` (its own, a part's or a trial's)."""
+    return Located(d, folder.relative_to(content).as_posix(), part, tuple(q.tags), q.phase)
