@@ -287,3 +287,20 @@ def test_show_without_a_question_shows_the_discussion_that_changed_last(project)
     index = project.folder / "discussion.yaml"
     os.utime(index, ns=(index.stat().st_atime_ns, index.stat().st_mtime_ns + 10**9))
     assert "How should swarm power be distributed?" in project.cli("show").stdout
+
+
+def test_status_names_each_discussions_protocol(project):
+
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "council", "-q").exit_code == 0
+    table = project.cli("status").stdout.splitlines()
+    assert table[0].split()[:3] == ["question", "status", "protocol"]
+    assert table[2].split()[:3] == ["swarm-power", "concluded", "council"]
+
+
+def test_the_fast_status_shows_the_protocol_as_the_full_one(project, capsys):
+    from discuss.quick import status as fast_status
+
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "debate", "-q").exit_code == 0
+    full = project.cli("status").stdout
+    assert fast_status(["--root", str(project.root), "status"], {}) == 0
+    assert capsys.readouterr().out == full and " debate " in full

@@ -412,3 +412,33 @@ def test_export_csv_gives_the_paper_tables_computed_from_the_threads_by_hand(rep
     as_json = json.loads(cli(repo, "export", "--json").stdout)
     assert len(as_json["votes"]) == len(read["votes"]) and as_json["rounds"][0]["round_number"] == 1
     assert cli(repo, "export").exit_code == 2  # neither --csv nor --json: nothing to do
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+scalars = st.one_of(st.integers(-5, 5), st.booleans(), st.none(), st.text(max_size=12))
+entries = st.dictionaries(st.sampled_from(["a", "b", "c"]), scalars, max_size=3)
+
+
+@given(before=st.lists(entries, max_size=3), added=st.lists(entries, max_size=2), other=scalars, flow=st.booleans())
+def test_a_splice_always_reads_back_as_the_data_and_keeps_an_unchanged_prefix(before, added, other, flow):
+    from discuss.store import yamlio
+    from discuss.store.yamlsplice import splice
+
+    original = yamlio.dump({"head": other, "rounds": before, "tail": 1})
+    if flow and before:  # another tool's style: items as flow mappings, indented by two
+        original = "head: " + yamlio.dump(other).strip() + "\nrounds:\n" + "".join(
+            "  - " + yamlio.dump(item).strip().replace("\n", ", ").join("{}") + "\n" for item in before) + "tail: 1\n"
+        try:
+            written = yamlio.load(original)
+        except ValueError:
+            written = None
+        if written != {"head": other, "rounds": before, "tail": 1}:
+            return  # a style this sketch cannot write for these values
+    data = {"head": other, "rounds": before + added, "tail": 2}
+    text = splice(original, data)
+    assert yamlio.load(text) == data
+    if before and text != yamlio.dump(data):
+        kept = original.split("\ntail:")[0]
+        assert text.startswith(kept)  # what was there is a byte prefix of what is written

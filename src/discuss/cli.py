@@ -618,7 +618,7 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
 
 @app.command()
 @handled
-def check():
+def check() -> None:
     """List every question file that discuss, or Project Dyson's content rules, would refuse; changes nothing."""
     from .errors import InputError as Refused
     from .store.dysonrules import problems

@@ -1,9 +1,11 @@
 """What `discuss status` shows of a discussion, read quickly from the head of its discussion.yaml.
 
 This module imports neither ruamel nor pydantic: the status of a thousand
-discussions must cost less than loading either. `from_head` reads the
-summary fields at the top of the index with libyaml and gives None where
-anything is unexpected; the store then reads the whole file instead.
+discussions must cost less than loading either. The head of an index
+(before `panel:`) is a documented layout (README, "Files"): `from_head`
+reads it line by line, or with libyaml where a line is not plain, and gives
+None where anything is unexpected; the store then reads the whole file
+with the one YAML reader.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Summary:
     leader: str | None
     termination_reason: str | None
     usage: Usage
+    protocol: str = "vote"  # a discussion written before the head named it, or Dyson's, is a vote
 
 
 def quick_load(text: str) -> Any:
@@ -48,7 +51,8 @@ def quick_load(text: str) -> Any:
 # (quotes, blocks, YAML's own words for true and null as ids) goes to the YAML reader.
 WORD = re.compile(r"(?!(?:true|false|null)$)[a-z][a-z0-9._-]*")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
-TOP = {"status": WORD, "completedRounds": re.compile(r"\d+"), "leader": WORD, "terminationReason": WORD}
+TOP = {"status": WORD, "completedRounds": re.compile(r"\d+"), "leader": WORD, "terminationReason": WORD,
+       "protocol": WORD}
 USAGE = {"calls", "promptTokens", "completionTokens", "totalTokens", "cost"}
 
 
@@ -94,8 +98,11 @@ def from_head(text: str) -> Summary | None:
     if not isinstance(data, dict) or any(not isinstance(data.get(k), t) or isinstance(data.get(k), bool)
                                          for k, t in HEAD_TYPES.items()):
         return None
+    protocol = data.get("protocol") or "vote"
+    if not isinstance(protocol, str):
+        return None
     return Summary(data["status"], False, data["completedRounds"], data.get("leader"),
-                   data.get("terminationReason"), usage_from(data.get("usage")))
+                   data.get("terminationReason"), usage_from(data.get("usage")), protocol)
 
 
 def is_legacy(data: dict[str, Any]) -> bool:
@@ -116,4 +123,5 @@ def from_data(data: dict[str, Any]) -> Summary:
         leader=leader_of(round_winners(rounds) or []),
         termination_reason=data.get("terminationReason"),
         usage=usage_from(data.get("usage")),
+        protocol=str(data.get("protocol") or "vote"),
     )

@@ -72,8 +72,10 @@ def _list(block: str, key: str, before: list[Any], now: list[Any]) -> str | None
         return None
     head, items = split
     same = next((i for i, (a, b) in enumerate(zip(before, now)) if a != b), min(len(before), len(now)))
-    if same == 0 or not now[same:]:
-        return head + "".join(items[:same]) if same and not now[same:] else None
+    if same == 0:
+        return None  # nothing to keep: the list is written whole
+    if not now[same:]:
+        return head + "".join(items[:same])
     indent = ITEM.match(items[0])
     rest = _as_items(key, now[same:], indent.group(1) if indent else "")
     if rest is None:
