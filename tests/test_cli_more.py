@@ -293,8 +293,8 @@ def test_status_names_each_discussions_protocol(project):
 
     assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "council", "-q").exit_code == 0
     table = project.cli("status").stdout.splitlines()
-    assert table[0].split()[:3] == ["question", "status", "protocol"]
-    assert table[2].split()[:3] == ["swarm-power", "concluded", "council"]
+    assert table[0].split()[-1] == "protocol"
+    assert table[2].split()[:2] == ["swarm-power", "concluded"] and table[2].split()[-1] == "council"
 
 
 def test_the_fast_status_shows_the_protocol_as_the_full_one(project, capsys):
@@ -303,4 +303,4 @@ def test_the_fast_status_shows_the_protocol_as_the_full_one(project, capsys):
     assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "debate", "-q").exit_code == 0
     full = project.cli("status").stdout
     assert fast_status(["--root", str(project.root), "status"], {}) == 0
-    assert capsys.readouterr().out == full and " debate " in full
+    assert capsys.readouterr().out == full and full.splitlines()[2].split()[-1] == "debate"

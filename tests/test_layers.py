@@ -14,7 +14,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [  # lowest first; a module not named here is core
     ("protocols", ["discuss.protocols", "discuss.stats", "discuss.trialstats"]),  # stats read the protocols' figures
     ("store", ["discuss.store"]),
-    ("run", ["discuss.gateway", "discuss.providers", "discuss.runner", "discuss.prepare", "discuss.batch",
+    ("run", ["discuss.gateway", "discuss.providers", "discuss.runner", "discuss.prepare", "discuss.batch", "discuss.actions",
              "discuss.dry_run", "discuss.scaffold", "discuss.ci", "discuss.doctor"]),
     ("presentation", ["discuss.cli", "discuss.site", "discuss.entry", "discuss.quick", "discuss.report",
                       "discuss.listing", "discuss.export", "discuss.leaderboard", "discuss.tables", "discuss.__main__"]),

@@ -228,30 +228,24 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
              stream=None) -> None:
     import asyncio
 
+    from .actions import ready
     from .listing import money
-    from .prepare import check_ready, gateway_for, prepare
-    from .protocols import get_protocol
+    from .prepare import check_ready, gateway_for
     from .report import Progress
     from .runner import Plan, Runner, prompts_for
-    from .store import discussions as store
-    from .store.questions import background_problem, find_question
+    from .store.questions import background_problem
 
-    q = find_question(content(), question)
-    before = store.summary(q.folder)
-    d = prepare(root(), q, options)
-    if before is not None and before.termination_reason == "budget" and before.status == "closed" and not d.concluded:
-        typer.echo(f"{q.slug}: the budget is raised; going on from round {d.current_round}", err=True)
+    r = ready(root(), content(), question, options)
+    for note in r.notes:
+        typer.echo(note, err=True)
+    q, d = r.q, r.d
     if d.concluded:
         typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return
-    asked = _grounded(q, d)
     plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
-    if get_protocol(d.protocol).most_rounds(d) > 7:
-        typer.echo("warning: more than 7 rounds rarely adds anything but cost; panels converge "
-                   "or entrench well before", err=True)
     prompts = prompts_for(root())
     if estimate:
-        return _print_estimate(asked, d, plan, prompts)
+        return _print_estimate(r.asked, d, plan, prompts)
     check_ready(d, root())
     if not d.rounds and not yes and (problem := background_problem(q)):
         typer.echo(f"warning: {q.path}: {problem}; the panel will answer without the question's context "
@@ -264,7 +258,7 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens,
                                 folder=q.folder), prompts,
                     on_round=None if quiet else progress.line)
-    d = asyncio.run(runner.run(asked, d, plan))
+    d = asyncio.run(runner.run(r.asked, d, plan))
     if quiet and to_stderr:
         return  # `ask -q`: the result on stdout and nothing else
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
@@ -661,7 +655,7 @@ def ask(
     from .report import result_text
     from .store import discussions as store
     from .store.documents import read_text
-    from .store.questions import create_question, read_question
+    from .store.questions import read_question
 
     if question == "-" and str(background) == "-":
         raise InputError("only one of the question and --background can come from stdin")
@@ -679,18 +673,11 @@ def ask(
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
     if protocol is not None:
         get_protocol(protocol)  # an unknown name is refused before a file is written
-    from .errors import RunError
-    from .store.questions import question_path
+    from .actions import ask_file
 
-    earlier = question_path(content(), section, question)
-    if earlier.is_file():  # the same question asked again: go on with it
-        path, created = earlier, False
-        if not quiet:
-            typer.echo(f"question: {path} (asked before: going on with it)", err=True)
-    else:
-        path, created = create_question(content(), section, question, [], background=text)[0], True
-        if not quiet:
-            typer.echo(f"question: {path}", err=True)
+    path, created = ask_file(content(), section, question, text)
+    if not quiet:
+        typer.echo(f"question: {path}" + ("" if created else " (asked before: going on with it)"), err=True)
     try:
         overrides = {"max_rounds": max_rounds, "max_cost": max_cost}
         _run_one(str(path), Options(panel=panel, protocol=protocol, overrides=overrides), True, None, False, False,
@@ -752,26 +739,11 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
     import subprocess
     import tempfile
 
-    from .protocols import get_protocol
-    from .providers.human import FOLDER, MARK, filled, person_forms
-    from .store import discussions as store
-    from .store.files import write_atomic
-    from .store.questions import find_question
+    from .actions import save_form, waiting_form
+    from .providers.human import MARK
 
-    q = find_question(content(), question)
-    d = store.load(q.folder)
-    shapes = get_protocol(d.protocol).person_forms() if d is not None else {}
-    mine = [(f, task, blank) for f, task, blank in person_forms(q.folder, person, shapes)
-            if (task in shapes and shapes[task].ballot) == ballot]
-    # The newest blank form; else, while the discussion goes on, the newest filled one (a run refused it).
-    forms = [(f, task) for f, task, blank in mine if blank]
-    if not forms and d is not None and d.status == "active":
-        forms = [(f, task) for f, task, _ in mine[-1:]]
-    if not forms:
-        raise InputError(f"{q.slug}: no {'ballot' if ballot else 'reply'} waits for {person!r} "
-                         f"(forms are written in {q.folder / FOLDER} when a run reaches a person)")
-    form, task = forms[-1]
-    text = form.read_text(encoding="utf-8")
+    form = waiting_form(content(), question, person, ballot)
+    text = form.path.read_text(encoding="utf-8")
     if sys.stdin.isatty() if edit is None else edit:
         with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as tmp:
             tmp.write(text)
@@ -781,23 +753,8 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
         Path(tmp.name).unlink()
     else:
         edited = text.split(MARK, 1)[0] + MARK + "\n\n" + sys.stdin.read().strip() + "\n"
-    shape = shapes.get(task)
-    reply = filled(edited, task, shape)
-    problem = "nothing was written below the line" if reply is None else None
-    if reply is not None and shape is not None and shape.check is not None:
-        from .store import documents
-
-        labels = [str(x) for x in documents.parse(edited, form)[0].get("labels") or []]
-        try:
-            shape.check(reply, labels)
-        except ValueError as exc:
-            problem = str(exc)
-    if problem:
-        keep = form.with_suffix(".draft.md")
-        write_atomic(keep, edited)  # nothing typed is lost
-        raise InputError(f"{form}: refused: {problem}; your text is in {keep}")
-    write_atomic(form, edited)
-    typer.echo(f"saved {form}; `discuss run {q.slug}` goes on")
+    save_form(form, edited)
+    typer.echo(f"saved {form.path}; `discuss run {form.q.slug}` goes on")
 
 
 @app.command()
@@ -832,33 +789,13 @@ def follow_up(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Ask a finished discussion a further question: new rounds that read its conclusion and end in their own."""
+    from .actions import follow_up_file
     from .prepare import Options
-    from .protocols import get_protocol
-    from .store import discussions as store
-    from .store.followups import create_part, part_files
-    from .store.questions import find_question, read_question
 
     if auto and rounds is not None:
         raise InputError("--auto and --rounds cannot be used together")
-    q = find_question(content(), question)
-    first = store.load(q.folder)
-    if first is None or not first.concluded:
-        raise InputError(f"{q.slug}: a follow-up asks a finished discussion; this one is "
-                         f"{first.status if first else 'not started'} (`discuss run` goes on with it)")
-    parts = [(q, first)]
-    for path in part_files(q):
-        part = read_question(path)
-        if (d := store.load(part.folder)) is None:
-            raise InputError(f"{path}: part not started; remove the file or run it: discuss run {path}")
-        parts.append((part, d))
-    if text is None:
-        if parts[-1][1].concluded:
-            raise InputError(f"{q.slug}: every part has finished; give the follow-up question's text")
-        target = parts[-1][0].path
-    else:
-        if protocol is not None:
-            get_protocol(protocol)  # refused before a file is written
-        target = create_part(q, parts, text, panel or parts[-1][1].panel.name, protocol or parts[-1][1].protocol)
+    target = follow_up_file(content(), question, text, panel, protocol)
+    if text is not None:
         typer.echo(f"follow-up: {target}", err=True)
     _run_one(str(target), Options(panel=panel, protocol=protocol), auto, rounds, False, False, quiet, yes=True)
 

@@ -11,7 +11,7 @@ from typing import Any
 from .domain import Usage
 from .store.summary import Summary
 
-STATUS_HEADER = ["question", "status", "protocol", "rounds", "leader", "termination", "tokens", "cost"]
+STATUS_HEADER = ["question", "status", "rounds", "leader", "termination", "tokens", "cost", "protocol"]
 
 
 def money(cost: float | None) -> str:
@@ -26,10 +26,10 @@ def usage_json(u: Usage) -> dict[str, Any]:
 def status_row(slug: str, s: Summary | None) -> list[str]:
     """A row of `discuss status` (None: not started)."""
     if s is None:
-        return [slug, "not started", "-", "0", "-", "-", "0", "-"]
+        return [slug, "not started", "0", "-", "-", "0", "-", "-"]
     shown = "stopped (budget)" if s.status == "closed" and s.termination_reason == "budget" else s.status
-    return [slug, shown + (" (Dyson)" if s.legacy else ""), s.protocol, str(s.rounds), s.leader or "-",
-            s.termination_reason or "-", str(s.usage.total_tokens), money(s.usage.cost)]
+    return [slug, shown + (" (Dyson)" if s.legacy else ""), str(s.rounds), s.leader or "-",
+            s.termination_reason or "-", str(s.usage.total_tokens), money(s.usage.cost), s.protocol]
 
 
 def status_json(slug: str, s: Summary | None) -> dict[str, Any]:
