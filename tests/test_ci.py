@@ -85,3 +85,24 @@ def test_a_branch_instead_of_a_pull_request(repo):
     assert 'git push --force origin "HEAD:discuss-results"' in text and "create-pull-request" not in text
     for action in re.findall(r"uses: (\S+)", text):
         assert re.search(r"@v\d+\.\d+\.\d+$", action), action  # pinned to a released version
+
+
+@pytest.mark.parametrize("direct_url, version, expected", [
+    (None, "0.9.0", "pip install 'discuss==0.9.0'"),
+    ('{"url": "https://github.com/team/discuss", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}', "0.9.0",
+     "pip install 'discuss @ git+https://github.com/team/discuss@abc123'"),
+    ('{"url": "file:///home/me/discuss", "dir_info": {"editable": true}}', "0.9.0", None),
+    ("not json", "0.9.0", None),
+])
+def test_the_workflow_installs_discuss_as_it_was_installed_here(direct_url, version, expected):
+    from discuss.ci import install_line
+
+    assert install_line(direct_url, version) == expected
+
+
+def test_a_folder_install_is_named_in_a_warning_and_install_overrides(repo):
+    result = repo.cli("ci", "init")
+    assert result.exit_code == 0 and "give --install" in result.stderr  # the test runs from a folder install
+    custom = repo.cli("ci", "init", "--force", "--install", "pip install 'discuss @ git+https://example.org/d'")
+    assert custom.exit_code == 0 and "give --install" not in custom.stderr
+    assert "pip install 'discuss @ git+https://example.org/d'" in (repo.root / ".github/workflows/discuss.yml").read_text()

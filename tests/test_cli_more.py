@@ -304,3 +304,29 @@ def test_the_fast_status_shows_the_protocol_as_the_full_one(project, capsys):
     full = project.cli("status").stdout
     assert fast_status(["--root", str(project.root), "status"], {}) == 0
     assert capsys.readouterr().out == full and full.splitlines()[2].split()[-1] == "debate"
+
+
+def test_show_puts_what_the_discussion_came_to_first(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    shown = project.cli("show", "swarm-power").stdout
+    assert shown.index("## Conclusion (by ") < shown.index("## Round 1")
+    other = type(project)(project.root.parent / "tournament")
+    assert other.cli("run", "swarm-power", "--panel", "offline", "--protocol", "tournament", "--auto").exit_code == 0
+    bracket = other.cli("show", "swarm-power").stdout
+    assert bracket.index("## Result: the answer of ") < bracket.index("## Round 1")
+
+
+def test_ask_with_models_builds_an_ad_hoc_panel_that_the_discussion_keeps(project):
+    from discuss.store import discussions as store
+    from discuss.store.questions import read_question
+
+    asked = project.cli("ask", "-m", "offline/skeptic", "-m", "offline/visionary", "Ring or swarm?", "-q")
+    assert asked.exit_code == 0, asked.output
+    path = project.content / "questions" / "ring-or-swarm.md"
+    d = store.load(read_question(path).folder)
+    assert d.panel.name == "ad-hoc" and d.panel.ids == ["skeptic", "visionary"] and d.concluded
+    assert "panels:" in (project.root / "discussions" / "panels.yaml").read_text()  # the panel file is untouched
+    both = project.cli("ask", "-m", "offline/skeptic", "--panel", "offline", "Another?")
+    assert both.exit_code == 2 and "not both" in both.stderr
+    wrong = project.cli("ask", "-m", "", "Yet another?")
+    assert wrong.exit_code == 2

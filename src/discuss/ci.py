@@ -83,6 +83,27 @@ def check_branch(branch: str) -> str:
     return branch
 
 
+def install_line(direct_url: str | None, version: str) -> str | None:
+    """How a runner installs the discuss that is running here: from the same git commit, or the same
+    release; None where it came from a folder on this machine (a runner cannot reach it).
+
+    `direct_url` is the installed distribution's direct_url.json (PEP 610), None when it came from an index.
+    """
+    if direct_url is None:
+        return f"pip install 'discuss=={version}'"
+    import json
+
+    try:
+        origin = json.loads(direct_url)
+    except ValueError:
+        return None
+    vcs = origin.get("vcs_info") if isinstance(origin, dict) else None
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and isinstance(origin.get("url"), str):
+        commit = vcs.get("commit_id") or vcs.get("requested_revision") or ""
+        return f"pip install 'discuss @ git+{origin['url']}" + (f"@{commit}'" if commit else "'")
+    return None
+
+
 def workflow(shards: int, secrets: list[str], install: str = "pip install discuss",
              branch: str | None = None) -> str:
     """The workflow file's text for `shards` machines; `secrets` the key variables the panels read."""

@@ -644,6 +644,8 @@ def ask(
     background: Path | None = typer.Option(None, "--background", help="A file whose text is the background; "
                                            "- reads it from stdin."),
     section: str = typer.Option("questions", help="Folder under content/ for the question file."),
+    model: list[str] = typer.Option([], "--model", "-m", help="A model for an ad-hoc panel (repeat it): "
+                                    "litellm's name, as in panels.yaml; instead of --panel."),
     max_rounds: int | None = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
     max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
     as_json: bool = typer.Option(False, "--json", help="Print the discussion as `show --json` does."),
@@ -680,8 +682,8 @@ def ask(
         typer.echo(f"question: {path}" + ("" if created else " (asked before: going on with it)"), err=True)
     try:
         overrides = {"max_rounds": max_rounds, "max_cost": max_cost}
-        _run_one(str(path), Options(panel=panel, protocol=protocol, overrides=overrides), True, None, False, False,
-                 quiet, yes=True, to_stderr=True)  # stdout holds the conclusion alone, for pipes
+        _run_one(str(path), Options(panel=panel, protocol=protocol, overrides=overrides, models=model or None),
+                 True, None, False, False, quiet, yes=True, to_stderr=True)  # stdout holds the result alone
     except InputError:
         if created and not read_question(path).folder.exists():
             path.unlink(missing_ok=True)  # nothing ran: exit 2 leaves the project as it was
@@ -810,8 +812,8 @@ def ci_init(
     shards: int = typer.Option(1, "--shards", min=1, max=256, help="Machines to share the questions among."),
     branch: str | None = typer.Option(None, "--branch", help="Push the new rounds to this branch instead of "
                                       "opening a pull request."),
-    install: str = typer.Option("pip install discuss", "--install", help="The command that installs discuss "
-                                "on the runner."),
+    install: str | None = typer.Option(None, "--install", help="The command that installs discuss on the "
+                                       "runner (default: the release or git commit running here)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
 ):
     """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
@@ -823,6 +825,7 @@ def ci_init(
     target = root() / WORKFLOW
     if target.exists() and not force:
         raise InputError(f"{target} exists; --force replaces it")
+    install = install or _install_line()
     panels = load_panels(layout().panels) if layout().panels.is_file() else {}
     secrets = key_names([m for panel, _ in panels.values() for m in panel.everyone])
     try:
@@ -834,6 +837,24 @@ def ci_init(
     if secrets:
         typer.echo("add these repository secrets (Settings > Secrets and variables > Actions): "
                    + ", ".join(secrets))
+
+
+def _install_line() -> str:
+    """How the runners install discuss: as it was installed here where a runner can do the same."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from .ci import install_line
+
+    try:
+        dist = distribution("discuss")
+        line = install_line(dist.read_text("direct_url.json"), dist.version)
+    except PackageNotFoundError:
+        line = None
+    if line is None:
+        line = "pip install discuss"
+        typer.echo(f"warning: discuss runs here from a folder on this machine, which a runner cannot reach; "
+                   f"the workflow says `{line}`: give --install with the command that installs it", err=True)
+    return line
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ from .providers.scripted import ScriptedProvider
 from .runner import start, utc_now
 from .store import discussions as store
 from .store.layout import Layout
-from .store.panels import pick_panel
+from .store.panels import ADHOC, adhoc_panel, pick_panel
 from .store.personas import load_personas
 
 
@@ -31,14 +31,22 @@ class Options:
     panel: str | None = None
     protocol: str | None = None
     overrides: dict | None = None  # Settings fields given on the command line
+    models: list[str] | None = None  # an ad-hoc panel of these models instead of a named one
 
 
-def _panel(layout: Layout, q: Question, existing: Discussion | None, wanted: str | None):
-    name = wanted or (existing.panel.name if existing else None) or q.panel or "default"
+def _panel(layout: Layout, q: Question, existing: Discussion | None, wanted: str | None,
+           models: list[str] | None = None):
+    if models and wanted:
+        raise InputError("give --panel or -m/--model, not both")
+    name = ADHOC if models else wanted or (existing.panel.name if existing else None) or q.panel or "default"
     if existing and existing.panel.name and name != existing.panel.name:
         raise InputError(f"{q.folder}: this discussion was started with panel "
                          f"{existing.panel.name!r}; it cannot go on with {name!r}")
-    panel, settings = pick_panel(layout.panels, name)
+    if name == ADHOC and not models:
+        if existing is None:
+            raise InputError(f"{q.folder}: an ad-hoc panel is given with -m/--model")
+        return existing.panel, existing.settings  # an ad-hoc discussion goes on with its own panel
+    panel, settings = adhoc_panel(models) if models else pick_panel(layout.panels, name)
     if existing and existing.legacy and existing.panel.ids and set(existing.panel.ids) != set(panel.ids):
         raise InputError(f"{q.folder}: this Project Dyson thread's panel is {', '.join(existing.panel.ids)}; "
                          f"panel {name!r} has {', '.join(panel.ids)}: name a panel whose member ids are the thread's")
@@ -77,7 +85,7 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
         if not reopened(existing, options.overrides or {}):
             return existing  # nothing will be asked of a panel
     layout = Layout(root)
-    panel, settings = _panel(layout, q, existing, options.panel)
+    panel, settings = _panel(layout, q, existing, options.panel, options.models)
     if existing and existing.legacy:
         # A Dyson thread goes on under this panel's settings, with the thread's own config on top.
         existing.settings = dyson_settings(existing.dyson.get("config") or {} if existing.dyson else {}, settings)

@@ -124,6 +124,10 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
     names = {m.id: m.name for m in d.panel.everyone}
     protocol = get_protocol(d.protocol)
     out = _header(d, names)
+    if d.conclusion:  # what it came to first; how it got there after
+        out += _conclusion_lines(d.conclusion, names)
+    elif (pid := protocol.result_of(d)) is not None:
+        out += ["", f"## Result: the answer of {names.get(pid, pid)}"]
     for r in d.rounds:
         if only is not None and r.number != only:
             continue
@@ -147,8 +151,6 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
         out += ["", "Bias:"] + leaning.lines()
     if verdict := agreement_label(d):
         out.append(f"Agreement after the last round: {verdict}.")
-    if d.conclusion:
-        out += _conclusion_lines(d.conclusion, names)
     return clean("\n".join(out)) + "\n"  # files written before text was cleaned may still hold escapes
 
 

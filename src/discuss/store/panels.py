@@ -98,6 +98,19 @@ def _settings(raw: dict[str, Any], where: str) -> Settings:
     return shared_settings({k: v for k, v in raw.items() if k not in own}, where, own)
 
 
+ADHOC = "ad-hoc"  # the name of a panel given on the command line (`ask -m MODEL -m MODEL`)
+
+
+def adhoc_panel(models: list[str]) -> tuple[Panel, Settings]:
+    """A panel of these models, each as a member would be given in panels.yaml, with the default settings."""
+    from ..schema import validated
+    from ..schema.panels import PanelModel
+
+    spec = validated(PanelModel, {"members": list(models)}, "-m/--model")
+    members = _unique(tuple(_panelist(m) for m in spec.members), [m.id is None for m in spec.members])
+    return Panel(ADHOC, members), Settings()
+
+
 def load_limits(path: Path) -> dict[str, int]:
     """`limits:` in the panel file: most requests at once per provider, e.g. {anthropic: 4}."""
     return dict(_read(path).limits) if path.is_file() else {}
