@@ -179,3 +179,13 @@ def test_a_missing_prompt_names_the_file_and_costs_nothing(project, fake, tmp_pa
     assert result.exit_code == 2 and "answer.j2 not found" in result.stderr and "bareproto" in result.stderr
     assert fake.requests == []
 
+
+
+def test_a_registered_protocols_prompt_can_be_overridden_for_it_alone(project, fake, echo):
+    folder = project.root / "discussions" / "prompts" / "echo"
+    folder.mkdir(parents=True)
+    (folder / "answer.j2").write_text("Overridden echo answer for round {{ round }}.\n")
+    project.write_panels(echo_panel(fake.url, settings="{echoRounds: 1, retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "echo").exit_code == 0
+    asked = [r["messages"][-1]["content"] for r in fake.requests_for("alpha", "respond")]
+    assert asked and all(text.startswith("Overridden echo answer for round 1.") for text in asked)

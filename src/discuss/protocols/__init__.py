@@ -54,7 +54,9 @@ def get_protocol(name: str) -> Protocol:
     """The protocol of that name; an empty name is the default."""
     name = name or DEFAULT
     if name in _EXTRA:
-        return _EXTRA[name]()
+        extra = _EXTRA[name]()
+        extra.name = name
+        return extra
     if name not in REGISTRY:
         raise InputError(f"unknown protocol {name!r} (protocols: {', '.join(names())})")
     module, factory = REGISTRY[name].split(":")
