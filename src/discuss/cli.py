@@ -336,7 +336,7 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
 @handled
 def status(question: str | None = typer.Argument(None, help="One question; default all."),
            as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the README).")):
-    """Every discussion (or one): status, rounds, leader, termination, tokens, cost."""
+    """Every discussion (or one): status, rounds, leader, termination, tokens, cost, protocol."""
     from .listing import STATUS_HEADER, status_json, status_row, table
     from .store import discussions as store
     from .store.questions import find_question, question_files, read_question
@@ -376,7 +376,7 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
          as_json: bool = typer.Option(False, "--json", help="The whole discussion as JSON (see the README)."),
          rescore: str | None = typer.Option(None, "--rescore", help="Tally the recorded ballots again under "
                                             "other values: selfVoteWeight=0,0.5,1.")):
-    """Print a discussion: rounds, scores, votes, termination and conclusion."""
+    """Print a discussion: what it came to, then its rounds, scores, votes and termination."""
     from .report import show as render
     from .store import discussions as store
     from .store.questions import find_question
