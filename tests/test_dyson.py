@@ -442,3 +442,13 @@ def test_a_splice_always_reads_back_as_the_data_and_keeps_an_unchanged_prefix(be
     if before and text != yamlio.dump(data):
         kept = original.split("\ntail:")[0]
         assert text.startswith(kept)  # what was there is a byte prefix of what is written
+
+
+def test_a_splice_that_came_out_wrong_is_never_written(monkeypatch):
+    """Whatever goes wrong in keeping lines, the text written reads back as the data, or is ours whole."""
+    from discuss.store import yamlio, yamlsplice
+
+    monkeypatch.setattr(yamlsplice, "_list", lambda block, key, before, now: block)  # keeps, adds nothing
+    data = {"a": 1, "rounds": [{"x": 1}, {"x": 2}]}
+    text = yamlsplice.splice("a: 1\nrounds:\n- {x: 1}\n", data)
+    assert yamlio.load(text) == data and text == yamlio.dump(data)

@@ -72,3 +72,13 @@ def test_conclusion_from_markdown_sections():
 def test_conclusion_without_summary_or_with_wrong_shape_is_refused(text):
     with pytest.raises(ReplyError):
         parse_conclusion(text)
+
+
+@pytest.mark.parametrize("reply", ['{"summary": "{"}', '{"summary": "..."}', "## Summary\n\n{\n", "## Summary\n\n- \n"])
+def test_a_conclusion_whose_summary_holds_no_words_is_refused(reply):
+    """A small local model answered a conclusion with a lone "{": it was published as the panel's conclusion."""
+    from discuss.conclusions import parse_conclusion
+    from discuss.jsonreply import ReplyError
+
+    with pytest.raises(ReplyError):
+        parse_conclusion(reply)

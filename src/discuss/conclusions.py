@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .domain import Conclusion, MinorityPosition
-from .jsonreply import EchoError, ReplyError, extract_object, text_field, text_list
+from .jsonreply import EchoError, ReplyError, extract_object, has_words, text_field, text_list
 from .placeholders import echoed
 from .replyschemas import TEXT, listed, obj
 
@@ -111,8 +111,8 @@ def bullets(block: str) -> list[str]:
 def parse_markdown_conclusion(text: str) -> Conclusion:
     sections = split_sections(text)
     summary = sections.get("summary", "")
-    if not summary:
-        raise ReplyError("the conclusion needs a non-empty summary (JSON field 'summary')")
+    if not has_words(summary):
+        raise ReplyError("the conclusion needs a summary in words (JSON field 'summary')")
     if (echo := echoed({name: text if name == "summary" else bullets(text)
                         for name, text in sections.items()})) is not None:
         raise EchoError(f"'{echo[0]}' copies the prompt's example ({echo[1][:80]!r}); write your own words there")

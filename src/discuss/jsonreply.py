@@ -83,7 +83,14 @@ def text_field(obj: dict[str, Any], key: str, *, required: bool = True) -> str:
         raise ReplyError(f"'{key}' must be a string")
     if required and not value.strip():
         raise ReplyError(f"'{key}' is missing or empty")
+    if required and not has_words(value):
+        raise ReplyError(f"'{key}' holds no words ({value.strip()[:20]!r})")
     return value.strip()
+
+
+def has_words(text: str) -> bool:
+    """Whether a text says anything: a letter or a digit, not only brackets and marks (`{`, `...`)."""
+    return any(ch.isalnum() for ch in text)
 
 
 def fraction(obj: dict[str, Any], key: str) -> float:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain import Usage, leader_of, usage_from
+from ..protocols import DEFAULT
 
 HEAD_TYPES: dict[str, type | tuple[type, ...]] = {
     "status": str, "completedRounds": int, "leader": (str, type(None)),
@@ -30,7 +31,7 @@ class Summary:
     leader: str | None
     termination_reason: str | None
     usage: Usage
-    protocol: str = "vote"  # a discussion written before the head named it, or Dyson's, is a vote
+    protocol: str = DEFAULT  # a discussion written before the head named it, or Dyson's
 
 
 def quick_load(text: str) -> Any:
@@ -98,7 +99,7 @@ def from_head(text: str) -> Summary | None:
     if not isinstance(data, dict) or any(not isinstance(data.get(k), t) or isinstance(data.get(k), bool)
                                          for k, t in HEAD_TYPES.items()):
         return None
-    protocol = data.get("protocol") or "vote"
+    protocol = data.get("protocol") or DEFAULT
     if not isinstance(protocol, str):
         return None
     return Summary(data["status"], False, data["completedRounds"], data.get("leader"),
@@ -123,5 +124,5 @@ def from_data(data: dict[str, Any]) -> Summary:
         leader=leader_of(round_winners(rounds) or []),
         termination_reason=data.get("terminationReason"),
         usage=usage_from(data.get("usage")),
-        protocol=str(data.get("protocol") or "vote"),
+        protocol=str(data.get("protocol") or DEFAULT),
     )
