@@ -10,6 +10,7 @@ conclusion for a conclusion prompt. Per model, a queue of scripted actions
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import threading
@@ -32,8 +33,15 @@ class Action:
     reset: bool = False  # the connection is closed with no reply at all
 
 
+def text_of(content) -> str:
+    """A message's text: a string, or content blocks (as sent with cache marks) joined."""
+    if isinstance(content, list):
+        return "".join(str(b.get("text") or "") for b in content if isinstance(b, dict))
+    return content or ""
+
+
 def prompt_of(messages: list[dict]) -> str:
-    return "\n".join(m.get("content") or "" for m in messages if m.get("role") == "user")
+    return "\n".join(text_of(m.get("content")) for m in messages if m.get("role") == "user")
 
 
 HEADINGS = {
@@ -97,7 +105,8 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
         return json.dumps({"recommendation": judge, "keyFacts": judge, "caveats": judge,
                            "reasoning": f"{model} judged"})
     if task == "vote":
-        labels = re.findall(r"^## Answer ([A-Z])$", prompt, re.MULTILINE)
+        # Letters, or authors' ids where ballots name them ("## Answer alpha (Alpha)").
+        labels = re.findall(r"^## Answer ([\w.-]+)(?: \(.*\))?$", prompt, re.MULTILINE)
         votes = [{"label": label, "vote": "APPROVE" if i == 0 else "NEUTRAL",
                   "reasoning": f"{model} on answer {label}"} for i, label in enumerate(labels)]
         return json.dumps({"votes": votes,
@@ -142,6 +151,10 @@ class FakeLLM:
         self.in_flight = self.peak = 0  # requests being answered now, and the most at once
         self.models: list[str] | None = None  # set: GET /models lists these, as local servers do
         self.models_delay = 0.0  # a server busy generating answers /models late
+        # On: like OpenAI's automatic prompt caching, a prompt whose start was sent before by the same
+        # model reports that start as cached (from 1,024 tokens, in steps of 128; 4 characters a token).
+        self.caching = False
+        self._prompts: dict[str, list[str]] = {}
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *actions) -> None:
@@ -185,16 +198,26 @@ class FakeLLM:
             message = (action.text or "error").replace("{auth}", auth)
             return action.status, {"error": {"message": message, "type": "fake"}}, action.headers or {}
         text = action.text if action.text is not None else default_reply(model, messages, self.termination, self.judge)
-        prompt_tokens = sum(len(m.get("content") or "") for m in messages) // 4
+        prompt_tokens = sum(len(text_of(m.get("content"))) for m in messages) // 4
         completion_tokens = len(text) // 4
+        details = {"prompt_tokens_details": {"cached_tokens": self._cached(model, messages)}} if self.caching else {}
         return 200, {
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
             "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                          "finish_reason": action.finish}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+                      "total_tokens": prompt_tokens + completion_tokens, **details},
         }, {"cut": "1"} if action.cut else {}
+
+    def _cached(self, model: str, messages: list[dict]) -> int:
+        text = "\x00".join(text_of(m.get("content")) for m in messages)
+        with self._lock:
+            earlier = self._prompts.setdefault(model, [])
+            shared = max((len(os.path.commonprefix([text, e])) for e in earlier), default=0)
+            earlier.append(text)
+        tokens = shared // 4
+        return tokens // 128 * 128 if tokens >= 1024 else 0
 
     def start(self) -> FakeLLM:
         fake = self

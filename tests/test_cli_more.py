@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from discuss.protocols.vote.record import ballot_box
 from scripted import scripted_panel, write_scripts
@@ -50,7 +51,8 @@ def test_status_json_parses_back(project):
     assert project.cli("run", "swarm-power", "--panel", "offline", "-q").exit_code == 0
     rows = json.loads(project.cli("status", "--json").stdout)
     assert rows == [{"slug": "swarm-power", "status": "active", "dyson": False, "rounds": 1,
-                     "leader": rows[0]["leader"], "terminationReason": None, "usage": rows[0]["usage"]}]
+                     "leader": rows[0]["leader"], "terminationReason": None, "usage": rows[0]["usage"],
+                     "protocol": "vote", "waitingFor": []}]
     assert rows[0]["usage"]["calls"] == 6 and rows[0]["leader"] in {"pragmatist", "skeptic", "visionary"}
 
 
@@ -255,6 +257,42 @@ def test_export_csv_has_a_row_per_discussion_round_and_vote_for_every_protocol(p
     assert (tmp_path / "t" / "votes.csv").read_bytes() == before  # the same files give the same tables
 
 
+def test_export_gives_the_divergent_views_and_each_rounds_answer_similarity(project, fake, tmp_path):
+    from conftest import fake_panel
+    from discuss.rules.agreement import agreement
+    from discuss.store import discussions as store
+    from discuss.store.questions import read_question
+    from discuss.store.yamlio import load
+    from discuss.tables import divergent_views, located
+
+    project.write_panels(fake_panel(fake.url))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--auto").exit_code == 0
+    result = project.cli("export", "--csv", str(tmp_path / "t"))
+    assert result.exit_code == 0 and "1 divergent view(s)" in result.output
+    views = load((tmp_path / "t" / "divergent_views.yaml").read_text())
+    d = store.load(project.folder)
+    kept = d.conclusion.minority_positions[0]
+    assert views["schema"] == 1 and len(views["divergentViews"]) == 1
+    doc = views["divergentViews"][0]
+    assert (doc["questionId"], doc["path"], doc["part"], doc["trial"]) == ("rq-9-1", "questions/swarm-power", 1, None)
+    assert doc["generated"] == d.conclusion.generated and doc["concludedBy"] == d.conclusion.generated_by
+    # Dyson's shape: topics, each with positions and the models holding them.
+    [topic] = doc["topics"]
+    panel, dissent = topic["positions"]
+    assert topic["topic"] == kept.position and dissent["statement"] == kept.position
+    assert dissent["models"] == [kept.held_by] and dissent["reasoning"] == kept.reasoning  # names no member
+    assert panel == {"statement": d.conclusion.summary, "models": ["alpha", "beta", "gamma"]}
+    kept.held_by = "Beta, with gamma"  # names two members, by name and by id
+    [named] = divergent_views([located(read_question(project.question), d, project.folder, project.content)])
+    panel, dissent = named["topics"][0]["positions"]
+    assert dissent["models"] == ["beta", "gamma"] and panel["models"] == ["alpha"]
+    rounds = __import__("csv").DictReader((tmp_path / "t" / "rounds.csv").open())
+    texts = [[reply.text for reply in r.replies.values()] for r in d.rounds]
+    assert [float(row["answer_similarity"]) for row in rounds] == [agreement(t) for t in texts]
+    as_json = __import__("json").loads(project.cli("export", "--json").stdout)
+    assert as_json["divergent_views"] == views["divergentViews"]
+
+
 def test_ask_reads_stdin_takes_limits_and_prints_json(project):
     import json
 
@@ -293,8 +331,8 @@ def test_status_names_each_discussions_protocol(project):
 
     assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "council", "-q").exit_code == 0
     table = project.cli("status").stdout.splitlines()
-    assert table[0].split()[-1] == "protocol"
-    assert table[2].split()[:2] == ["swarm-power", "concluded"] and table[2].split()[-1] == "council"
+    assert table[0].split()[-3:] == ["protocol", "waiting", "for"]
+    assert table[2].split()[:2] == ["swarm-power", "concluded"] and table[2].split()[-2:] == ["council", "-"]
 
 
 def test_the_fast_status_shows_the_protocol_as_the_full_one(project, capsys):
@@ -303,7 +341,7 @@ def test_the_fast_status_shows_the_protocol_as_the_full_one(project, capsys):
     assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "debate", "-q").exit_code == 0
     full = project.cli("status").stdout
     assert fast_status(["--root", str(project.root), "status"], {}) == 0
-    assert capsys.readouterr().out == full and full.splitlines()[2].split()[-1] == "debate"
+    assert capsys.readouterr().out == full and full.splitlines()[2].split()[-2] == "debate"
 
 
 def test_show_puts_what_the_discussion_came_to_first(project):
@@ -330,3 +368,14 @@ def test_ask_with_models_builds_an_ad_hoc_panel_that_the_discussion_keeps(projec
     assert both.exit_code == 2 and "not both" in both.stderr
     wrong = project.cli("ask", "-m", "", "Yet another?")
     assert wrong.exit_code == 2
+
+
+def test_ask_estimate_prices_the_question_and_leaves_nothing(project):
+    before = project.snapshot()
+    priced = project.cli("ask", "Which orbit for the first collectors?", "--panel", "offline", "--estimate")
+    assert priced.exit_code == 0, priced.output
+    assert "which-orbit-for-the-first-collectors: estimate of this run (vote, panel offline)" in priced.stdout
+    assert re.search(r"calls: +\d+ \(\d+ respond, \d+ vote, 1 conclude\)", priced.stdout)
+    assert project.snapshot() == before  # no question file, no discussion
+    asked = project.cli("ask", "Which orbit for the first collectors?", "--panel", "offline", "-q")
+    assert asked.exit_code == 0 and "Conclusion" in asked.stdout  # the same ask then runs as ever

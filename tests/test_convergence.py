@@ -76,3 +76,15 @@ def project_panel(settings: str) -> str:
     from conftest import OFFLINE_PANEL
 
     return OFFLINE_PANEL.replace("{retryBaseDelay: 0.0}", settings)
+
+
+def test_a_test_is_told_in_words_never_as_a_raw_structure(project):
+    from discuss.rules.convergence import agreement_test, in_words, judge_test, title_overlap
+
+    assert in_words(judge_test(0.8333, 0.85)) == "0.83, under the 0.85 needed"
+    assert in_words(agreement_test(0.9, 0.7)) == "0.90, at or above the 0.70 needed"
+    assert in_words(judge_test(None, 0.85)) == "no score"
+    assert in_words(title_overlap({"a", "b"}, {"a", "b", "c"})).endswith("findings kept, 1 changed")
+    result = project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "critique", "--auto")
+    assert result.exit_code == 0 and "judge test" in result.output
+    assert "{'" not in result.output and "{'" not in project.cli("show", "swarm-power").stdout

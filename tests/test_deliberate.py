@@ -54,6 +54,9 @@ def test_personas_research_alone_then_rank_every_alternative(project, fake):
         "technical-architect", "security-analyst", "performance-engineer"]
     notes = d.rounds[2].notes
     assert notes["consensus"]["best"] == "A" and notes["consensus"]["score"] == 0.9
+    title = d.rounds[1].notes["alternatives"][0]["title"]
+    assert notes["consensus"]["bestTitle"] == title and f"consensus 0.9 on A ({title!r})" in result.output
+    assert f"on A ({title!r}) against" in project.cli("show", "swarm-power").stdout  # the alternative, named
     assert notes["gate1"]["passed"] and notes["gate2"]["passed"]
     assert any("cluster" in w for w in notes["conformity"])  # every persona gave A exactly 0.9
     assert d.conclusion is not None and d.termination_reason == "completed"

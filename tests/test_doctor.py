@@ -74,5 +74,21 @@ def test_doctor_names_a_misspelt_model_and_the_close_ones(project, monkeypatch):
                          "        - {id: right, model: anthropic/claude-sonnet-4-5}\n")
     result = project.cli("doctor", "--panel", "hosted")
     lines = {line.split()[1]: line for line in result.stdout.splitlines()[2:]}
-    assert "warn: unknown to litellm, cost not tracked; did you mean claude-sonnet-4-5" in lines["typo"]
-    assert "warn" not in lines["right"]
+    assert "fail: unknown to litellm, cost not tracked; did you mean claude-sonnet-4-5" in lines["typo"]
+    assert "warn" not in lines["right"] and "fail" not in lines["right"]
+    assert result.exit_code == 1  # a typo would bill nobody knows what, or fail every call
+
+
+def test_doctor_passes_an_unknown_model_whose_member_says_its_price_or_allows_it(project, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-fake-key-0123456789")
+    project.write_panels("    hosted:\n      members:\n"
+                         "        - {id: priced, model: anthropic/claude-next, price: {input: 3, output: 15}}\n"
+                         "        - {id: allowed, model: anthropic/claude-next, allowUnknownModel: true}\n")
+    result = project.cli("doctor", "--panel", "hosted")
+    lines = {line.split()[1]: line for line in result.stdout.splitlines()[2:]}
+    assert result.exit_code == 0, result.output
+    assert "ok (its own price)" in lines["priced"] and "warn: unknown to litellm" in lines["allowed"]
+    project.write_panels("    hosted:\n      members:\n"
+                         "        - {id: bad, model: anthropic/claude-next, price: {input: -1, output: 15}}\n")
+    refused = project.cli("doctor", "--panel", "hosted")
+    assert refused.exit_code == 2 and "price" in refused.stderr

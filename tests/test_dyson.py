@@ -236,6 +236,8 @@ def test_the_bias_report_by_hand(repo):
     # claude: its own APPROVE (2) against gemini's APPROVE (2), gpt's invented vote left out: +0 in both rounds.
     assert rows["claude-opus-4-6"].self_generosity == 0.0 and rows["gemini-3-pro"].self_generosity == 0.0
     assert rows["gpt-5-2"].self_generosity is None  # its only own votes were invented
+    assert rows["claude-opus-4-6"].self_generosity_ci == [0.0, 0.0] and rows["gpt-5-2"].self_generosity_ci is None
+    assert rep.as_json()["panelists"][0]["ownAnswers"] == 2
     assert dict(rows["claude-opus-4-6"].tie_break_wins) == {"list-order": 2}
     assert [rows[i].invented_ballots for i in IDS] == [0, 0, 2]
     assert not rep.winning_positions  # Dyson recorded no labels
@@ -244,6 +246,19 @@ def test_the_bias_report_by_hand(repo):
     assert sum(rep.winning_positions.values()) == 3  # one label per ballot of round 3 held the winner
     shown = cli(repo, "show", THREAD).stdout
     assert "Bias:" in shown and "wins by tie-break 2 by list-order" in shown
+
+
+def test_self_generosity_has_a_seeded_interval_around_its_mean():
+    from collections import Counter
+
+    from discuss.protocols.vote.bias import BiasReport, Leaning, lines
+
+    lean = Leaning("a", "A", margins=[1.0, -1.0, 0.5, 0.0, 2.0, -0.5])
+    low, high = lean.self_generosity_ci
+    assert low < lean.self_generosity < high and -1.0 <= low and high <= 2.0
+    assert Leaning("a", "A", margins=list(lean.margins)).self_generosity_ci == [low, high]  # the same every time
+    assert Leaning("a", "A", margins=[1.0]).self_generosity_ci is None  # one answer is no interval
+    assert f"(95% CI {low:+.2f} to {high:+.2f}, 6 answers)" in lines(BiasReport([lean], Counter()))[0]
 
 
 def test_the_site_shows_the_bias_report(repo):

@@ -100,3 +100,28 @@ def test_run_all_goes_on_with_an_unfinished_follow_up(project, fake):
     assert "swarm-power-part-2: concluded" in result.stderr
     assert store.load(project.folder / "part-2").concluded
     assert "no open discussion" in project.cli("run", "--all").output
+
+
+def test_a_follow_up_is_in_status_and_show_under_the_name_it_was_given(project, fake):
+    import json
+
+    finished(project, fake)
+    result = project.cli("follow-up", "swarm-power", FOLLOW_UP, "--auto", "-q")
+    assert result.exit_code == 0, result.output
+    named = re.search(r"^(swarm-power-part-2): concluded", result.output, re.MULTILINE).group(1)
+    for args in (("status",), ("status", "--json")):  # the full CLI
+        listed = project.cli(*args).stdout
+        assert listed.index("swarm-power") < listed.index(named)
+    import contextlib
+    import io
+
+    from discuss.quick import status as quick_status  # the fast path must say the same
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert quick_status(["--root", str(project.root), "status", "--json"]) == 0
+    rows = json.loads(out.getvalue())
+    assert [r["slug"] for r in rows] == ["swarm-power", named] and rows[1]["status"] == "concluded"
+    shown = project.cli("show", named)
+    assert shown.exit_code == 0 and FOLLOW_UP in shown.stdout
+    assert project.cli("show", "swarm-power-part-3").exit_code == 2  # no such part

@@ -47,3 +47,55 @@ def test_commands_outside_a_project_write_nothing_and_point_to_init(tmp_path):
         assert "not a discuss project" in result.stderr and "discuss init" in result.stderr
     assert list(tmp_path.iterdir()) == []
     assert cli("protocols", cwd=tmp_path).exit_code == 0  # needs no project
+
+
+def test_a_newcomers_whole_path(tmp_path, monkeypatch):
+    """init; ask offline; an ask that fails on a missing key, then the same ask again; a budget stop, then a
+    raised budget; a follow-up; the site built and readable from disk."""
+    import re
+
+    from fakeserver import FakeLLM
+
+    folder = tmp_path / "study"
+    assert cli("init", str(folder)).exit_code == 0
+    first = cli("ask", "Which orbit first?", "--panel", "offline", "-q", cwd=folder)
+    assert first.exit_code == 0 and "Conclusion" in first.stdout
+
+    with FakeLLM() as fake:
+        panels = folder / "discussions" / "panels.yaml"
+        panels.write_text(panels.read_text() + (
+            "  hosted:\n    members:\n"
+            f"      - {{id: alpha, model: openai/alpha, api_base: '{fake.url}', api_key_env: STUDY_KEY}}\n"
+            f"      - {{id: beta, model: openai/beta, api_base: '{fake.url}', api_key_env: STUDY_KEY}}\n"
+            "    settings: {retryBaseDelay: 0.0}\n"))
+        monkeypatch.delenv("STUDY_KEY", raising=False)
+        before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+        failed = cli("ask", "Is a tether worth it?", "--panel", "hosted", cwd=folder)
+        assert failed.exit_code == 2 and "STUDY_KEY" in failed.stderr
+        assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before and not fake.requests
+        monkeypatch.setenv("STUDY_KEY", "sk-study-0123456789")
+        again = cli("ask", "Is a tether worth it?", "--panel", "hosted", "-q", cwd=folder)
+        assert again.exit_code == 0, again.output
+
+    assert cli("new", "What fails first in the dark?", cwd=folder).exit_code == 0
+    budget = cli("run", "what-fails-first-in-the-dark", "--panel", "offline", "--auto", "--max-calls", "4", "-y",
+                 cwd=folder)
+    assert "budget" in budget.output
+    assert "stopped (budget)" in cli("status", cwd=folder).stdout
+    raised = cli("run", "what-fails-first-in-the-dark", "--auto", "--max-calls", "100", "-y", cwd=folder)
+    assert raised.exit_code == 0 and "concluded" in raised.output
+
+    follow = cli("follow-up", "which-orbit-first", "And after the first ten years?", "--auto", "-q", cwd=folder)
+    assert follow.exit_code == 0, follow.output
+    assert "which-orbit-first-part-2" in cli("status", cwd=folder).stdout
+
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    build(load_config(str(folder / "mkdocs.yml")))
+    site = folder / "site"
+    home = (site / "index.html").read_text()
+    links = re.findall(r'href="(questions/[^"#]*)"', (site / "discussions.html").read_text())
+    assert links and all(link.endswith(".html") and (site / link).is_file() for link in links)  # from disk
+    page = (site / "questions" / "which-orbit-first.html").read_text()
+    assert "Follow-up 1: And after the first ten years?" in page and 'class="discuss"' in home + page

@@ -84,3 +84,18 @@ def test_the_page_shows_each_members_options(project, fake):
     entries, _ = collect(project.content)
     html = render.question_section(entries[0])
     assert "<th>Model options</th>" in html and "temperature=0.7 seed=42" in html
+
+
+def test_a_members_own_price_prices_its_calls_and_is_recorded(project, fake):
+    project.write_panels(panel(fake.url, "price: {input: 2, output: 10}"))
+    assert project.cli("run", "swarm-power", "--panel", "local", "--rounds", "1").exit_code == 0
+    d = store.load(project.folder)
+    alpha = [u for r in d.rounds for reply in r.replies.values() if reply.model_id == "alpha" for u in [reply.usage]]
+    assert alpha and all(u.cost == (u.prompt_tokens * 2 + u.completion_tokens * 10) / 1_000_000 for u in alpha)
+    beta = [reply.usage for r in d.rounds for reply in r.replies.values() if reply.model_id == "beta"]
+    assert all(u.cost is None for u in beta)  # nobody prices openai/beta
+    assert d.panel.member("alpha").price == (2.0, 10.0)
+    from discuss.store.yamlio import load
+
+    members = load((project.folder / "discussion.yaml").read_text())["panel"]["members"]
+    assert [m.get("price") for m in members] == [{"input": 2.0, "output": 10.0}, None]

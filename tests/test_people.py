@@ -163,3 +163,36 @@ def test_a_person_in_the_chair_writes_the_conclusion_in_sections(project, fake):
     assert done.exit_code == 0, done.output
     d = store.load(project.folder)
     assert d.status == "concluded" and d.conclusion.summary == "We agree on 48 V." and d.conclusion.generated_by == "ann"
+
+
+def test_status_says_who_a_discussion_waits_for(project, fake):
+    import contextlib
+    import io
+    import json
+
+    from discuss.quick import status as quick_status
+
+    def fast() -> list[dict]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert quick_status(["--root", str(project.root), "status", "--json"]) == 0
+        return json.loads(out.getvalue())
+
+    with_person(project, fake)
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 3
+    assert (project.folder / "discussion.yaml").read_text().split("\npanel:\n")[0].endswith("\nwaitingFor:\n- ann")
+    table = project.cli("status").stdout.splitlines()
+    assert table[0].split()[-2:] == ["waiting", "for"] and table[2].split()[-1] == "ann"
+    assert json.loads(project.cli("status", "--json").stdout)[0]["waitingFor"] == ["ann"] == fast()[0]["waitingFor"]
+    from discuss.site.collect import collect
+    from discuss.site.render import question_section
+
+    page = question_section(collect(project.content)[0][0])
+    assert 'data-waiting-for="ann"' in page and "Waiting for Ann: the run stopped at their form" in page
+    assert project.cli("reply", "swarm-power", "--as", "ann", input=ANSWER).exit_code == 0
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 3  # her ballot
+    assert fast()[0]["waitingFor"] == ["ann"]
+    meta, _ = documents.read(project.folder / "for-people" / "round-1-vote-ann.md")
+    assert project.cli("vote", "swarm-power", "--as", "ann", input=ballot_yaml(meta["labels"])).exit_code == 0
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    assert fast()[0]["waitingFor"] == [] and project.cli("status").stdout.splitlines()[2].split()[-1] == "-"

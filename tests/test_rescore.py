@@ -58,3 +58,30 @@ def test_a_protocol_without_ballots_says_it_cannot_rescore(project):
     assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "council").exit_code == 0
     refused = project.cli("show", "swarm-power", "--rescore", "0,1")
     assert refused.exit_code == 2 and "council protocol cannot re-score" in refused.stderr
+
+
+def test_the_list_order_tie_rule_gives_the_tie_to_the_first_of_the_panel():
+    d = recorded(0.5)  # a 3, b 3: approvals from others give it to b; the list's order to a
+    found = {f["tieRule"]: f for f in rescore(d, [], tie_rules=["fair", "list-order"])}
+    assert found["fair"]["winners"] == ["b"] and found["fair"]["changed"] == []
+    assert found["list-order"]["winners"] == ["a"] and found["list-order"]["changed"] == [1]
+    assert {f["selfVoteWeight"] for f in found.values()} == {0.5}  # at the recorded weight
+
+
+def test_rescore_over_the_archive(project):
+    d = recorded(0.5)
+    d.question_slug, d.question_id = "swarm-power", "rq-9-1"
+    store.save(d, project.folder)
+    other = project.question.with_name("other.md")
+    other.write_text(project.question.read_text().replace("slug: swarm-power", "slug: other").replace("rq-9-1", "rq-9-2"))
+    assert project.cli("run", "other", "--panel", "offline", "--protocol", "council").exit_code == 0
+    shown = project.cli("rescore", "tieRule=fair,list-order")
+    assert shown.exit_code == 0, shown.output
+    assert "tieRule fair: 0 of 1 round winner(s) change, in 0 of 1 discussion(s)" in shown.stdout  # council: none
+    assert "tieRule list-order: 1 of 1 round winner(s) change, in 1 of 1 discussion(s)" in shown.stdout
+    assert "questions/swarm-power: round(s) 1" in shown.stdout
+    data = json.loads(project.cli("rescore", "selfVoteWeight=0,1", "--json").stdout)
+    assert [v["winners"] for v in data[0]["variants"]] == [["b"], ["a"]] and data[0]["path"] == "questions/swarm-power"
+    for bad in ("tieRule=coin", "selfVoteWeight=2", "quorum=1"):
+        refused = project.cli("rescore", bad)
+        assert refused.exit_code == 2, (bad, refused.output)

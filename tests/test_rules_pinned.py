@@ -105,7 +105,8 @@ DEFAULTS = {
     "agreement_measure": "lexical", "escalate_below": 0.5, "consensus_at": 0.70, "contested_at": 0.30,
     "debate_chairman": True, "drafter": "", "match_debate": True, "critique_rounds": 4, "convergence_test": "judge",
     "convergence_threshold": 0.85, "personas": "", "min_personas": 2, "triage": False, "deliberate_below": 0.70,
-    "max_calls": 0, "max_tokens": 0, "max_cost": 0.0, "own": {},  # own: a protocol's own settings, none by default
+    "max_calls": 0, "max_tokens": 0, "max_cost": 0.0, "prompt_cache": "auto",
+    "own": {},  # own: a protocol's own settings, none by default
 }
 
 

@@ -104,3 +104,17 @@ def test_run_all_starts_only_discussion_questions_unless_told(project):
     assert "typed-0" not in result.stdout and "typed-1" not in result.stdout
     every = project.cli("run", "--all", "--panel", "offline", "--estimate", "--any-type")
     assert "typed-0" in every.stdout and "typed-1" in every.stdout
+
+
+def test_run_all_goes_on_past_a_discussion_that_cannot_start_and_says_so_at_the_end(project):
+    broken = project.content / "questions" / "broken.md"
+    broken.write_text(project.question.read_text().replace("slug: swarm-power", "slug: broken")
+                      .replace("rq-9-1", "rq-9-2").replace("title:", "sources: [missing-notes.md]\ntitle:", 1))
+    result = project.cli("run", "--all", "--panel", "offline", "--max-rounds", "1")
+    assert result.exit_code == 1, result.output
+    assert "cannot start broken:" in result.stderr and "missing-notes.md" in result.stderr
+    assert "1 of 1 discussion(s) ran to their end" in result.stdout
+    assert "1 could not start (broken)" in result.stderr
+    assert store.load(project.folder).concluded and not (broken.with_suffix("")).exists()
+    priced = project.cli("run", "--all", "--estimate", "--panel", "offline")
+    assert priced.exit_code == 2 and "1 could not start (broken)" in priced.stderr  # priced the rest first

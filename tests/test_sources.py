@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 
 from conftest import fake_panel
 from discuss.store import discussions as store
@@ -111,8 +112,11 @@ def test_a_long_source_is_cut_to_its_share_with_a_note(project, fake):
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, sourceTokens: 1000}"))
     assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
     prompt = next(r["messages"][-1]["content"] for r in fake.requests if r["task"] == "respond")
-    share = 1000 // 5 * 4
-    assert f"[cut: the first {share} of 25000 characters]" in prompt
+    from discuss.tokens import count
+
+    kept = int(re.search(r"\[cut: the first (\d+) of 25000 characters\]", prompt).group(1))
+    text = "word " * 5000
+    assert count(text[:kept]) <= 1000 // 5 < count(text[:kept + 5])  # as much as its share of tokens holds
     assert "alpha,120" in prompt  # the other sources keep their share
 
 

@@ -64,6 +64,9 @@ def test_trials_of_a_question_never_become_pages_of_their_own(project):
     (project.root / "mkdocs.yml").write_text(MKDOCS + "strict: true\n")
     site = build(project.root)
     assert not list(site.rglob("trial-1*"))
+    data = json.loads((site / "discussions.json").read_text())  # published as data, told apart by path
+    assert [(d["path"], d["trial"]) for d in data] == [
+        ("questions/swarm-power/trials/trial-1", 1), ("questions/swarm-power/trials/trial-2", 2)]
 
 
 def test_a_folder_of_dyson_trials_is_read_as_a_trial_set(tmp_path, project):
@@ -101,3 +104,58 @@ def test_export_counts_each_trial_as_a_discussion_of_its_question(project):
         ("swarm-power", "", "questions/swarm-power"),
         ("swarm-power", 1, "questions/swarm-power/trials/trial-1"),
         ("swarm-power", 2, "questions/swarm-power/trials/trial-2")]
+
+
+def test_trials_of_a_dyson_question_go_where_dysons_analysis_reads_them(tmp_path):
+    from test_dyson import DYSON as DYSON_TREE
+    from test_dyson import cli
+
+    root = tmp_path / "dyson"
+    shutil.copytree(DYSON_TREE, root / "content" / "research-questions")
+    (root / "discussions").mkdir()
+    (root / "discussions" / "panels.yaml").write_text(
+        "panels:\n    default:\n      members:\n"
+        + "".join(f"        - {{id: {i}, model: offline/{p}}}\n" for i, p in (("a", "pragmatist"), ("b", "skeptic")))
+        + "      settings: {retryBaseDelay: 0.0}\n")
+    created = cli(root, "new", "Which orbit for the first collectors", "--bom-item", "bom-1-2")
+    assert created.exit_code == 0, created.output
+    into = root / "publications" / "data" / "repeated-trials" / "which-orbit-for-the-first-collectors"
+    result = cli(root, "trials", "which-orbit-for-the-first-collectors", "--runs", "2", "--into", str(into))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in into.iterdir()) == ["trial-1", "trial-2"]
+    for k in (1, 2):  # each a thread as Dyson's tools read one: the rounds embedded, the question's id
+        data = YAML(typ="safe").load((into / f"trial-{k}" / "discussion.yaml").read_text())
+        assert data["questionSlug"] == "which-orbit-for-the-first-collectors" and data["questionId"].startswith("rq-1-")
+        assert data["rounds"] and all(r["responses"] and r["votes"] for r in data["rounds"])
+    assert not list((root / "content").rglob("trials"))  # nothing beside the question
+    again = cli(root, "trials", str(into), "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["runs"] == 2
+
+
+def test_the_analysis_page_gives_the_archives_figures_the_trials_and_the_export_built_with_it(project, tmp_path):
+    import re
+
+    from sitekit import build
+
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto").exit_code == 0
+    assert project.cli("trials", "swarm-power", "--runs", "3", "--panel", "offline").exit_code == 0
+    (project.root / "mkdocs.yml").write_text(MKDOCS + "strict: true\n")
+    site = build(project.root)
+    html = (site / "analysis" / "index.html").read_text()
+
+    d = store.load(project.folder)  # the archive is the question's own discussion; its trials are apart
+    cast = [j for r in d.rounds for j in get_protocol("vote").figures(r).judgements if not j.invented]
+    figure = dict(re.findall(r'data-figure="(\w+)">([^<]*)', html))
+    assert figure["discussions"].startswith("1 (1 concluded)")
+    assert figure["votes"] == f"{len(cast)}, {round(100 * sum(j.approves for j in cast) / len(cast), 1)}% approving"
+    assert figure["rounds"].startswith(str(sum(r.complete for r in d.rounds)))
+
+    trials = json.loads(project.cli("trials", "swarm-power", "--json").stdout)
+    row = re.search(r'<tr data-trials="questions/swarm-power.md">(.*?)</tr>', html, re.S).group(1)
+    assert f"<td>{trials['runs']}</td>" in row and f"{trials['rounds']['mean']} ±" in row
+
+    exported = tmp_path / "export"
+    assert project.cli("export", "--csv", str(exported)).exit_code == 0
+    for name in ("discussions.csv", "rounds.csv", "votes.csv", "divergent_views.yaml"):
+        assert (site / "data" / name).read_bytes() == (exported / name).read_bytes(), name  # the page cannot drift
+        assert f'href="../data/{name}"' in html

@@ -82,3 +82,14 @@ class CallResult:
     @property
     def ok(self) -> bool:
         return self.error is None and self.waiting is None
+
+
+# Where a prompt template ends the part that repeats across a panelist's calls (`{{ cache_break }}`):
+# the providers that cache only what is marked are told to cache up to here. Taken out of every
+# prompt before any provider, person or stand-in sees it.
+CACHE_BREAK = "\ue000cache-break\ue000"
+
+
+def without_break(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**m, "content": m["content"].replace(CACHE_BREAK, "", 1)} if isinstance(m.get("content"), str)
+            else m for m in messages]

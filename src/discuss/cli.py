@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -164,6 +165,15 @@ def new(
     typer.echo(f"next: write the background in it, then `discuss run {path.stem} --auto`")
 
 
+BALLOT_METHODS = {"anonymised": "anonymised", "dyson": "named"}
+
+
+def vote_options(method: str | None, hide_winner: bool | None) -> dict:
+    if method is not None and method not in BALLOT_METHODS:
+        raise InputError(f"--method {method}: give one of {', '.join(BALLOT_METHODS)}")
+    return {"ballots": BALLOT_METHODS.get(method or ""), "showWinner": None if hide_winner is None else not hide_winner}
+
+
 @app.command()
 @handled
 def run(
@@ -195,13 +205,19 @@ def run(
                              "still the template's text."),
     stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream replies from providers "
                                        "that can, showing tokens as they come (default: on a terminal)."),
+    method: str | None = typer.Option(None, "--method", help="vote: how ballots show the answers to the rounds "
+                                      "this run adds: anonymised (under letters, shuffled per voter) or dyson "
+                                      "(under their authors' names, in the panel's order, as Project Dyson's "
+                                      "tool did); ties go by the same fair rule either way."),
+    hide_winner: bool | None = typer.Option(None, "--hide-winner/--show-winner", help="vote: whether answers "
+                                            "see which earlier answer won (hidden: the winner-hidden ablation)."),
 ):
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
     from .prepare import Options
 
     overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost,
                  "timeout_seconds": timeout}
-    options = Options(panel=panel, protocol=protocol, overrides=overrides)
+    options = Options(panel=panel, protocol=protocol, overrides=overrides, own=vote_options(method, hide_winner))
     if all_open:
         if question or rounds or conclude:
             raise InputError("--all runs every open discussion to its end: give no QUESTION, --rounds "
@@ -306,15 +322,23 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
     from .prepare import check_ready, prepare
 
     questions = select(content(), tags, glob, parse_shard(shard), any_type)
-    prepared = []
+    prepared, unusable = [], []
     for q in questions:  # every source is read, every key checked, before the first call
-        d = prepare(root(), q, options)
-        prepared.append((_grounded(q, d), d))
+        try:
+            d = prepare(root(), q, options)
+            asked = _grounded(q, d)
+            if not estimate:
+                check_ready(d, root())
+        except InputError as exc:  # one broken discussion stops no other; it is reported at the end
+            unusable.append(q.slug)
+            typer.echo(f"cannot start {q.slug}: {exc}", err=True)
+            continue
+        prepared.append((asked, d))
     if estimate:
-        return _estimate_all(prepared)
-    for _, d in prepared:
-        check_ready(d, root())  # every key is checked before the first call
+        _estimate_all(prepared)
+        return _unusable(unusable)
     if not prepared:
+        _unusable(unusable)
         typer.echo("no open discussion to run")
         return
     typer.echo(f"running {len(prepared)} discussion(s), {concurrency} at a time", err=True)
@@ -325,11 +349,21 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
     typer.echo(f"{ran} of {len(outcomes)} discussion(s) ran to their end"
                + (f"; {len(elsewhere)} running elsewhere ({', '.join(elsewhere)})" if elsewhere else ""))
     _print_totals([q for q, _ in prepared])
-    if failed:
-        raise RunError(f"{len(failed)} failed ({', '.join(failed)}); run again to resume them")
+    if failed or unusable:
+        said = [f"{len(failed)} failed ({', '.join(failed)}); run again to resume them"] if failed else []
+        raise RunError("; ".join(said + ([_unusable_line(unusable)] if unusable else [])))
     if waiting := [slug for slug, outcome in outcomes.items() if outcome.startswith("waiting")]:
         raise WaitingForPeople(f"{len(waiting)} wait for a person ({', '.join(waiting)}); fill in their forms "
                                "and run again")
+
+
+def _unusable_line(slugs: list[str]) -> str:
+    return f"{len(slugs)} could not start ({', '.join(slugs)}): see why above, mend and run again"
+
+
+def _unusable(slugs: list[str]) -> None:
+    if slugs:
+        raise InputError(_unusable_line(slugs))
 
 
 @app.command()
@@ -339,6 +373,7 @@ def status(question: str | None = typer.Argument(None, help="One question; defau
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost, protocol."""
     from .listing import STATUS_HEADER, status_json, status_row, table
     from .store import discussions as store
+    from .store.followups import part_files
     from .store.questions import find_question, question_files, read_question
 
     if question is not None:
@@ -351,13 +386,14 @@ def status(question: str | None = typer.Argument(None, help="One question; defau
             except InputError as exc:
                 typer.echo(f"warning: {exc}", err=True)
     found = []
-    for q in questions:
-        try:
-            found.append((q.slug, store.summary(q.folder)))
-        except InputError as exc:
-            if question is not None:
-                raise
-            typer.echo(f"warning: {exc}; left out", err=True)  # one broken discussion hides no other
+    for q in questions:  # each with its follow-ups after it, under the names `show` takes
+        for one in [q, *(read_question(p) for p in part_files(q))] if question is None else [q]:
+            try:
+                found.append((one.slug, store.summary(one.folder)))
+            except InputError as exc:
+                if question is not None:
+                    raise
+                typer.echo(f"warning: {exc}; left out", err=True)  # one broken discussion hides no other
     if as_json:
         import json
 
@@ -415,19 +451,22 @@ def _latest() -> Question:
     return read_question(max(started)[2])
 
 
+def rescore_spec(wanted: str) -> tuple[str, list[str]]:
+    """`selfVoteWeight=0,0.5,1` as (setting, values); a bare list of values is of selfVoteWeight."""
+    setting, _, listed = wanted.rpartition("=")
+    return setting.strip() or "selfVoteWeight", [v.strip() for v in listed.split(",") if v.strip()]
+
+
 def _rescore(d: Discussion, wanted: str, as_json: bool) -> None:
     from .protocols import get_protocol
 
-    setting, _, listed = wanted.rpartition("=")
+    setting, values = rescore_spec(wanted)
     try:
-        values = [float(v) for v in listed.split(",") if v.strip()]
-    except ValueError:
-        values = []
-    if not values or not all(0 <= v <= 1 for v in values):
-        raise InputError(f"--rescore {wanted!r}: give values between 0 and 1, e.g. selfVoteWeight=0,0.5,1")
-    found = get_protocol(d.protocol).rescore(d, setting or "selfVoteWeight", values)
+        found = get_protocol(d.protocol).rescore(d, setting, values)
+    except InputError as exc:
+        raise InputError(f"--rescore {wanted!r}: {exc}") from None
     if found is None:
-        raise InputError(f"--rescore: the {d.protocol} protocol cannot re-score {setting or 'selfVoteWeight'}")
+        raise InputError(f"--rescore: the {d.protocol} protocol cannot re-score {setting}")
     if as_json:
         import json
 
@@ -507,6 +546,10 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
            protocol: str | None = typer.Option(None, "--protocol", help="The protocol of every trial."),
            estimate: bool = typer.Option(False, "--estimate", help="Price the trials still to run; no call."),
            concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trials at once."),
+           into: Path | None = typer.Option(None, "--into", help="Keep the trials in this folder of the project "
+                                            "(default: <question>/trials/), e.g. Project Dyson's "
+                                            "publications/data/repeated-trials/<slug>/, where its analysis reads "
+                                            "them."),
            as_json: bool = typer.Option(False, "--json", help="The report as JSON.")):
     """Run a question N times, independently, and report how stable its outcome is."""
     import asyncio
@@ -524,7 +567,7 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
         folder = given
     else:
         q = find_question(content(), question)
-        folder = q.folder / TRIALS
+        folder = into.absolute() if into is not None else q.folder / TRIALS
         if runs is not None:
             prepared = []
             for k in range(1, runs + 1):
@@ -583,31 +626,77 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
     """The archive as the tables a study reads: one row per discussion, round and vote."""
     import json
 
-    from .store import discussions as store
     from .store.files import write_atomic
-    from .store.followups import part_files
-    from .store.layout import question_files
-    from .store.questions import find_question, read_question
-    from .tables import as_csv, located, tables
+    from .store.yamlio import dump as dump_yaml
+    from .tables import DIVERGENT, as_csv, divergent_views, tables
 
     if csv_dir is None and not as_json:
         raise InputError("give --csv DIR or --json")
+    rows = _archive(questions)
+    found, views = tables(rows), divergent_views(rows)
+    if as_json:
+        typer.echo(json.dumps({**{name.removesuffix(".csv"): table for name, table in found.items()},
+                               "divergent_views": views}, indent=2))
+    if csv_dir is not None:
+        for name, table in found.items():
+            write_atomic(csv_dir / name, as_csv(table))
+        write_atomic(csv_dir / DIVERGENT, dump_yaml({"schema": 1, "divergentViews": views}))
+        typer.echo(f"{len(found['discussions.csv'])} discussion(s), {len(found['rounds.csv'])} round(s), "
+                   f"{len(found['votes.csv'])} vote(s), {len(views)} divergent view(s) written to {csv_dir}",
+                   err=as_json)
+
+
+def _archive(questions: list[str] | None) -> list[Any]:
+    """The discussions of these questions (default: every one), each its own, its follow-ups' and its trials'."""
+    from .store import discussions as store
+    from .store.followups import part_files
+    from .store.layout import question_files
+    from .store.questions import find_question, read_question
+    from .tables import located
+
     asked = [find_question(content(), ref) for ref in questions] if questions else [
         read_question(p) for p in question_files(content())]
     rows = []
-    for q in asked:  # its discussion, its follow-ups' and its trials', in that order
+    for q in asked:
         folders = [(q, q.folder, None)] + [(read_question(p), p.with_suffix(""), n)
                                             for n, p in enumerate(part_files(q), 2)]
         folders += [(q, f, None) for f in sorted((q.folder / TRIALS).glob("trial-*"), key=_trial_number)]
         rows += [located(owner, d, f, content(), n) for owner, f, n in folders if (d := store.load(f)) is not None]
-    found = tables(rows)
+    return rows
+
+
+@app.command(name="rescore")
+@handled
+def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or tieRule=fair,list-order."),
+                questions: list[str] = typer.Argument(None, help="Slugs or paths; default every discussion."),
+                as_json: bool = typer.Option(False, "--json", help="Every discussion's re-scoring as JSON.")):
+    """Re-score the recorded ballots of the archive's vote discussions: how many round winners would change."""
+    import json
+
+    from .protocols import get_protocol
+
+    setting, values = rescore_spec(spec)
+    found = []
+    for x in _archive(questions):
+        try:
+            done = get_protocol(x.d.protocol).rescore(x.d, setting, values)
+        except InputError as exc:
+            raise InputError(f"{spec!r}: {exc}") from None
+        if done is not None:
+            found.append({"path": x.path, "questionSlug": x.d.question_slug, "variants": done[0]})
+    if not found:
+        raise InputError(f"no discussion here can be re-scored by {setting}")
     if as_json:
-        typer.echo(json.dumps({name.removesuffix(".csv"): table for name, table in found.items()}, indent=2))
-    if csv_dir is not None:
-        for name, table in found.items():
-            write_atomic(csv_dir / name, as_csv(table))
-        typer.echo(f"{len(found['discussions.csv'])} discussion(s), {len(found['rounds.csv'])} round(s), "
-                   f"{len(found['votes.csv'])} vote(s) written to {csv_dir}", err=as_json)
+        typer.echo(json.dumps(found, indent=2))
+        return
+    for i, value in enumerate(found[0]["variants"]):
+        rounds = sum(len(f["variants"][i]["winners"]) for f in found)
+        changed = [f for f in found if f["variants"][i]["changed"]]
+        which = f"tieRule {value['tieRule']}" if setting == "tieRule" else f"selfVoteWeight {value['selfVoteWeight']:g}"
+        typer.echo(f"{which}: {sum(len(f['variants'][i]['changed']) for f in changed)} of {rounds} round winner(s) "
+                   f"change, in {len(changed)} of {len(found)} discussion(s)"
+                   + "".join(f"\n  {f['path']}: round(s) {', '.join(map(str, f['variants'][i]['changed']))}"
+                             for f in changed))
 
 
 @app.command()
@@ -649,6 +738,8 @@ def ask(
     max_rounds: int | None = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
     max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
     as_json: bool = typer.Option(False, "--json", help="Print the discussion as `show --json` does."),
+    estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the discussion "
+                                  "would take at most, without making a call or leaving a file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Ask in one line: write the question file, run it to its end, print the conclusion."""
@@ -677,13 +768,22 @@ def ask(
         get_protocol(protocol)  # an unknown name is refused before a file is written
     from .actions import ask_file
 
+    made = [] if (content() / section).is_dir() else [content() / section]  # to take away after an estimate
     path, created = ask_file(content(), section, question, text)
-    if not quiet:
+    if not quiet and not estimate:
         typer.echo(f"question: {path}" + ("" if created else " (asked before: going on with it)"), err=True)
+    options = Options(panel=panel, protocol=protocol, overrides={"max_rounds": max_rounds, "max_cost": max_cost},
+                      models=model or None)
+    if estimate:
+        try:
+            return _run_one(str(path), options, True, None, False, True, quiet)
+        finally:
+            if created:
+                path.unlink(missing_ok=True)
+                for folder in made:
+                    shutil.rmtree(folder, ignore_errors=True)
     try:
-        overrides = {"max_rounds": max_rounds, "max_cost": max_cost}
-        _run_one(str(path), Options(panel=panel, protocol=protocol, overrides=overrides, models=model or None),
-                 True, None, False, False, quiet, yes=True, to_stderr=True)  # stdout holds the result alone
+        _run_one(str(path), options, True, None, False, False, quiet, yes=True, to_stderr=True)  # stdout: the result
     except InputError:
         if created and not read_question(path).folder.exists():
             path.unlink(missing_ok=True)  # nothing ran: exit 2 leaves the project as it was

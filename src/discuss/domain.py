@@ -32,6 +32,13 @@ class Panelist:
     # How a structured reply's JSON schema is sent: auto (where the model takes it), json_schema,
     # json_object (llama-cpp-python's form, with the schema), or text (never).
     response_format: str = "auto"
+    # Dollars per million prompt and completion tokens, the member's own: it prices the calls in
+    # place of litellm's table (which may not know the model).
+    price: tuple[float, float] | None = None
+    allow_unknown_model: bool = False  # `doctor` passes a model litellm does not know
+    # Options the discussion gives where the member gives none (a Project Dyson thread's temperature):
+    # a model that refuses one is asked without it. Derived each run, never recorded.
+    defaults: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def simulated(self) -> bool:
@@ -105,6 +112,7 @@ class Question:
     phase: str = ""  # a Project Dyson question's phase (`sourcePhase`): its discussion is kept in Dyson's shape
     sources: list[str] = field(default_factory=list)  # files, globs and URLs the panel is grounded in
     question_type: str = ""  # Project Dyson's `questionType`: only `discussion` questions are for a panel
+    bom_item: tuple[str, str] = ("", "")  # Project Dyson's `sourceBOMItemId` and `sourceBOMItemSlug`
 
     @property
     def folder(self) -> Path:
@@ -118,6 +126,8 @@ class Usage:
     completion_tokens: int = 0
     cost: float | None = None
     calls: int = 0
+    # Of the prompt tokens, those the provider read from its prompt cache (priced lower by most).
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -126,6 +136,7 @@ class Usage:
     def add(self, other: Usage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.cached_tokens += other.cached_tokens
         self.calls += other.calls
         if other.cost is not None:
             self.cost = round((self.cost or 0.0) + other.cost, 8)
@@ -137,6 +148,8 @@ def usage_dict(u: Usage) -> dict[str, Any]:
                            "completionTokens": u.completion_tokens, "totalTokens": u.total_tokens}
     if u.cost is not None:
         out["cost"] = u.cost
+    if u.cached_tokens:
+        out["cachedTokens"] = u.cached_tokens
     return out
 
 
@@ -153,6 +166,7 @@ def usage_from(raw: Any) -> Usage:
         completion_tokens=int(raw.get("completionTokens") or 0),
         cost=raw.get("cost"),
         calls=int(raw.get("calls") or 0),
+        cached_tokens=int(raw.get("cachedTokens") or 0),
     )
 
 
@@ -209,8 +223,16 @@ class Settings:
     max_calls: int = 0
     max_tokens: int = 0
     max_cost: float = 0.0
+    # auto: the part of a prompt that repeats is marked for providers that cache only what is marked
+    # (Anthropic's); off: no mark. Recorded only when off.
+    prompt_cache: str = "auto"
     # The discussion's protocol's own settings (its `settings_model`), by camelCase name.
     own: dict[str, Any] = field(default_factory=dict)
+
+
+# Settings written into a discussion's config only when they differ from their defaults, so
+# discussions recorded before they existed keep their bytes.
+QUIET_SETTINGS = frozenset({"prompt_cache"})
 
 
 @dataclass
@@ -380,6 +402,8 @@ class Discussion:
     conclusion: Conclusion | None = None
     # Which limit stopped the discussion, with the figures, when one did.
     budget_stop: dict | None = None
+    # The people whose forms the last run stopped at (ids); emptied when a run starts.
+    waiting_for: list[str] = field(default_factory=list)
     # Deliberate protocol: the persona each member takes, fixed when the discussion starts.
     personas: dict[str, dict] = field(default_factory=dict)
     # A Project Dyson thread: its discussion.yaml keeps Dyson's shape (`dyson`, as it was read)

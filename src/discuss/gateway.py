@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from .calls import CallResult, CallSpec
+from .calls import CallResult, CallSpec, without_break
 from .domain import Panelist, Usage
 from .jsonreply import ReplyError
 from .placeholders import is_echo
@@ -152,7 +152,7 @@ class Gateway:
 
     async def call(self, spec: CallSpec) -> CallResult:
         result = CallResult(spec=spec)
-        messages = list(spec.messages)
+        messages = without_break(spec.messages)
         self.on_event("start", spec, None)
         started = time.monotonic()
         try:

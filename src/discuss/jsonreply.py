@@ -123,10 +123,12 @@ def per_label(entries, labels: list[str], label_key: str, read, repeated: str, m
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ReplyError(f"expected a list of objects, each with a '{label_key}'")
     found: dict[str, Any] = {}
+    known = {label.upper(): label for label in labels}  # "a" is A; a name is the name, whatever its case
     for entry in entries:
-        label = str(entry.get(label_key, "")).strip().upper()
-        if label not in labels:
-            raise ReplyError(f"unknown {label_key} {label or '(none)'!r}; the labels are {', '.join(labels)}")
+        given = str(entry.get(label_key, "")).strip()
+        label = known.get(given.upper(), "")
+        if not label:
+            raise ReplyError(f"unknown {label_key} {given.upper() or '(none)'!r}; the labels are {', '.join(labels)}")
         if label in found:
             raise ReplyError(repeated.format(label=label))
         found[label] = read(entry, label)

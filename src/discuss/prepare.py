@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from .domain import SCRIPTED_PREFIX, Discussion, Question
+from .domain import SCRIPTED_PREFIX, Discussion, Question, Settings
 from .errors import InputError
 from .gateway import Gateway, ProviderLimits
 from .protocols import DEFAULT, get_protocol
 from .protocols.base import Setup
-from .protocols.vote.dyson import adopt
+from .protocols.vote.dyson import adopt, continuing_panel
 from .protocols.vote.dyson import settings_from as dyson_settings
 from .providers import check_keys, route
 from .providers.scripted import ScriptedProvider
@@ -32,6 +32,7 @@ class Options:
     protocol: str | None = None
     overrides: dict | None = None  # Settings fields given on the command line
     models: list[str] | None = None  # an ad-hoc panel of these models instead of a named one
+    own: dict | None = None  # the protocol's own settings given on the command line, camelCase
 
 
 def _panel(layout: Layout, q: Question, existing: Discussion | None, wanted: str | None,
@@ -89,18 +90,33 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     if existing and existing.legacy:
         # A Dyson thread goes on under this panel's settings, with the thread's own config on top.
         existing.settings = dyson_settings(existing.dyson.get("config") or {} if existing.dyson else {}, settings)
+        existing.settings.own = get_protocol(existing.protocol).own_settings(settings.own, "the panel's settings")
     name = _protocol(q, existing, panel, options.protocol)
     d = existing or start(q, panel, settings, utc_now(), name)
     if not existing and q.phase and get_protocol(name).dyson_shape:
         adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
-    d.panel = panel
+    d.panel = continuing_panel(existing, panel) if existing else panel
     get_protocol(name).prepare(d, Setup(personas=lambda: load_personas(layout.personas)))
     overrides = {k: v for k, v in (options.overrides or {}).items() if v is not None}
     if overrides:
         from .schema.settings import updated
 
         d.settings = updated(d.settings, overrides, "the command line's settings")
+    if own := {k: v for k, v in (options.own or {}).items() if v is not None}:
+        d.settings = own_updated(d, own)
     return d
+
+
+def own_updated(d: Discussion, own: dict) -> Settings:
+    """`d`'s settings with its protocol's own settings changed; InputError for one its protocol lacks."""
+    import dataclasses
+
+    protocol = get_protocol(d.protocol)
+    known = protocol.settings_model.names() if protocol.settings_model else set()
+    if strange := sorted(set(own) - known):
+        raise InputError(f"{', '.join(strange)}: not a setting of the {d.protocol} protocol")
+    return dataclasses.replace(d.settings, own=protocol.own_settings(
+        {**d.settings.own, **own}, "the command line's settings"))
 
 
 BUDGET_SETTINGS = {"calls": "max_calls", "tokens": "max_tokens", "cost": "max_cost"}
@@ -157,7 +173,8 @@ def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits
         from .store.panels import load_limits
 
         limits = ProviderLimits(load_limits(Layout(root).panels))
-    return Gateway(providers=partial(route, scripts=Layout(root).scripts, people=people),
+    return Gateway(providers=partial(route, scripts=Layout(root).scripts, people=people,
+                                     mark_cache=s.prompt_cache != "off"),
                    timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
                    asks=s.vote_attempts, on_event=on_event, limits=limits, retry_timeouts=s.retry_timeouts,
                    max_chars=s.max_reply_chars, on_tokens=on_tokens)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
+from .calls import CACHE_BREAK
 from .errors import InputError
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class Prompts:
             keep_trailing_newline=True,
             autoescape=False,  # prompts are plain text for a model, not HTML
         )
+        self.env.globals["cache_break"] = CACHE_BREAK
 
     def scoped(self, protocol: Protocol) -> Prompts:
         """These prompts as `protocol` sees them: its own templates, then the shared ones."""
@@ -62,5 +64,7 @@ class Prompts:
 
 
 def estimate_tokens(text: str) -> int:
-    """A cheap upper-bound estimate: about four characters a token."""
-    return (len(text) + 3) // 4
+    """An upper bound of the tokens `text` costs, whatever its script (see `tokens`)."""
+    from .tokens import count
+
+    return count(text)

@@ -21,7 +21,7 @@ from typing import Any
 
 from .listing import STATUS_HEADER, status_json, status_row, table
 from .naming import is_safe_id
-from .store.layout import DISCUSSION_FILE, Layout, question_files
+from .store.layout import DISCUSSION_FILE, Layout, part_paths, question_files
 from .store.summary import Summary, from_data, from_head, is_legacy, quick_load
 
 SCALARS = (str, int, float, type(None))
@@ -105,10 +105,11 @@ def status(argv: list[str], env: Mapping[str, str] = os.environ) -> int | None:
         return None
     rows = []
     try:
-        for path in question_files(content):
-            if (slug := slug_of(path)) is None:
-                return None
-            rows.append((slug, summary_of(path.with_suffix(""))))
+        for path in question_files(content):  # each with its follow-ups after it
+            for one in [path, *part_paths(path.with_suffix(""))]:
+                if (slug := slug_of(one)) is None:
+                    return None
+                rows.append((slug, summary_of(one.with_suffix(""))))
     except NeedsFullReader:
         return None
     if not rows and not as_json:

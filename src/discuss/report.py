@@ -169,7 +169,9 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
            f"status: {d.status}   protocol: {d.protocol}   panel: {d.panel.name or '-'}",
            f"panelists: {', '.join(f'{m.name} ({m.id})' for m in d.panel.members)}",
            f"{figure}   average words: {stats['averageResponseWords']}   "
-           f"tokens: {d.usage.total_tokens}   cost: {money(d.usage.cost)}"]
+           f"tokens: {d.usage.total_tokens}"
+           + (f" ({d.usage.cached_tokens} prompt tokens from the provider's cache)" if d.usage.cached_tokens else "")
+           + f"   cost: {money(d.usage.cost)}"]
     if d.panel.simulated:
         out.append("simulated: written by the offline or scripted panel, not by language models")
     for s in d.sources:

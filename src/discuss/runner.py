@@ -63,6 +63,7 @@ class Runner:
         ctx = Context(q, self.prompts.scoped(protocol), self.clock, plan, rounds_started=int(open_round(d) is not None))
         lock = contextlib.nullcontext() if dry else DiscussionLock(folder)
         with lock:
+            d.waiting_for = []  # asked again below: who is still awaited is found afresh
             if not dry:
                 store.save(d, folder)
             # After that, only the round being worked on (and the index) can change.
@@ -83,11 +84,12 @@ class Runner:
                 if step.label:
                     self.say(step.label)
                 if step.specs:
-                    waiting: list[str] = []
+                    waiting: list[tuple[str, str]] = []  # (person, what to fill in)
                     await self.gateway.run_phase(step.specs, partial(self._fold, d, step, save, waiting))
                     if waiting:  # all else of the phase is saved; the person's call is asked again next run
+                        d.waiting_for = sorted({person for person, _ in waiting})
                         save()
-                        raise WaitingForPeople("fill in " + "; ".join(sorted(waiting))
+                        raise WaitingForPeople("fill in " + "; ".join(sorted(form for _, form in waiting))
                                                + " (discuss reply / discuss vote QUESTION --as ID), then run "
                                                "again")
                 try:
@@ -102,10 +104,11 @@ class Runner:
         return d
 
     @staticmethod
-    def _fold(d: Discussion, step: Step, save: Callable[..., None], waiting: list[str], result: CallResult) -> None:
+    def _fold(d: Discussion, step: Step, save: Callable[..., None], waiting: list[tuple[str, str]],
+              result: CallResult) -> None:
         """A finished call into the state, saved at once; a failure is in the index, so that is written too."""
         if result.waiting:
-            waiting.append(result.waiting)
+            waiting.append((result.spec.panelist.id, result.waiting))
             return
         if step.apply:
             step.apply(result)

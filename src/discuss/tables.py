@@ -3,9 +3,12 @@
 One row per discussion, per round, per judgement. The columns are those of
 Project Dyson's paper data where the concept is the same (the protocol
 gives its own: the vote protocol's counts and winners), then ours:
-protocol, panel, path, part, tags, phase, tokens and cost. Word counts are
+protocol, panel, path, part, tags, phase, tokens and cost, and each round's
+`answer_similarity` (the lexical agreement of its answers, whatever the
+protocol: in a vote round, `agreement` is the voters'). Word counts are
 whitespace-separated words of the reply as recorded; means are rounded to
-one decimal. Pure: discussions in, rows and text out.
+one decimal. Beside the tables, the divergent views: every minority
+position a conclusion kept. Pure: discussions in, rows and text out.
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .domain import Discussion, Question, Round
+from .domain import Conclusion, Discussion, Question, Round
 from .protocols import get_protocol
+from .rules.agreement import agreement
+
+DIVERGENT = "divergent_views.yaml"
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,7 @@ class Located:
     part: int | None = None
     tags: tuple[str, ...] = ()
     phase: str = ""
+    bom: tuple[str, str] = ("", "")  # Project Dyson's BOM item id and slug
 
 
 def _mean_words(replies: Iterable[Any]) -> float:
@@ -60,10 +67,12 @@ def discussion_row(x: Located) -> dict[str, Any]:
 
 def round_row(x: Located, r: Round) -> dict[str, Any]:
     d = x.d
+    similarity = agreement([reply.text for reply in r.replies.values()])
     return {"question_id": d.question_id, "question_slug": d.question_slug, "round_number": r.number,
             "num_responses": len(r.replies), "mean_word_count": _mean_words(r.replies.values()),
             **get_protocol(d.protocol).table_round(r),
             "stage": r.stage or "", "agreement": "" if r.agreement is None else r.agreement,
+            "answer_similarity": "" if similarity is None else similarity,
             **_ours(x), **_usage(r.usage)}
 
 
@@ -71,6 +80,39 @@ def vote_rows(x: Located, r: Round) -> list[dict[str, Any]]:
     d = x.d
     return [{"question_id": d.question_id, "question_slug": d.question_slug, "round_number": r.number,
              **row, **_ours(x)} for row in get_protocol(d.protocol).table_votes(r)]
+
+
+def divergent_views(located: list[Located]) -> list[dict[str, Any]]:
+    """Each conclusion's minority positions, in the shape of Project Dyson's divergent-views files.
+
+    Dyson's `{bomId, itemSlug, generated, topics: [{id, topic, positions:
+    [{statement, models}]}]}`, one per discussion that kept a dissent, with
+    where the discussion lives beside it. A topic is one minority position:
+    the panel's conclusion, held by the members the position does not name,
+    against the position, held by those it names (or by whoever it says).
+    """
+    return [_views(x, c) for x in located if (c := x.d.conclusion) is not None and c.minority_positions]
+
+
+def _views(x: Located, c: Conclusion) -> dict[str, Any]:
+    d = x.d
+    members = [(m.id, m.name) for m in d.panel.members]
+
+    def holders(held_by: str) -> list[str]:
+        said = held_by.lower()
+        return [pid for pid, name in members if pid.lower() in said or name.lower() in said]
+
+    topics = []
+    for n, m in enumerate(c.minority_positions, 1):
+        named = holders(m.held_by)
+        dissent = {"statement": m.position, "models": named or ([m.held_by] if m.held_by else []),
+                   **({"reasoning": m.reasoning} if m.reasoning else {})}
+        panel = {"statement": c.summary, "models": [pid for pid, _ in members if pid not in named]}
+        topics.append({"id": f"minority-{n}", "topic": m.position, "positions": [panel, dissent],
+                       **({"round": m.round} if m.round is not None else {})})
+    return {"bomId": x.bom[0], "itemSlug": x.bom[1], "generated": c.generated or d.concluded_at or "",
+            "questionId": d.question_id, "questionSlug": d.question_slug, "path": x.path, "part": x.part or 1,
+            "trial": d.trial, "protocol": d.protocol, "concludedBy": c.generated_by, "topics": topics}
 
 
 def tables(located: list[Located]) -> dict[str, list[dict[str, Any]]]:
@@ -94,4 +136,4 @@ def as_csv(rows: list[dict[str, Any]]) -> str:
 
 def located(q: Question, d: Discussion, folder: Path, content: Path, part: int | None = None) -> Located:
     """`d`, the discussion in `folder` of question `q` (its own, a part's or a trial's)."""
-    return Located(d, folder.relative_to(content).as_posix(), part, tuple(q.tags), q.phase)
+    return Located(d, folder.relative_to(content).as_posix(), part, tuple(q.tags), q.phase, q.bom_item)

@@ -103,7 +103,8 @@ class Protocol(ABC):
         from ..schema import validated
 
         mine = {k: v for k, v in raw.items() if k in self.settings_model.names()}
-        return validated(self.settings_model, mine, where, noun="setting").model_dump(by_alias=True)
+        return validated(self.settings_model, mine, where, noun="setting").model_dump(
+            by_alias=True, exclude_defaults=not self.settings_model.record_defaults)
 
     def options(self, d: Discussion) -> Any:
         """The discussion's own settings of this protocol, typed (an instance of `settings_model`)."""
@@ -191,8 +192,10 @@ class Protocol(ABC):
         """The forms (`calls.PersonForm`) people fill in for its structured tasks, by task name."""
         return {}
 
-    def rescore(self, d: Discussion, setting: str, values: list[float]) -> tuple[list[Any], list[str]] | None:
-        """The discussion's outcome re-computed under other values of `setting` (data, lines); None if it cannot."""
+    def rescore(self, d: Discussion, setting: str, values: list[str]) -> tuple[list[Any], list[str]] | None:
+        """The outcome re-computed under other values of `setting`, as given (data, lines); None if it cannot.
+
+        InputError for values the setting cannot take."""
         return None
 
     def bias(self, discussions: list[Discussion]) -> Any | None:
@@ -261,7 +264,10 @@ def dissent_context(p: Panelist) -> dict[str, str]:
 
 
 def convergence_line(check: Convergence | None) -> list[str]:
-    return [f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'}"] if check else []
+    from ..rules.convergence import in_words
+
+    return [f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'} ({in_words(check)})"] \
+        if check else []
 
 
 def messages(p: Panelist, prompts: Prompts, user: str) -> list[dict[str, Any]]:

@@ -17,9 +17,11 @@ from .base import Completed, Diagnosis, Local, OnTokens, Provider, TransientErro
 
 __all__ = ["Completed", "Diagnosis", "Local", "OnTokens", "Provider", "TransientError", "Waiting", "route"]
 
-def route(p: Panelist, scripts: Path | None = None, people: Provider | None = None) -> Provider:
+def route(p: Panelist, scripts: Path | None = None, people: Provider | None = None,
+          mark_cache: bool = True) -> Provider:
     """The provider that answers for `p`; `scripts` is the folder of the scripted panel's scripts,
-    `people` the one that turns a person's calls into forms in their discussion's folder."""
+    `people` the one that turns a person's calls into forms in their discussion's folder, `mark_cache`
+    whether prompts are marked for providers that cache only marked prefixes."""
     if p.human:
         from .human import HumanProvider
 
@@ -32,9 +34,9 @@ def route(p: Panelist, scripts: Path | None = None, people: Provider | None = No
         from .offline import OFFLINE
 
         return OFFLINE
-    from .litellm import LITELLM
+    from .litellm import LITELLM, LITELLM_UNMARKED
 
-    return LITELLM
+    return LITELLM if mark_cache else LITELLM_UNMARKED
 
 
 def price(p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:

@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from ..calls import CallSpec
+from ..calls import CACHE_BREAK, CallSpec
 from ..domain import Panelist, Usage
 from ..secrets import mask_url
 from .base import Completed, Diagnosis, OnTokens, TransientError
@@ -186,14 +186,44 @@ async def streamed(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens) ->
     return response, finish
 
 
+# Providers that cache only the prompt prefixes marked with `cache_control` (litellm passes the
+# marks on); OpenAI, Gemini and DeepSeek cache repeated prefixes by themselves.
+MARKED = ("anthropic/", "bedrock/", "vertex_ai/", "openrouter/anthropic/")
+
+
+def cache_marked(p: Panelist, spec: CallSpec, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` with the system prompt and the repeating start of the first user prompt marked for caching."""
+    if not (p.model.startswith(MARKED) and "claude" in p.model):
+        return messages
+    out, first_user = [], True
+    for original, m in zip(spec.messages + messages[len(spec.messages):], messages, strict=True):
+        text = m.get("content")
+        if not isinstance(text, str) or not text:
+            out.append(m)
+        elif m["role"] == "system":
+            out.append({**m, "content": [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]})
+        elif m["role"] == "user" and first_user and CACHE_BREAK in str(original.get("content")):
+            first_user = False
+            head = str(original["content"]).split(CACHE_BREAK, 1)[0]
+            out.append({**m, "content": [{"type": "text", "text": head, "cache_control": {"type": "ephemeral"}},
+                                         {"type": "text", "text": text[len(head):]}]})
+        else:
+            out.append(m)
+    return out
+
+
 class LitellmProvider:
     simulated = False
+
+    def __init__(self, mark_cache: bool = True):
+        self.mark_cache = mark_cache  # the discussion's `promptCache`: auto (True) or off
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
                        on_tokens: OnTokens | None = None) -> Completed:
         litellm = load()
         p = spec.panelist
-        kwargs: dict[str, Any] = {"model": p.model, "messages": messages, "timeout": timeout,
+        sent = cache_marked(p, spec, messages) if self.mark_cache else messages
+        kwargs: dict[str, Any] = {"model": p.model, "messages": sent, "timeout": timeout,
                                   "max_retries": 0, "max_tokens": spec.max_tokens}
         kwargs |= {k: v for k, v in p.options.items() if k != "max_tokens"}
         if "max_tokens" in p.options:  # the member's own cap, where it is lower
@@ -207,12 +237,15 @@ class LitellmProvider:
             kwargs["api_key"] = key
         elif p.api_base:
             kwargs["api_key"] = "not-needed"  # local servers often take no key
+        defaults = {k: v for k, v in p.defaults.items() if k not in p.options}
         try:
-            if on_tokens is None:
-                response = await litellm.acompletion(**kwargs)
-                finish = None
-            else:
-                response, finish = await streamed(litellm, kwargs, on_tokens)
+            try:
+                response, finish = await self._send(litellm, kwargs | defaults, on_tokens)
+            except Exception as exc:
+                if not (defaults and type(exc).__name__ == "UnsupportedParamsError"):
+                    raise
+                # litellm refuses before sending: the model takes no such option, so it is asked as it is.
+                response, finish = await self._send(litellm, kwargs, on_tokens)
         except Exception as exc:
             raise classify(exc, p) from None
         choices = getattr(response, "choices", None) or []
@@ -227,19 +260,22 @@ class LitellmProvider:
             text = text.lstrip("\n")
         finish = finish or getattr(choices[0], "finish_reason", None)
         u = getattr(response, "usage", None)
-        hidden = getattr(response, "_hidden_params", None) or {}
-        if "response_cost" in hidden:  # litellm priced the call already; pricing it again cost ~2 ms a call
-            cost: float | None = None if hidden["response_cost"] is None else float(hidden["response_cost"])
-        else:
-            try:
-                cost = float(litellm.completion_cost(completion_response=response))
-            except Exception:  # litellm knows no price for this model
-                cost = None
-        usage = Usage(prompt_tokens=int(getattr(u, "prompt_tokens", 0) or 0),
-                      completion_tokens=int(getattr(u, "completion_tokens", 0) or 0), cost=cost, calls=1)
+        prompt, completion = int(getattr(u, "prompt_tokens", 0) or 0), int(getattr(u, "completion_tokens", 0) or 0)
+        details = getattr(u, "prompt_tokens_details", None)
+        cached = int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
+        usage = Usage(prompt_tokens=prompt, completion_tokens=completion, calls=1, cached_tokens=min(cached, prompt),
+                      cost=call_cost(litellm, p, response, prompt, completion))
         return (text, usage) if finish in (None, "stop") else (text, usage, str(finish))
 
+    @staticmethod
+    async def _send(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens | None) -> tuple[Any, str | None]:
+        if on_tokens is None:
+            return await litellm.acompletion(**kwargs), None
+        return await streamed(litellm, kwargs, on_tokens)
+
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+        if p.price is not None:
+            return own_price(p, prompt_tokens, completion_tokens)
         try:
             return float(sum(load().cost_per_token(model=p.model, prompt_tokens=prompt_tokens,
                                                    completion_tokens=completion_tokens)))
@@ -272,23 +308,48 @@ class LitellmProvider:
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         missing = self.missing_keys([p])
         key = "ok" if not missing else "fail: missing " + ", ".join(m.split(" ")[0] for m in missing)
-        return Diagnosis(key, price_check(load(), p.model), endpoint(p, timeout))
+        return Diagnosis(key, price_check(load(), p), endpoint(p, timeout))
 
 
-def price_check(litellm: Any, model: str) -> str:
-    """Whether litellm's price table holds the model; a close name where it does not.
+def call_cost(litellm: Any, p: Panelist, response: Any, prompt: int, completion: int) -> float | None:
+    """What a call cost: at the member's own price if it gives one, else litellm's; None if nobody prices it."""
+    if p.price is not None:
+        return own_price(p, prompt, completion)
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if "response_cost" in hidden:  # litellm priced the call already; pricing it again cost ~2 ms a call
+        return None if hidden["response_cost"] is None else float(hidden["response_cost"])
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:  # litellm knows no price for this model
+        return None
+
+
+def own_price(p: Panelist, prompt_tokens: int, completion_tokens: int) -> float:
+    rate_in, rate_out = p.price or (0.0, 0.0)
+    return (prompt_tokens * rate_in + completion_tokens * rate_out) / 1_000_000
+
+
+def price_check(litellm: Any, p: Panelist) -> str:
+    """Whether the model's calls can be priced; a model nobody prices fails, with a close name if there is one.
 
     litellm answers for a misspelt name of a known provider with a price of
-    0 rather than an error, so the table itself is asked.
+    0 rather than an error, so the table itself is asked. A model on the
+    member's own server (`api_base`) is expected to be unknown: a warning.
     """
     from ..naming import did_you_mean
 
+    if p.price is not None:
+        return "ok (its own price)"
     table = litellm.model_cost
-    provider, _, name = model.partition("/")
-    if model in table or (name and name in table):
+    provider, _, name = p.model.partition("/")
+    if p.model in table or (name and name in table):
         return "ok"
     kin = [k.split("/", 1)[-1] for k, v in table.items() if isinstance(v, dict) and v.get("litellm_provider") == provider]
-    return f"warn: unknown to litellm, cost not tracked{did_you_mean(name or model, kin)}"
+    unknown = f"unknown to litellm, cost not tracked{did_you_mean(name or p.model, kin)}"
+    if p.api_base or p.allow_unknown_model:
+        return f"warn: {unknown}"
+    return f"fail: {unknown}; a typo? Else give the member `price: {{input: USD, output: USD}}` (per million " \
+           "tokens) or `allowUnknownModel: true`"
 
 
 def endpoint(p: Panelist, timeout: float) -> str:
@@ -331,3 +392,4 @@ def endpoint(p: Panelist, timeout: float) -> str:
 
 
 LITELLM = LitellmProvider()
+LITELLM_UNMARKED = LitellmProvider(mark_cache=False)  # promptCache: off

@@ -1,1 +1,1 @@
-"""Pure rules several protocols share: the agreement meter and the convergence tests."""
+"""Pure rules several protocols share: the agreement meter, the convergence tests, and the spread of a sample."""

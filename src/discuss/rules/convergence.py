@@ -83,3 +83,13 @@ def judge_test(score: float | None, bar: float) -> Convergence:
 
 def agreement_test(value: float | None, bar: float) -> Convergence:
     return {"test": "agreement", "value": value, "threshold": bar, "converged": value is not None and value >= bar}
+
+
+def in_words(check: Convergence) -> str:
+    """What a test found, for people: `0.83, under the 0.85 needed`; `4 of 5 findings kept, 1 changed`."""
+    if check.get("test") == "titles":
+        return f"{check.get('matching', 0)} of {check.get('titles', 0)} findings kept, {check.get('changed', 0)} changed"
+    value, bar = check.get("value"), check.get("threshold", 0.0)
+    if value is None:
+        return "no score"
+    return f"{value:.2f}, {'at or above' if value >= bar else 'under'} the {bar:.2f} needed"

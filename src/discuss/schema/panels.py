@@ -42,6 +42,21 @@ class OptionsModel(BaseModel):
         return value
 
 
+class PriceModel(BaseModel):
+    """A member's own price, in dollars per million tokens: for a model litellm does not price."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in value.items()}
+        return value
+
+
 class MemberModel(BaseModel):
     """A panelist: `model` at least; a plain string is taken as the model."""
 
@@ -54,6 +69,9 @@ class MemberModel(BaseModel):
     api_key_env: str | None = None
     options: OptionsModel | None = None
     response_format: Literal["auto", "json_schema", "json_object", "text"] = Field("auto", alias="responseFormat")
+    price: PriceModel | None = None
+    # A model litellm does not know is a typo until the member says otherwise (or gives its price).
+    allow_unknown_model: bool = Field(False, alias="allowUnknownModel")
 
     @model_validator(mode="before")
     @classmethod

@@ -56,6 +56,7 @@ BOUNDS: dict[str, dict[str, Any]] = {
 CHOICES: dict[str, Any] = {
     "agreement_measure": Literal["lexical", "embedding"],
     "convergence_test": Literal["judge", "titles", "agreement"],
+    "prompt_cache": Literal["auto", "off"],
 }
 
 
@@ -108,6 +109,9 @@ class ProtocolSettings(BaseModel):
 
     model_config = STRICT
     moved: ClassVar[dict[str, str]] = {}
+    # False: a setting at its default is left out of the record, so discussions recorded before the
+    # setting existed, and those that leave it alone, keep the bytes they had.
+    record_defaults: ClassVar[bool] = True
 
     @model_validator(mode="before")
     @classmethod

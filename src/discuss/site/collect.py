@@ -29,6 +29,8 @@ class Entry:
     signature: tuple = ()  # the files it was read from; the same signature, the same entry
     part: int = 1  # 2 and up: a follow-up, shown after the parts before it on the same page
     parts: list[Entry] = field(default_factory=list)
+    trial: int | None = None  # K for `<question>/trials/trial-K/`: published as data, never as a page
+    trials: list[Entry] = field(default_factory=list)
 
     @property
     def prefix(self) -> str:
@@ -95,6 +97,20 @@ def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[
                 entry.parts.append(_read(read_question(part), entry.src_uri, sig, docs_dir, n))
             except InputError as exc:
                 warnings.append(str(exc))
+        entry.trials = _trials(q, entry.src_uri, sig, docs_dir)
         entries.append(entry)
         _READ[path] = entry
     return entries, warnings
+
+
+def _trials(q: Question, src_uri: str, sig: tuple, docs_dir: Path) -> list[Entry]:
+    """The question's repeated trials (`discuss trials`), in the order of their numbers."""
+    from dataclasses import replace
+
+    found = []
+    for folder in (q.folder / "trials").glob("trial-*"):
+        number = folder.name.removeprefix("trial-")
+        if number.isdigit() and (folder / "discussion.yaml").is_file():
+            found.append(_read(replace(q, path=folder.with_suffix(".md")), src_uri, sig, docs_dir))
+            found[-1].trial = int(number)
+    return sorted(found, key=lambda e: e.trial or 0)

@@ -19,7 +19,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from ..export import discussion_json
-from . import boundary, render
+from . import analysis, boundary, render
 from .collect import Entry, collect
 
 log = get_plugin_logger(__name__)
@@ -50,6 +50,13 @@ def _section(entry: Entry) -> str:
     return known[1]
 
 
+def data_path(x: Entry) -> str:
+    """Where a discussion lives under the docs folder: its question's folder, a part's or a trial's in it."""
+    if x.trial is not None:
+        return f"{x.folder_uri}trials/trial-{x.trial}"
+    return x.folder_uri.rstrip("/") if x.part == 1 else f"{x.folder_uri}part-{x.part}"
+
+
 class DiscussConfig(base.Config):
     enabled = c.Type(bool, default=True)
     questions_dir = c.Type(str, default="")  # under docs_dir; empty: all of it
@@ -58,6 +65,9 @@ class DiscussConfig(base.Config):
     leaderboard = c.Type(bool, default=True)
     leaderboard_page = c.Type(str, default="leaderboard.md")
     leaderboard_title = c.Type(str, default="Leaderboard")
+    analysis = c.Type(bool, default=True)  # the archive's figures, repeated trials and the study's tables
+    analysis_page = c.Type(str, default="analysis.md")
+    analysis_title = c.Type(str, default="Analysis")
     home = c.Type(bool, default=True)  # add the archive's account to the home page
     home_page = c.Type(str, default="index.md")
 
@@ -86,6 +96,12 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         pages = {self.config.index_page: f"# {self.config.index_title}\n"}
         if self.config.leaderboard:
             pages[self.config.leaderboard_page] = f"# {self.config.leaderboard_title}\n"
+        if self.config.analysis:
+            pages[self.config.analysis_page] = f"# {self.config.analysis_title}\n"
+            study = analysis.data_files(analysis.located(entries, data_path))
+            self.data_files = list(study)
+            for uri, text in study.items():
+                files.append(File.generated(config, uri, content=text))
         for uri, content in pages.items():
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, content=content))
@@ -94,9 +110,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             files.append(File.generated(config, uri, content=shipped.joinpath(uri).read_text(encoding="utf-8")))
         # The archive as data, for those who analyse it: every readable discussion, whole.
         # Each with where it lives and which part it is: repeated trials of one question share id and slug.
-        found = [discussion_json(x.discussion) | {"path": x.folder_uri.rstrip("/") if x.part == 1 else
-                                                   f"{x.folder_uri}part-{x.part}", "part": x.part}
-                 for e in entries for x in (e, *e.parts) if x.discussion]
+        found = [discussion_json(x.discussion) | {"path": data_path(x), "part": x.part, "trial": x.trial}
+                 for e in entries for x in (e, *e.parts, *e.trials) if x.discussion]
         files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
         return files
 
@@ -147,6 +162,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html + render.home_section(list(self.entries.values()), href, href(self.config.index_page))
         if uri == self.config.index_page:
             return html + render.index_page(list(self.entries.values()), self._linker(page, files))
+        if self.config.analysis and uri == self.config.analysis_page:
+            entries = list(self.entries.values())
+            return html + render.analysis_page(entries, self._linker(page, files), self.data_files)
         if self.config.leaderboard and uri == self.config.leaderboard_page:
             return html + render.leaderboard_page([e.discussion for e in self.entries.values() if e.discussion])
         return html

@@ -218,3 +218,12 @@ def leaderboard_page(discussions: list[Discussion]) -> str:
         table=table, chart=Markup(chart), bias=next((b for b in reports if b is not None), None),
         matches=match_standings(discussions),
         people=participation(discussions))
+
+
+def analysis_page(entries: list[Entry], href: Callable[[str], str], files: list[str]) -> str:
+    """The archive's figures (trials left out), each question's trial stability, and the study's files."""
+    from . import analysis
+
+    own = [x.discussion for e in entries for x in (e, *e.parts) if x.discussion]
+    return ENV.get_template("analysis.html.j2").render(
+        f=analysis.figures(own), trials=analysis.trial_rows(entries), files=files, href=href)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..conclusions import parse_markdown_conclusion, render_markdown
 from ..domain import (
+    QUIET_SETTINGS,
     STATUSES,
     Conclusion,
     Discussion,
@@ -63,6 +64,8 @@ def _member_dict(m: Panelist) -> dict[str, Any]:
         entry["options"] = dict(m.options)
     if m.response_format != "auto":
         entry["responseFormat"] = m.response_format
+    if m.price is not None:
+        entry["price"] = {"input": m.price[0], "output": m.price[1]}
     return entry
 
 
@@ -106,9 +109,12 @@ def index_dict(d: Discussion) -> dict[str, Any]:
     })
     if d.budget_stop:
         data["budgetStop"] = d.budget_stop
+    if d.waiting_for:
+        data["waitingFor"] = list(d.waiting_for)
     data.update({
         "panel": _panel_dict(d.panel),
-        "config": {**{camel(f.name): getattr(d.settings, f.name) for f in fields(Settings) if f.name != "own"},
+        "config": {**{camel(f.name): getattr(d.settings, f.name) for f in fields(Settings) if f.name != "own"
+                      and not (f.name in QUIET_SETTINGS and getattr(d.settings, f.name) == f.default)},
                    **d.settings.own},
     })
     if d.personas:
@@ -238,7 +244,14 @@ def _panelist_from(m: dict) -> Panelist:
     return Panelist(id=str(m["id"]), model=str(m.get("model", "")), name=str(m.get("name") or m["id"]),
                     persona=str(m.get("persona") or ""),
                     options=dict(m["options"]) if isinstance(m.get("options"), dict) else {},
-                    response_format=str(m.get("responseFormat") or "auto"))
+                    response_format=str(m.get("responseFormat") or "auto"), price=_price(m.get("price")))
+
+
+def _price(raw) -> tuple[float, float] | None:
+    try:
+        return (float(raw["input"]), float(raw["output"])) if isinstance(raw, dict) else None
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _panel_from(raw) -> Panel:
@@ -401,6 +414,7 @@ def load(folder: Path) -> Discussion | None:
             termination_reason=data.get("terminationReason"),
             concluded_at=data.get("concludedAt"),
             budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,
+            waiting_for=[str(x) for x in data.get("waitingFor") or [] if isinstance(x, str) and is_safe_id(x)],
             personas=data["personas"] if isinstance(data.get("personas"), dict) else {},
             sources=[s for s in data.get("sources") or [] if isinstance(s, dict)],
             trial=data["trial"] if isinstance(data.get("trial"), int) else None,

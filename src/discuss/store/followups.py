@@ -9,22 +9,19 @@ parts is ever rewritten, so in git a follow-up is a pure addition.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..domain import Conclusion, Discussion, Question
 from ..errors import InputError
 from . import documents
 from .files import write_atomic
+from .layout import part_paths
 from .sources import URL_PREFIXES
-
-PART = re.compile(r"^part-(\d+)$")
 
 
 def part_files(q: Question) -> list[Path]:
     """The follow-up parts' question files, in order (part 2 first)."""
-    found = [(int(m.group(1)), p) for p in q.folder.glob("part-*.md") if (m := PART.match(p.stem))]
-    return [p for _, p in sorted(found)]
+    return part_paths(q.folder)
 
 
 def _concluded(number: int, c: Conclusion) -> str:

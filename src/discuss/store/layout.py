@@ -18,6 +18,12 @@ PANELS_FILE = "panels.yaml"
 DISCUSSION_FILE = "discussion.yaml"  # a discussion's index, in the folder named like its question
 
 
+def part_paths(folder: Path) -> list[Path]:
+    """The follow-up parts' question files in a discussion folder (`part-N.md`), in order, part 2 first."""
+    found = [(int(p.stem[5:]), p) for p in folder.glob("part-*.md") if p.stem[5:].isdigit()]
+    return [p for _, p in sorted(found)]
+
+
 def question_files(content: Path) -> list[Path]:
     """Every question file under `content`, sorted, never descending into discussion folders."""
     found = []

@@ -21,7 +21,8 @@ def _panelist(m) -> Panelist:
     return Panelist(id=pid, model=m.model, name=m.name or pid, persona=(m.persona or "").strip(),
                     api_base=m.api_base, api_key_env=m.api_key_env,
                     options=m.options.model_dump(exclude_none=True) if m.options else {},
-                    response_format=m.response_format)
+                    response_format=m.response_format, price=(m.price.input, m.price.output) if m.price else None,
+                    allow_unknown_model=m.allow_unknown_model)
 
 
 def _special(raw, members: tuple[Panelist, ...], where: str, role: str) -> Panelist | None:

@@ -50,6 +50,7 @@ def read_question(path: Path) -> Question:
         phase=str(meta.get("sourcePhase") or meta.get("phaseId") or ""),
         sources=list(fm.sources),
         question_type=str(fm.question_type or ""),
+        bom_item=(str(meta.get("sourceBOMItemId") or ""), str(meta.get("sourceBOMItemSlug") or "")),
     )
 
 
@@ -83,8 +84,24 @@ def find_question(content: Path, ref: str) -> Question:
         if found:
             raise InputError(f"{ref!r} matches {len(found)} questions: "
                              + ", ".join(str(f.relative_to(content)) for f in found) + "; give a path")
+    if (part := PART_REF.match(ref)) and (q := _part(content, part.group(1), int(part.group(2)))) is not None:
+        return q
     hint = did_you_mean(ref, [*(slug(f) for f in files), *(f.stem for f in files)]) or "; `discuss new TITLE` creates one"
     raise InputError(f"no question {ref!r} under {content}{hint}")
+
+
+PART_REF = re.compile(r"^(.+)-part-(\d+)$")  # a follow-up, as `discuss follow-up` names it
+
+
+def _part(content: Path, base: str, number: int) -> Question | None:
+    """Follow-up `number` (2 and up) of question `base`, if it has one."""
+    from .followups import part_files
+
+    try:
+        parts = part_files(find_question(content, base))
+    except InputError:
+        return None
+    return read_question(parts[number - 2]) if 2 <= number < len(parts) + 2 else None
 
 
 def _slug_of(path: Path) -> str:

@@ -32,6 +32,7 @@ class Summary:
     termination_reason: str | None
     usage: Usage
     protocol: str = DEFAULT  # a discussion written before the head named it, or Dyson's
+    waiting_for: tuple[str, ...] = ()  # people whose forms the last run stopped at
 
 
 def quick_load(text: str) -> Any:
@@ -54,7 +55,7 @@ WORD = re.compile(r"(?!(?:true|false|null)$)[a-z][a-z0-9._-]*")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 TOP = {"status": WORD, "completedRounds": re.compile(r"\d+"), "leader": WORD, "terminationReason": WORD,
        "protocol": WORD}
-USAGE = {"calls", "promptTokens", "completionTokens", "totalTokens", "cost"}
+USAGE = {"calls", "promptTokens", "completionTokens", "totalTokens", "cost", "cachedTokens"}
 
 
 def _plain(value: str, pattern: re.Pattern[str]) -> str | None:
@@ -69,6 +70,7 @@ def _by_lines(head: str) -> dict[str, Any] | None:
     """The summary fields read line by line from a head in our writer's layout; None if it is not."""
     data: dict[str, Any] = {}
     usage: dict[str, Any] | None = None
+    people: list[Any] | None = None
     try:
         for line in head.split("\n"):
             if usage is not None and line.startswith("  "):
@@ -76,10 +78,15 @@ def _by_lines(head: str) -> dict[str, Any] | None:
                 if key in USAGE:
                     usage[key] = None if value == "null" else float(_plain(value, NUMBER) or 0)
                 continue
-            usage = None
+            if people is not None and line.startswith("- "):
+                people.append(_plain(line[2:], WORD))
+                continue
+            usage = people = None
             key, _, value = line.partition(": ")
             if line == "usage:":
                 usage = data["usage"] = {}
+            elif line == "waitingFor:":
+                people = data["waitingFor"] = []
             elif key in TOP:
                 data[key] = _plain(value, TOP[key])
     except ValueError:
@@ -102,8 +109,11 @@ def from_head(text: str) -> Summary | None:
     protocol = data.get("protocol") or DEFAULT
     if not isinstance(protocol, str):
         return None
+    people = data.get("waitingFor") or []
+    if not isinstance(people, list) or not all(isinstance(x, str) for x in people):
+        return None
     return Summary(data["status"], False, data["completedRounds"], data.get("leader"),
-                   data.get("terminationReason"), usage_from(data.get("usage")), protocol)
+                   data.get("terminationReason"), usage_from(data.get("usage")), protocol, tuple(people))
 
 
 def is_legacy(data: dict[str, Any]) -> bool:

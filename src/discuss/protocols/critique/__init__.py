@@ -19,7 +19,7 @@ from ...calls import CallResult, CallSpec
 from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Reply, Round
 from ...rules.agreement import agreement, measure
-from ...rules.convergence import agreement_test, judge_test, title_overlap, titles
+from ...rules.convergence import agreement_test, in_words, judge_test, title_overlap, titles
 from ..base import (
     Context,
     Phase,
@@ -167,7 +167,7 @@ def close(d: Discussion, rnd: Round, now: str) -> str:
         d.termination_reason = "converged"
     elif rnd.number - 1 >= d.settings.critique_rounds or rnd.number >= d.settings.max_rounds:
         d.termination_reason = "max-rounds"
-    return f"round {rnd.number}: {test} test {'passed' if check['converged'] else 'not passed'} ({check})"
+    return f"round {rnd.number}: {test} test {'passed' if check['converged'] else 'not passed'} ({in_words(check)})"
 
 
 def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:

@@ -157,8 +157,10 @@ def close(d: Discussion, rnd: Round, ctx: Context) -> str:
                  if persona_of[b] in d.personas.get(a, {}).get("conflictsWith", [])}
     initial = mean(notes(stage(d, "research")).get("confidence", {}).values())
     final = mean(r["confidence"] for r in rankings.values())
-    found: Consensus = {**result, "taskType": ctx.q.task_type, "threshold": bar, "dissenters": dissenters(result),
-                        "initialConfidence": initial, "finalConfidence": final}
+    best = alternatives(d).get(str(result["best"]))
+    titled = str(best.get("title") or "") if best is not None else ""
+    found: Consensus = {**result, "bestTitle": titled, "taskType": ctx.q.task_type, "threshold": bar,
+                        "dissenters": dissenters(result), "initialConfidence": initial, "finalConfidence": final}
     notes(rnd)["consensus"] = found
     reached = all(r.complete for r in d.rounds if r is not rnd) and bool(rankings)
     notes(rnd)["gate1"] = gate_one(reached, rankings, result, bar, d.settings.min_personas)
@@ -166,9 +168,13 @@ def close(d: Discussion, rnd: Round, ctx: Context) -> str:
     notes(rnd)["conformity"] = conformity(rankings, result, conflicts)
     if not (notes(rnd)["gate1"]["passed"] and notes(rnd)["gate2"]["passed"]):
         d.termination_reason = "gate-failed"
-    return (f"round 3: consensus {result['score']} on {result['best']} (threshold {bar}); gate 1 "
+    return (f"round 3: consensus {result['score']} on {result['best']}{named(found)} (threshold {bar}); gate 1 "
             f"{'passed' if notes(rnd)['gate1']['passed'] else 'failed'}, gate 2 "
             f"{'passed' if notes(rnd)['gate2']['passed'] else 'failed'}")
+
+
+def named(c: Consensus) -> str:
+    return f" ({c['bestTitle']!r})" if c.get("bestTitle") else ""
 
 
 def close_triage(d: Discussion, rnd: Round) -> str:
@@ -231,7 +237,7 @@ class Deliberate(Protocol):
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)
         if c := notes(r).get("consensus"):
-            out.append(f"  consensus {c['score']} on {c['best']} against {c['threshold']} ({c['taskType']})")
+            out.append(f"  consensus {c['score']} on {c['best']}{named(c)} against {c['threshold']} ({c['taskType']})")
             for gate in ("gate1", "gate2"):
                 failed = [x["check"] for x in notes(r)[gate]["checks"] if not x["passed"]]
                 out.append(f"  {gate}: {'failed: ' + ', '.join(failed) if failed else 'passed'}")

@@ -34,6 +34,7 @@ class Gate(TypedDict):
 class Consensus(TypedDict, total=False):
     means: dict[str, float]
     best: str | None
+    bestTitle: str  # the best alternative's title, so a reader need not look it up
     score: float
     preferred: dict[str, str | None]
     taskType: str

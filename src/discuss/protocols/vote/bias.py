@@ -1,11 +1,14 @@
 """Where a vote discussion's outcome may lean on something other than merit: pure figures.
 
 Per panelist: how much more it scores its own answer than the others score
-that same answer (self-vote generosity), its round wins that a tie-break
+that same answer (self-vote generosity, with a 95% bootstrap interval of
+its mean once there are two answers), its round wins that a tie-break
 decided (by rule, `list-order` included), its ballots a tool invented and
 its abstentions. Across the panel: in which label position (A, B, ...)
 voters saw the answer that went on to win, since position can sway a
-voter. For one discussion or many; panelists are known by id.
+voter. For one discussion or many; panelists are known by id. Where the
+rounds were run by more than one method (a Project Dyson thread continued
+by discuss), each method also has a report of its own rounds alone.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...domain import Discussion, Round
+from ...rules.spread import spread
 from .record import VOTE_SCORES, ballot_box
 
 
@@ -22,16 +26,20 @@ from .record import VOTE_SCORES, ballot_box
 class Leaning:
     panelist_id: str
     name: str
-    # Points it gave its own answers minus the mean the others gave the same answers (0..2 scale).
-    generosity_sum: float = 0.0
-    generosity_answers: int = 0
+    # Per answer of its own: points it gave it minus the mean the others gave it (0..2 scale).
+    margins: list[float] = field(default_factory=list)
     tie_break_wins: Counter[str] = field(default_factory=Counter)
     invented_ballots: int = 0
     abstained: int = 0  # rounds it cast no valid ballot in
 
     @property
     def self_generosity(self) -> float | None:
-        return round(self.generosity_sum / self.generosity_answers, 2) if self.generosity_answers else None
+        return round(sum(self.margins) / len(self.margins), 2) if self.margins else None
+
+    @property
+    def self_generosity_ci(self) -> list[float] | None:
+        """A 95% bootstrap interval of the mean margin, from two answers up (seeded: the same every time)."""
+        return spread(self.margins)["ci95"] if len(self.margins) > 1 else None
 
 
 @dataclass
@@ -39,6 +47,8 @@ class BiasReport:
     panelists: list[Leaning]
     # How often the round's winner was shown under each label, over every ballot with known labels.
     winning_positions: Counter[str]
+    # The same over each method's rounds alone, where the rounds were run by more than one.
+    by_method: dict[str, BiasReport] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         return lines(self)
@@ -46,9 +56,11 @@ class BiasReport:
     def as_json(self) -> dict[str, Any]:
         """As `show --json` and discussions.json give it."""
         return {"panelists": [{"panelist": p.panelist_id, "selfVoteGenerosity": p.self_generosity,
+                               "selfVoteGenerosityCi95": p.self_generosity_ci, "ownAnswers": len(p.margins),
                                "tieBreakWins": dict(p.tie_break_wins), "inventedBallots": p.invented_ballots,
                                "abstentions": p.abstained} for p in self.panelists],
-                "winningPositions": dict(sorted(self.winning_positions.items()))}
+                "winningPositions": dict(sorted(self.winning_positions.items())),
+                **({"byMethod": {m: rep.as_json() for m, rep in self.by_method.items()}} if self.by_method else {})}
 
     @property
     def empty(self) -> bool:
@@ -65,7 +77,20 @@ def _own_margin(r: Round, author: str) -> float | None:
     return own[0] - sum(others) / len(others) if own and others else None
 
 
+def method_of(r: Round) -> str:
+    return ballot_box(r).method or "anonymised"
+
+
 def report(discussions: list[Discussion]) -> BiasReport:
+    whole = tally(discussions)
+    methods = sorted({method_of(r) for d in discussions for r in d.rounds if r.complete})
+    if len(methods) > 1:
+        whole.by_method = {m: tally(discussions, m) for m in methods}
+    return whole
+
+
+def tally(discussions: list[Discussion], method: str | None = None) -> BiasReport:
+    """The report over the complete rounds, or over those run by `method` alone."""
     rows: dict[str, Leaning] = {}
     positions: Counter[str] = Counter()
 
@@ -77,11 +102,10 @@ def report(discussions: list[Discussion]) -> BiasReport:
 
         for pid in d.panel.ids:
             row(pid)
-        for r in (r for r in d.rounds if r.complete):
+        for r in (r for r in d.rounds if r.complete and method in (None, method_of(r))):
             for author in r.replies:
                 if (margin := _own_margin(r, author)) is not None:
-                    row(author).generosity_sum += margin
-                    row(author).generosity_answers += 1
+                    row(author).margins.append(margin)
             box = ballot_box(r)
             if box.winner_id and box.tie_break:
                 row(box.winner_id).tie_break_wins[box.tie_break] += 1
@@ -90,16 +114,29 @@ def report(discussions: list[Discussion]) -> BiasReport:
             for a in box.abstentions:
                 row(a.voter_id).abstained += 1
             for b in box.ballots:
-                positions.update(label for label, target in b.labels.items() if target == box.winner_id)
+                # Under named ballots the position is the answer's place in the list, lettered like the others.
+                shown = {chr(ord("A") + i) if box.method == "named" else label: target
+                         for i, (label, target) in enumerate(b.labels.items())}
+                positions.update(label for label, target in shown.items() if target == box.winner_id)
     return BiasReport(sorted(rows.values(), key=lambda x: x.panelist_id), positions)
 
 
 def lines(rep: BiasReport) -> list[str]:
-    """The report as `discuss show` prints it."""
+    """The report as `discuss show` prints it; each method's own after the whole, indented."""
+    out = figures(rep)
+    for method, part in rep.by_method.items():
+        out.append(f"- rounds run as {method} alone:")
+        out += [f"  {line}" for line in figures(part)]
+    return out
+
+
+def figures(rep: BiasReport) -> list[str]:
     out = []
     for p in rep.panelists:
         ties = ", ".join(f"{n} by {rule}" for rule, n in sorted(p.tie_break_wins.items())) or "none"
         generosity = "-" if p.self_generosity is None else f"{p.self_generosity:+.2f}"
+        if (ci := p.self_generosity_ci) is not None:
+            generosity += f" (95% CI {ci[0]:+.2f} to {ci[1]:+.2f}, {len(p.margins)} answers)"
         out.append(f"- {p.name}: self-vote generosity {generosity}, wins by tie-break {ties}, "
                    f"invented ballots {p.invented_ballots}, abstentions {p.abstained}")
     if rep.winning_positions:

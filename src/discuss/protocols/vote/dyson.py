@@ -196,6 +196,23 @@ def settings_from(config: dict[str, Any], base: Settings) -> Settings:
     return dataclasses.replace(base, **changes)
 
 
+# Project Dyson's reference tool asked every model at this temperature.
+TEMPERATURE = 0.7
+
+
+def continuing_panel(d: Discussion, panel: Panel) -> Panel:
+    """The panel as it goes on with `d`: at Dyson's temperature, where a member sets none, if Dyson's tool ran it."""
+    import dataclasses
+
+    if not (d.legacy and any(ballot_box(r).method == "dyson-reference" for r in d.rounds)):
+        return panel
+
+    def member(p: Panelist) -> Panelist:
+        return dataclasses.replace(p, defaults={**p.defaults, "temperature": TEMPERATURE})
+
+    return dataclasses.replace(panel, members=tuple(member(m) for m in panel.members))
+
+
 def round_winners(rounds: list[dict[str, Any]]) -> list[str | None] | None:
     """The winner each round entry of an index records (Dyson's or our oldest); None where one is no word."""
     winners = [r.get("winnerId") for r in rounds]

@@ -74,13 +74,16 @@ def read_votes(r: Round, data: dict[str, Any]) -> None:
     box.ballots = [Ballot(str(b["voterId"]), {str(k): str(v) for k, v in (b.get("labels") or {}).items()},
                           int(b.get("attempts") or 1), usage_from(b.get("usage")))
                    for b in data.get("ballots") or []]
+    if box.ballots and all(b.labels and all(k == v for k, v in b.labels.items()) for b in box.ballots):
+        box.method = "named"  # answers were shown under their authors' ids
 
 
 def read_index(r: Round, raw: dict[str, Any]) -> None:
     box = ballot_box(r)
     box.winner_id, box.winner_score, box.tie_break = raw.get("winnerId"), raw.get("winnerScore"), raw.get("tieBreak")
     box.should_terminate, box.termination_reason = bool(raw.get("shouldTerminate")), raw.get("terminationReason")
-    box.method = raw["method"] if isinstance(raw.get("method"), str) else None
+    if isinstance(raw.get("method"), str):
+        box.method = raw["method"]
 
 
 def missing(r: Round, where: Path) -> str | None:

@@ -17,7 +17,7 @@ from ...calls import CallResult, CallSpec
 from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Judgement, Panelist, Question, Round, RoundFigures, Score
 from ...outcomes import describe
-from ...prompting import Prompts
+from ...prompting import Prompts, estimate_tokens
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
 from ..base import (
@@ -39,8 +39,13 @@ from .forms import BALLOT
 from .notes import VoteNotes, notes
 from .record import METHODS, VOTE_SCORES, Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box, round_seed
 from .scoring import pick_winner, tally, vote_agreement
+from .settings import VoteSettings
 from .termination import Decision, conclude_counts, decide
-from .thread import clip, earlier_context
+from .thread import clip_tokens, earlier_context
+
+
+def settings(d: Discussion) -> VoteSettings:
+    return VoteSettings.model_validate(d.settings.own)
 
 
 def new_round(d: Discussion) -> Round:
@@ -53,8 +58,9 @@ def new_round(d: Discussion) -> Round:
 # ---- respond ---------------------------------------------------------------
 
 def respond_spec(d: Discussion, q: Question, rnd: Round, prompts: Prompts, p: Panelist) -> CallSpec:
-    earlier, omitted = earlier_context(d, p.id, d.settings.context_tokens)
-    user = prompts.render("respond", question=q, earlier=earlier, omitted=omitted,
+    shown = settings(d).show_winner
+    earlier, omitted = earlier_context(d, p.id, d.settings.context_tokens, shown)
+    user = prompts.render("respond", question=q, earlier=earlier, omitted=omitted, hide_winners=not shown,
                           round=rnd.number, max_words=d.settings.max_response_words)
     return CallSpec(key=p.id, panelist=p, messages=messages(p, prompts, user), task="respond",
                     max_tokens=d.settings.max_response_words * 2, context={"title": q.title, "round": rnd.number})
@@ -66,8 +72,14 @@ def apply_reply(rnd: Round, result: CallResult, now: str) -> None:
 
 # ---- vote ------------------------------------------------------------------
 
-def label_order(rnd: Round, voter: str) -> dict[str, str]:
-    """Labels A, B, C... to reply authors, shuffled per voter by the round's seed."""
+def label_order(rnd: Round, voter: str, panel_order: list[str] | None = None) -> dict[str, str]:
+    """Labels A, B, C... to reply authors, shuffled per voter by the round's seed.
+
+    A round run with named ballots labels each answer with its author's id,
+    in the panel's order (`panel_order`), as Project Dyson's tool showed them.
+    """
+    if ballot_box(rnd).method == "named":
+        return {pid: pid for pid in (panel_order or sorted(rnd.replies)) if pid in rnd.replies}
     targets = sorted(rnd.replies)
     random.Random(f"{rnd.seed}:{voter}").shuffle(targets)
     return dict(zip(make_labels(len(targets)), targets))
@@ -88,8 +100,8 @@ def ballot_texts(d: Discussion, rnd: Round) -> dict[str, str]:
     fixed instructions, whatever the panel's size and the answers' length.
     """
     share = max(d.settings.context_tokens // max(len(rnd.replies), 1), MIN_SHARE)
-    cut = sorted(pid for pid, reply in rnd.replies.items() if len(reply.text.strip()) > share * 4)
-    texts = {pid: clip(reply.text, share * 4) if pid in cut else reply.text for pid, reply in rnd.replies.items()}
+    cut = sorted(pid for pid, reply in rnd.replies.items() if estimate_tokens(reply.text.strip()) > share)
+    texts = {pid: clip_tokens(reply.text, share) if pid in cut else reply.text for pid, reply in rnd.replies.items()}
     if cut:
         notes(rnd)["ballotCut"] = {"tokensPerAnswer": share, "cut": cut}
     return texts
@@ -98,10 +110,18 @@ def ballot_texts(d: Discussion, rnd: Round) -> dict[str, str]:
 def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list[CallSpec]:
     specs = []
     shown = ballot_texts(d, rnd)
+    names = {m.id: m.name for m in d.panel.members}
+    box = ballot_box(rnd)
+    if not box.voted():
+        # Chosen when the first ballot goes out; once one is in, the round keeps it (read back from the ballots).
+        # Our anonymised rounds in our own layout say nothing: that is what a round with no method is.
+        box.method = "named" if settings(d).ballots == "named" else None
+    named = box.method == "named"
     for p in vote_pending(d, rnd):
-        order = label_order(rnd, p.id)
+        order = label_order(rnd, p.id, d.panel.ids)
         replies = [(label, shown[target]) for label, target in order.items()]
-        user = prompts.render("vote", question=q, labels=list(order), replies=replies)
+        user = prompts.render("vote", question=q, labels=list(order), replies=replies, named=named,
+                              authors=[names.get(t, t) for t in order.values()], me=p.id)
         labels = list(order)
         specs.append(CallSpec(
             key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote",
@@ -196,7 +216,7 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
     share = max(d.settings.context_tokens // max(len(done), 1), 200)
     rounds = [
         {"number": r.number, "winner_score": f"{box.winner_score:g}",
-         "winner_text": clip(r.replies[str(box.winner_id)].text, share * 4),
+         "winner_text": clip_tokens(r.replies[str(box.winner_id)].text, share),
          "dissent": _dissent(r, names)}
         for r, box in done
     ]
@@ -222,6 +242,7 @@ class VoteProtocol(Protocol):
     dyson_shape = True  # Dyson's tool is this protocol
     partial = "discuss.protocols.vote:site.html.j2"
     notes_type = VoteNotes
+    settings_model = VoteSettings
 
     # The rules are module functions, testable alone; the protocol is them.
     new_round = staticmethod(new_round)
@@ -264,6 +285,7 @@ class VoteProtocol(Protocol):
             "terminationReason": box.termination_reason, "agreement": r.agreement,
             **{key: r.notes[key] for key in self.index_notes if key in r.notes},
             "failures": failures, "completedAt": r.completed_at,
+            **({"method": box.method} if box.method else {}),
         }
 
     def audit(self, d: Discussion) -> list[str]:
@@ -322,12 +344,24 @@ class VoteProtocol(Protocol):
     def person_forms(self) -> dict[str, Any]:
         return {"vote": BALLOT}
 
-    def rescore(self, d: Discussion, setting: str, values: list[float]) -> tuple[list[Any], list[str]] | None:
-        if setting != "selfVoteWeight":
-            return None
-        from .rescore import lines, rescore
+    def rescore(self, d: Discussion, setting: str, values: list[str]) -> tuple[list[Any], list[str]] | None:
+        from ...errors import InputError
+        from .rescore import TIE_RULES, lines, rescore
 
-        found = rescore(d, values)
+        if setting == "tieRule":
+            if not values or not set(values) <= set(TIE_RULES):
+                raise InputError(f"tieRule: give one or more of {', '.join(TIE_RULES)}, e.g. tieRule=fair,list-order")
+            found = rescore(d, [], tie_rules=values)
+        elif setting == "selfVoteWeight":
+            try:
+                weights = [float(v) for v in values]
+            except ValueError:
+                weights = []
+            if not weights or not all(0 <= w <= 1 for w in weights):
+                raise InputError("selfVoteWeight: give values between 0 and 1, e.g. selfVoteWeight=0,0.5,1")
+            found = rescore(d, weights)
+        else:
+            return None
         return found, lines(d, found)
 
     def bias(self, discussions: list[Discussion]) -> Any | None:

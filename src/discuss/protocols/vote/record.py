@@ -18,6 +18,8 @@ METHODS = {
     "dyson-reference": "Project Dyson's reference tool: ballots named answers by model, ties went by list order",
     "anonymised": "discuss: answers under letters shuffled per voter, ties by approvals from others, "
                   "fewer rejections, then a seeded draw",
+    "named": "discuss, with Project Dyson's presentation: answers under their authors' names in the panel's "
+             "order, ties by approvals from others, fewer rejections, then a seeded draw",
 }
 TERMINATION_CHOICES = ("CONCLUDE", "CONTINUE")
 

@@ -2,7 +2,8 @@
 
 For each of the latest rounds (at most `contextRounds`, newest first into
 the budget, oldest first out): every answer of that round, the panelist's
-own and the winner marked, each cut to a fair share of what is left (and
+own and the winner marked (the winner, and the scores that name it, left
+out where the discussion hides them), each cut to a fair share of what is left (and
 never past `ANSWER_CHARS`, as Project Dyson's reference cuts them), then the
 reasons the other voters gave on the panelist's own answer, so it can answer
 the objections it is asked to answer. Voters and other authors stay
@@ -15,6 +16,7 @@ from typing import Any
 
 from ...domain import Discussion, Round
 from ...prompting import estimate_tokens
+from ...tokens import fitting
 from .record import ballot_box
 
 # Tokens the template spends on one earlier round and on one answer besides their texts.
@@ -34,9 +36,18 @@ def clip(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[: max(chars - len(CUT), 0)].rstrip() + CUT
 
 
-def _order(r: Round, me: str) -> list[str]:
-    """The winner first, then the panelist's own answer, then the others as they sort."""
-    first = [pid for pid in dict.fromkeys((ballot_box(r).winner_id, me)) if pid in r.replies]
+def clip_tokens(text: str, tokens: int, chars: int | None = None) -> str:
+    """Within `tokens` (as `estimate_tokens` counts) and `chars` characters, the cut marked within them."""
+    text = clip(text, chars) if chars is not None else text.strip()
+    if estimate_tokens(text) <= tokens:
+        return text
+    return clip(text, fitting(text, max(tokens - estimate_tokens(CUT), 0)) + len(CUT))
+
+
+def _order(r: Round, me: str, show_winner: bool) -> list[str]:
+    """The winner first (where it is shown), then the panelist's own answer, then the others as they sort."""
+    lead = (ballot_box(r).winner_id, me) if show_winner else (me,)
+    first = [pid for pid in dict.fromkeys(lead) if pid in r.replies]
     return first + sorted(pid for pid in r.replies if pid not in first)
 
 
@@ -45,18 +56,19 @@ def _reasons(r: Round, me: str) -> list[dict[str, str]]:
             for v in ballot_box(r).votes if v.target_id == me and v.voter_id != me and v.reasoning.strip()]
 
 
-def round_entry(r: Round, me: str, tokens: int) -> dict[str, Any] | None:
+def round_entry(r: Round, me: str, tokens: int, show_winner: bool = True) -> dict[str, Any] | None:
     """One round within `tokens`, or None when its answers would be cut below use."""
     reasons = _reasons(r, me)
-    ids = _order(r, me)
+    ids = _order(r, me, show_winner)
     fixed = ROUND_OVERHEAD + len(ids) * ANSWER_OVERHEAD + sum(estimate_tokens(x["reasoning"]) + 5 for x in reasons)
     share = (tokens - fixed) // max(len(ids), 1)
     if share < LEAST_TOKENS:
         return None
     scores = {x.target_id: x.weighted_score for x in ballot_box(r).results}
-    answers = [{"label": chr(ord("A") + i), "yours": pid == me, "winner": pid == ballot_box(r).winner_id,
-                "score": f"{scores[pid]:g}" if pid in scores else "-",
-                "text": clip(r.replies[pid].text, min(ANSWER_CHARS, share * 4 - 3))}
+    answers = [{"label": chr(ord("A") + i), "yours": pid == me,
+                "winner": show_winner and pid == ballot_box(r).winner_id,
+                "score": None if not show_winner else f"{scores[pid]:g}" if pid in scores else "-",
+                "text": clip_tokens(r.replies[pid].text, share, ANSWER_CHARS)}
                for i, pid in enumerate(ids)]
     conclude = sum(t.vote == "CONCLUDE" for t in ballot_box(r).termination_votes)
     return {"number": r.number, "answers": answers, "reasons": reasons,
@@ -68,13 +80,14 @@ def entry_tokens(entry: dict[str, Any]) -> int:
             + sum(estimate_tokens(x["reasoning"]) + 5 for x in entry["reasons"]))
 
 
-def earlier_context(d: Discussion, me: str, budget: int) -> tuple[list[dict[str, Any]], int]:
+def earlier_context(d: Discussion, me: str, budget: int,
+                    show_winner: bool = True) -> tuple[list[dict[str, Any]], int]:
     """The rounds to show, oldest first, and how many earlier rounds were left out."""
     done = [r for r in d.rounds if r.complete and ballot_box(r).winner_id in r.replies]
     chosen: list[dict[str, Any]] = []
     left = budget
     for r in list(reversed(done))[: d.settings.context_rounds]:
-        entry = round_entry(r, me, left)
+        entry = round_entry(r, me, left, show_winner)
         if entry is None:
             break
         chosen.append(entry)
