@@ -149,7 +149,7 @@ def test_the_index_sorts_and_filters_from_a_link(tmp_path, browser):
     site = build(sample_site(tmp_path / "project"))
     url = (site / "discussions" / "index.html").as_uri()  # opened from disk, no server
     dom = dump_dom(browser, url + "?sort=rounds&order=desc", tmp_path / "profile")
-    titles = re.findall(r'<tr data-protocol="[^"]*" data-status="[^"]*"[^>]*>\s*<td><a [^>]*>([^<]+)</a>', dom)
+    titles = re.findall(r'<tr data-protocol="[^"]*" data-status="[^"]*"[^>]*>\s*<td[^>]*><a [^>]*>([^<]+)</a>', dom)
     assert titles == ["First question?", "Second question?", "Third question?"]  # 2, 1, 0 rounds
     assert 'aria-sort="descending"' in dom
     dom = dump_dom(browser, url + "?status=active", tmp_path / "profile2")
@@ -292,3 +292,44 @@ def test_hostile_metadata_and_damaged_questions_run_nothing_on_any_page(tmp_path
             assert not re.search(r"data-pwned=", dom), uri  # as text (the error quoting it) it is harmless
     finally:
         server.shutdown()
+
+
+TABLES = """Array.from(document.querySelectorAll('.md-content table')).map(t => {
+    const box = t.parentElement.getBoundingClientRect(), r = t.getBoundingClientRect();
+    return [t.scrollWidth - t.clientWidth, Math.round(r.right - box.right), Math.round(r.left - box.left)]; })"""
+
+
+@pytest.mark.parametrize("width", [390, 1280, 1920])
+def test_no_table_of_the_archive_is_wider_than_its_page(demo_site, page, width):
+    page.send("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=width < 600)
+    for name in ("discussions.html", "leaderboard.html", "analysis.html"):
+        page.open((demo_site / name).as_uri())
+        found = page.eval(TABLES)
+        assert found and all(hidden <= 1 and right <= 1 and left >= -1 for hidden, right, left in found), (name, found)
+    page.open((demo_site / "discussions.html").as_uri())
+    shown = page.eval("""Array.from(document.querySelector('.discuss-index tbody tr').cells)
+        .filter(c => getComputedStyle(c).display !== 'none').map(c => c.dataset.label)""")
+    if width < 600:  # a card: the question, its status, rounds, leader and outcome, each labelled
+        assert shown == ["Question", "Status", "Rounds", "Leader", "Termination"]
+    else:
+        assert len(shown) == 9
+        titles = page.eval("Array.from(document.querySelectorAll('.discuss-index tbody td:first-child'))"
+                           ".map(c => Math.round(c.getBoundingClientRect().height / parseFloat(getComputedStyle(c)"
+                           ".lineHeight)))")
+        assert max(titles) <= 3  # a title on a line or two (and the cell's padding)
+    assert page.errors == []
+
+
+def test_the_dark_scheme_dims_the_vote_matrix_and_badges(demo_site, page):
+    page.send("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "dark"}])
+    page.open((demo_site / "questions" / "first.html").as_uri())
+    assert page.eval("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    colours = page.eval("""Array.from(document.querySelectorAll(
+        '.discuss-matrix td.discuss-vote-approve, .discuss-matrix td.discuss-vote-reject, .discuss-badge-concluded'))
+        .map(e => [getComputedStyle(e).backgroundColor, getComputedStyle(e).color])""")
+
+    def lightness(css: str) -> float:
+        r, g, b = (int(x) for x in re.findall(r"\d+", css)[:3])
+        return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+    assert colours and all(lightness(bg) < 0.3 < lightness(fg) for bg, fg in colours), colours

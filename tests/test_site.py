@@ -126,15 +126,18 @@ def test_leaderboard_figures_by_hand(tmp_path):
 
     html = page(build(sample_site(tmp_path)), "leaderboard")
     rows = re.findall(r'<tr data-panelist="(\w)">(.*?)</tr>', html)
-    cells = {pid: re.findall(r"<td>([^<]*)</td>", row) for pid, row in rows}
+    cells = {pid: [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)] for pid, row in rows}
     assert [pid for pid, _ in rows] == ["b", "a"]  # most wins first
-    assert cells["a"] == ["Ann", "2", "2", "1", "50%", "100%", "66.7%", "0.67", "0"]
-    assert cells["b"] == ["Bob", "2", "3", "2", "66.7%", "66.7%", "100%", "-0.33", "1"]
+    # each rate beside how many rounds or votes it is of
+    assert cells["a"] == ["Ann", "2", "2", "1", "50% of 2", f"100% of {a.votes_received}", "66.7%", "0.67", "0"]
+    assert cells["b"] == ["Bob", "2", "3", "2", "66.7% of 3", f"66.7% of {b.votes_received}", "100%", "-0.33", "1"]
+    assert a.votes_received == 2 and b.votes_received == 3  # one vote from each other panelist, by hand
     assert "Win rate" in html and "<svg" in html
     # what each did in any protocol: Ann's answer in the second discussion failed; Bob wrote the conclusion
     parts = dict(re.findall(r'<tr data-part-panelist="(\w)">(.*?)</tr>', html))
-    assert re.findall(r"<td>([^<]*)</td>", parts["a"]) == ["Ann", "vote", "2", "2", "0", "0", "1"]
-    assert re.findall(r"<td>([^<]*)</td>", parts["b"]) == ["Bob", "vote", "2", "3", "0", "1", "0"]
+    cell = r"<td(?: data-label=\"[^\"]*\")?>([^<]*)</td>"
+    assert re.findall(cell, parts["a"]) == ["Ann", "vote", "2", "2", "0", "0", "1"]
+    assert re.findall(cell, parts["b"]) == ["Bob", "vote", "2", "3", "0", "1", "0"]
     assert 'id="matches"' not in html  # no tournament, no match table
 
 
@@ -439,3 +442,42 @@ def test_a_rebuild_reads_and_renders_only_the_discussion_that_changed(tmp_path, 
     assert loads == ["second"] and renders == ["second"]
     assert "solo answer, edited" in page(site, "questions/second")
     assert collect.signature(root / "content" / "questions" / "second.md")  # names the files it watched
+
+
+def test_the_index_lists_the_latest_started_first_and_the_unstarted_last(tmp_path):
+    root = sample_site(tmp_path)
+    index = next(root.rglob("second/discussion.yaml"))
+    index.write_text(index.read_text().replace("startedAt: '2026-01-01T00:00:00Z'", "startedAt: '2026-02-01T00:00:00Z'"))
+    html = (build(root) / "discussions" / "index.html").read_text()
+    started = re.findall(r'<td data-label="Started" data-value="([^"]*)">', html)
+    assert started[0].startswith("2026-02-01") and started == sorted(started, reverse=True) and started[-1] == ""
+    titles = re.findall(r'<td data-label="Question"><a [^>]*>([^<]+)</a>', html)
+    assert titles[:2] == ["Second question?", "First question?"]  # by date, not by slug
+
+
+def test_the_conclusions_byline_says_why_its_author_wrote_it_and_when_in_words(tmp_path):
+    from discuss.protocols.vote.record import ballot_box
+    from discuss.protocols.vote.scoring import describe_tie
+    from sitekit import first_discussion
+
+    d = first_discussion()
+    last = d.rounds[-1]
+    assert ballot_box(last).winner_id == d.conclusion.generated_by  # the sample's author won the last round
+    html = build(sample_site(tmp_path))
+    page = (html / "questions" / "first" / "index.html").read_text()
+    byline = re.search(r'<p class="discuss-byline">(.*?)</p>', page, re.S).group(1)
+    tie = ballot_box(last).tie_break
+    assert f"the winner of round {last.number}, the last round with one" in byline
+    assert (f"a tie, broken by {describe_tie(tie)}" in byline) == bool(tie)
+    assert byline.endswith("on 1 January 2026, 00:00 UTC.")
+
+
+def test_agreement_is_explained_where_it_is_shown(project):
+    from discuss.site.collect import collect
+    from discuss.site.render import question_section
+
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "council").exit_code == 0
+    page = question_section(collect(project.content)[0][0])
+    assert "agreement of the answers, 0 to 1" in page
+    assert re.search(r'title="How alike the last round.s answers are: [^"]*consensus from 0.7, contested at or below 0.3"',
+                     page)

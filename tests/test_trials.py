@@ -152,7 +152,8 @@ def test_the_analysis_page_gives_the_archives_figures_the_trials_and_the_export_
 
     trials = json.loads(project.cli("trials", "swarm-power", "--json").stdout)
     row = re.search(r'<tr data-trials="questions/swarm-power.md">(.*?)</tr>', html, re.S).group(1)
-    assert f"<td>{trials['runs']}</td>" in row and f"{trials['rounds']['mean']} ±" in row
+    runs = trials["runs"]
+    assert f'<td data-label="Trials">{runs}</td>' in row and f"{trials['rounds']['mean']} ±" in row
 
     exported = tmp_path / "export"
     assert project.cli("export", "--csv", str(exported)).exit_code == 0

@@ -133,6 +133,10 @@ class Protocol(ABC):
         """The panelist whose answer is the result, for a protocol that writes no conclusion."""
         return None
 
+    def why_author(self, d: Discussion) -> str:
+        """Why the conclusion's author wrote it, in words (`the winner of round 3`); empty if it goes without saying."""
+        return ""
+
     def matches(self, d: Discussion) -> list[tuple[str, str, str | None]] | None:
         """Every pairing played (a, b, the winner or None while undecided); None for a protocol without."""
         return None

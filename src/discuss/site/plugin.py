@@ -50,6 +50,11 @@ def _section(entry: Entry) -> str:
     return known[1]
 
 
+def wide_page(title: str) -> str:
+    """A page of tables: the theme's side columns hidden, so the tables have the page's width."""
+    return f"---\nhide:\n  - navigation\n  - toc\n---\n\n# {title}\n"
+
+
 def data_path(x: Entry) -> str:
     """Where a discussion lives under the docs folder: its question's folder, a part's or a trial's in it."""
     if x.trial is not None:
@@ -93,11 +98,11 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             log.warning(warning)
         self.entries: dict[str, Entry] = {e.src_uri: e for e in entries}
         self._keep_out(files, config, {e.folder_uri for e in entries})
-        pages = {self.config.index_page: f"# {self.config.index_title}\n"}
+        pages = {self.config.index_page: wide_page(self.config.index_title)}
         if self.config.leaderboard:
-            pages[self.config.leaderboard_page] = f"# {self.config.leaderboard_title}\n"
+            pages[self.config.leaderboard_page] = wide_page(self.config.leaderboard_title)
         if self.config.analysis:
-            pages[self.config.analysis_page] = f"# {self.config.analysis_title}\n"
+            pages[self.config.analysis_page] = wide_page(self.config.analysis_title)
             study = analysis.data_files(analysis.located(entries, data_path))
             self.data_files = list(study)
             for uri, text in study.items():

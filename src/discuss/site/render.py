@@ -76,6 +76,21 @@ def _package_template(name: str) -> str | None:
         return None
 
 
+def when(stamp: str | None) -> str:
+    """A recorded time in words: `24 November 2026, 03:15 UTC` (a date alone for a date); as it is if not ISO."""
+    import datetime as dt
+
+    if not stamp:
+        return "-"
+    try:
+        at = dt.datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+    except ValueError:
+        return str(stamp)
+    at = at.astimezone(dt.UTC) if at.tzinfo else at
+    day = f"{at.day} {at:%B %Y}"
+    return day if len(str(stamp)) <= 10 else f"{day}, {at:%H:%M} UTC"
+
+
 def _env() -> Environment:
     loader = ChoiceLoader([PackageLoader("discuss", "site/templates"), FunctionLoader(_package_template)])
     env = Environment(loader=loader, autoescape=True, trim_blocks=True, lstrip_blocks=True)
@@ -86,6 +101,7 @@ def _env() -> Environment:
     env.filters["pct"] = lambda v: "-" if v is None else f"{v:g}%"
     env.filters["money"] = lambda v: "-" if v is None else f"${v:.4f}"
     env.filters["anchor"] = slugify
+    env.filters["when"] = when
     env.globals["describe"] = describe
     env.globals["budget_line"] = budget_line
     env.globals["reply_marks"] = reply_marks
@@ -156,6 +172,7 @@ def discussion_view(d: Discussion) -> dict:
         "audit": protocol.audit(d),
         "participants": participants(d),
         "options": {m.id: m.settings_line for m in d.panel.everyone},
+        "why_author": protocol.why_author(d),
         "bias": protocol.bias([d]),
         "citations": citations(d),
         "people": {m.id for m in d.panel.everyone if m.human},
@@ -171,12 +188,35 @@ def question_section(entry: Entry) -> str:
     return ENV.get_template("question.html.j2").render(entry=entry, view=view)
 
 
+TABLE = re.compile(r"<table[^>]*>.*?</table>", re.S)
+
+
+def labelled(html: str) -> str:
+    """Every body cell of the page's tables given its column's heading (`data-label`), so a phone can
+    show each row as a card of labelled values. For the pages we write whole: index, leaderboard,
+    analysis (their cells' text is escaped, so no `<td` comes from a title)."""
+    def table(found: re.Match[str]) -> str:
+        head, sep, body = found.group(0).partition("</thead>")
+        heads = [re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<th[^>]*>(.*?)</th>", head, re.S)]
+        if not sep or not heads:
+            return found.group(0)
+
+        def row(tr: re.Match[str]) -> str:
+            names = iter(heads)
+            return re.sub(r"<td(?=[\s>])", lambda _: f'<td data-label="{Markup.escape(next(names, ""))}"', tr.group(0))
+
+        return head + sep + re.sub(r"<tr[^>]*>.*?</tr>", row, body, flags=re.S)
+
+    return TABLE.sub(table, html)
+
+
 def index_page(entries: list[Entry], href: Callable[[str], str]) -> str:
-    """All questions; `href` turns a question's source path into a link from the index."""
-    rows = [index_row(e, href(e.src_uri)) for e in entries]
-    return ENV.get_template("index.html.j2").render(
+    """All questions, the latest started first; `href` turns a question's source path into a link."""
+    # Newest first; questions never started last, in the order of their pages (the sort keeps it).
+    rows = sorted((index_row(e, href(e.src_uri)) for e in entries), key=lambda r: r["started"], reverse=True)
+    return labelled(ENV.get_template("index.html.j2").render(
         rows=rows, protocols=sorted({r["protocol"] for r in rows if r["protocol"]}),
-        statuses=sorted({r["status"] for r in rows}))
+        statuses=sorted({r["status"] for r in rows})))
 
 
 def home_section(entries: list[Entry], href: Callable[[str], str], index_href: str, latest: int = 5) -> str:
@@ -214,10 +254,10 @@ def leaderboard_page(discussions: list[Discussion]) -> str:
     kinds = sorted({d.protocol for d in voted})
     reports = [get_protocol(name).bias([d for d in voted if d.protocol == name]) for name in kinds]
     chart = charts.bar_chart([(s.name, s.win_rate or 0) for s in table], "Win rate") if table else ""
-    return ENV.get_template("leaderboard.html.j2").render(
+    return labelled(ENV.get_template("leaderboard.html.j2").render(
         table=table, chart=Markup(chart), bias=next((b for b in reports if b is not None), None),
         matches=match_standings(discussions),
-        people=participation(discussions))
+        people=participation(discussions)))
 
 
 def analysis_page(entries: list[Entry], href: Callable[[str], str], files: list[str]) -> str:
@@ -225,5 +265,5 @@ def analysis_page(entries: list[Entry], href: Callable[[str], str], files: list[
     from . import analysis
 
     own = [x.discussion for e in entries for x in (e, *e.parts) if x.discussion]
-    return ENV.get_template("analysis.html.j2").render(
-        f=analysis.figures(own), trials=analysis.trial_rows(entries), files=files, href=href)
+    return labelled(ENV.get_template("analysis.html.j2").render(
+        f=analysis.figures(own), trials=analysis.trial_rows(entries), files=files, href=href))

@@ -38,7 +38,7 @@ from .ballots import ballot_schema, parse_ballot
 from .forms import BALLOT
 from .notes import VoteNotes, notes
 from .record import METHODS, VOTE_SCORES, Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box, round_seed
-from .scoring import pick_winner, tally, vote_agreement
+from .scoring import describe_tie, pick_winner, tally, vote_agreement
 from .settings import VoteSettings
 from .termination import Decision, conclude_counts, decide
 from .thread import clip_tokens, earlier_context
@@ -343,6 +343,16 @@ class VoteProtocol(Protocol):
 
     def person_forms(self) -> dict[str, Any]:
         return {"vote": BALLOT}
+
+    def why_author(self, d: Discussion) -> str:
+        if d.settings.conclusion_author != "winner":
+            return "named by the discussion's conclusionAuthor setting"
+        last = next((r for r in reversed(d.rounds) if ballot_box(r).winner_id), None)
+        if last is None or d.conclusion is None or ballot_box(last).winner_id != d.conclusion.generated_by:
+            return ""
+        tie = ballot_box(last).tie_break
+        return f"the winner of round {last.number}, the last round with one" + (
+            f" (a tie, broken by {describe_tie(tie)})" if tie else "")
 
     def rescore(self, d: Discussion, setting: str, values: list[str]) -> tuple[list[Any], list[str]] | None:
         from ...errors import InputError

@@ -61,6 +61,18 @@ def pick_winner(results: list[VoteResult], seed: int) -> tuple[str, str | None]:
     return random.Random(seed).choice(candidates), "seeded-draw"
 
 
+TIE_RULES_IN_WORDS = {
+    "approvals-from-others": "more approvals from the other panelists",
+    "fewest-rejects": "fewer rejections",
+    "seeded-draw": "a draw seeded by the round, since approvals and rejections were level too",
+    "list-order": "its place in the recording tool's model list",
+}
+
+
+def describe_tie(rule: str) -> str:
+    return TIE_RULES_IN_WORDS.get(rule, rule)
+
+
 def max_possible(votes: list[Vote], target: str, self_weight: float) -> float:
     """The weighted score `target` would have had if every vote cast on it approved."""
     voters = {v.voter_id for v in votes if v.target_id == target}
