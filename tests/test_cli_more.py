@@ -291,6 +291,8 @@ def test_export_gives_the_divergent_views_and_each_rounds_answer_similarity(proj
     assert [float(row["answer_similarity"]) for row in rounds] == [agreement(t) for t in texts]
     as_json = __import__("json").loads(project.cli("export", "--json").stdout)
     assert as_json["divergent_views"] == views["divergentViews"]
+    shown = __import__("json").loads(project.cli("show", "swarm-power", "--json").stdout)
+    assert [r["answerSimilarity"] for r in shown["rounds"]] == [agreement(t) for t in texts]  # per round, too
 
 
 def test_ask_reads_stdin_takes_limits_and_prints_json(project):

@@ -467,3 +467,30 @@ def test_a_splice_that_came_out_wrong_is_never_written(monkeypatch):
     data = {"a": 1, "rounds": [{"x": 1}, {"x": 2}]}
     text = yamlsplice.splice("a: 1\nrounds:\n- {x: 1}\n", data)
     assert yamlio.load(text) == data and text == yamlio.dump(data)
+
+
+def test_a_follow_up_of_a_dyson_question_is_a_dyson_question_beside_it(repo):
+    import re
+
+    phase = repo / "content" / "research-questions" / "phase-1"
+    original = phase / "rq-1-11-swarm-power-architecture-end-use"
+    before = {p: p.read_bytes() for p in original.rglob("*") if p.is_file()}
+    asked = cli(repo, "follow-up", "swarm-power-architecture-end-use", "What if the bus fails at night?", "--auto",
+                "-q")
+    assert asked.exit_code == 0, asked.output
+    path = phase / "rq-1-41-what-if-the-bus-fails-at-night.md"  # within Dyson's two folder levels
+    meta = YAML(typ="safe").load(path.read_text().split("---")[1])
+    for key, shape in REQUIRED.items():
+        assert isinstance(meta.get(key), str) and re.fullmatch(shape, meta[key]), (key, meta.get(key))
+    assert (meta["followUpOf"], meta["part"]) == ("swarm-power-architecture-end-use", 2)
+    assert (meta["sourceBOMItemId"], meta["sourceBOMItemSlug"]) == ("bom-1-2", "power-distribution-bus")
+    assert "What the panel concluded (part 1)" in path.read_text()  # it reads the thread's conclusion
+    thread = YAML(typ="safe").load((path.with_suffix("") / "discussion.yaml").read_text())
+    assert thread["phaseId"] == "phase-1" and thread["rounds"][0]["responses"]  # in Dyson's shape
+    assert {p: p.read_bytes() for p in original.rglob("*") if p.is_file()} == before
+    assert cli(repo, "check").exit_code == 0  # nothing Dyson's content rules refuse
+    again = cli(repo, "follow-up", "swarm-power-architecture-end-use", "And in an eclipse season?", "--auto", "-q")
+    assert again.exit_code == 0, again.output
+    third = phase / "rq-1-42-and-in-an-eclipse-season.md"
+    assert YAML(typ="safe").load(third.read_text().split("---")[1])["part"] == 3
+    assert "What the panel concluded (part 2)" in third.read_text()

@@ -62,7 +62,7 @@ def ask_file(content: Path, section: str, question: str, background: str | None)
 
 def follow_up_file(content: Path, ref: str, text: str | None, panel: str | None, protocol: str | None) -> Path:
     """The follow-up part to run: a new one asking `text`, or (no text) the latest unfinished one."""
-    from .store.followups import create_part, part_files
+    from .store.followups import create_part, follow_ups
     from .store.questions import find_question, read_question
 
     q = find_question(content, ref)
@@ -71,7 +71,7 @@ def follow_up_file(content: Path, ref: str, text: str | None, panel: str | None,
         raise InputError(f"{q.slug}: a follow-up asks a finished discussion; this one is "
                          f"{first.status if first else 'not started'} (`discuss run` goes on with it)")
     parts = [(q, first)]
-    for path in part_files(q):
+    for path in follow_ups(q):
         part = read_question(path)
         if (d := store.load(part.folder)) is None:
             raise InputError(f"{path}: part not started; remove the file or run it: discuss run {path}")
@@ -82,7 +82,8 @@ def follow_up_file(content: Path, ref: str, text: str | None, panel: str | None,
         return parts[-1][0].path
     if protocol is not None:
         get_protocol(protocol)  # refused before a file is written
-    return create_part(q, parts, text, panel or parts[-1][1].panel.name, protocol or parts[-1][1].protocol)
+    return create_part(q, parts, text, panel or parts[-1][1].panel.name, protocol or parts[-1][1].protocol,
+                       content)
 
 
 @dataclass

@@ -13,6 +13,7 @@ from .domain import Discussion, Round
 from .listing import usage_json
 from .protocols import get_protocol
 from .protocols.base import Protocol
+from .rules.agreement import agreement
 
 SCHEMA = 1
 # Lists every round of schema 1 has, empty unless the protocol fills them (`Protocol.export_round`).
@@ -24,6 +25,8 @@ def round_json(r: Round, protocol: Protocol) -> dict[str, Any]:
     return {
         "number": r.number, "stage": r.stage, "complete": r.complete, "winner": fig.winner,
         "tieBreak": fig.tie_break, "agreement": r.agreement,
+        # How alike the answers are, whatever the protocol (in a vote round `agreement` is the voters').
+        "answerSimilarity": agreement([reply.text for reply in r.replies.values()]),
         "answers": [{"panelist": pid, "role": reply.role, "words": reply.word_count, "text": reply.text}
                     for pid, reply in r.replies.items()],
         **{key: [] for key in ROUND_LISTS},

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .domain import FINISHED
 from .listing import STATUS_HEADER, status_json, status_row, table
 from .naming import is_safe_id
 from .store.layout import DISCUSSION_FILE, Layout, part_paths, question_files
@@ -106,10 +107,14 @@ def status(argv: list[str], env: Mapping[str, str] = os.environ) -> int | None:
     rows = []
     try:
         for path in question_files(content):  # each with its follow-ups after it
-            for one in [path, *part_paths(path.with_suffix(""))]:
-                if (slug := slug_of(one)) is None:
+            if (slug := slug_of(path)) is None:
+                return None
+            rows.append((slug, found := summary_of(path.with_suffix(""))))
+            # Only a finished discussion can have been followed up.
+            for part in part_paths(path.with_suffix("")) if found and found.status in FINISHED else []:
+                if (slug := slug_of(part)) is None:
                     return None
-                rows.append((slug, summary_of(one.with_suffix(""))))
+                rows.append((slug, summary_of(part.with_suffix(""))))
     except NeedsFullReader:
         return None
     if not rows and not as_json:

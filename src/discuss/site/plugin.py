@@ -104,9 +104,11 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         if self.config.analysis:
             pages[self.config.analysis_page] = wide_page(self.config.analysis_title)
             study = analysis.data_files(analysis.located(entries, data_path))
-            self.data_files = list(study)
-            for uri, text in study.items():
-                files.append(File.generated(config, uri, content=text))
+            self.data_files = [uri for uri in study if files.get_file_from_path(uri) is None]
+            for uri in sorted(set(study) - set(self.data_files)):
+                log.warning(f"{uri}: the docs folder has a file of that name; the study's table is not published")
+            for uri in self.data_files:
+                files.append(File.generated(config, uri, content=study[uri]))
         for uri, content in pages.items():
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, content=content))

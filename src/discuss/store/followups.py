@@ -51,9 +51,33 @@ def _moved(entry: str) -> str:
     return entry if entry.startswith(URL_PREFIXES) else f"../{entry}"
 
 
+def dyson_follow_ups(q: Question) -> list[Path]:
+    """A Project Dyson question's follow-ups: questions of their own beside it (`followUpOf` its slug),
+    where Dyson's site and analysis, which read two folder levels, see them; in the order of `part`."""
+    found = []
+    for path in sorted(q.path.parent.glob("rq-*.md")):
+        try:
+            meta, _ = documents.read(path)
+        except ValueError:
+            continue
+        if meta.get("followUpOf") == q.slug and isinstance(meta.get("part"), int):
+            found.append((meta["part"], path))
+    return [path for _, path in sorted(found)]
+
+
+def follow_ups(q: Question) -> list[Path]:
+    """The follow-ups' question files, part 2 first: beside a Project Dyson question, else inside its folder."""
+    return dyson_follow_ups(q) if q.phase else part_files(q)
+
+
 def create_part(q: Question, parts: list[tuple[Question, Discussion]], text: str,
-                panel: str, protocol: str) -> Path:
-    """Write the next part's question file; InputError when the last part has not finished."""
+                panel: str, protocol: str, content: Path | None = None) -> Path:
+    """Write the next part's question file; InputError when the last part has not finished.
+
+    A Project Dyson question's follow-up is a Dyson question of its own in the same phase folder
+    (numbered, with every field Dyson's site requires, its BOM item the original's); `content` is
+    the content folder it is numbered within.
+    """
     if not text.strip():
         raise InputError("the follow-up needs some text")
     last = parts[-1][1]
@@ -61,6 +85,15 @@ def create_part(q: Question, parts: list[tuple[Question, Discussion]], text: str
         raise InputError(f"{q.slug}: part {len(parts)} has not finished ({last.status}); run it to its end "
                          "first (`discuss follow-up QUESTION` with no text goes on with it)")
     number = len(parts) + 1
+    if q.phase and content is not None:
+        from .questions import create_question
+
+        extra: dict[str, object] = {"followUpOf": q.slug, "part": number, "panel": panel, "protocol": protocol}
+        if q.sources:
+            extra["sources"] = list(q.sources)
+        section = q.path.parent.relative_to(content).as_posix()
+        return create_question(content, section, " ".join(text.split())[:200], list(q.tags), dyson=True,
+                               background=background(q, parts, text), bom=q.bom_item, extra=extra)[0]
     suffix = f"-part-{number}"  # the slug stays within the 80 characters of a safe name
     meta: dict[str, object] = {"title": " ".join(text.split())[:200],
                                "slug": q.slug[:80 - len(suffix)].rstrip("-._") + suffix,

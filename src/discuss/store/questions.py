@@ -14,7 +14,7 @@ from ..errors import InputError
 from ..naming import did_you_mean, is_safe_id, slugify
 from . import documents
 from .files import write_atomic
-from .layout import question_files
+from .layout import part_paths, question_files
 
 
 def read_question(path: Path) -> Question:
@@ -95,10 +95,8 @@ PART_REF = re.compile(r"^(.+)-part-(\d+)$")  # a follow-up, as `discuss follow-u
 
 def _part(content: Path, base: str, number: int) -> Question | None:
     """Follow-up `number` (2 and up) of question `base`, if it has one."""
-    from .followups import part_files
-
     try:
-        parts = part_files(find_question(content, base))
+        parts = part_paths(find_question(content, base).folder)
     except InputError:
         return None
     return read_question(parts[number - 2]) if 2 <= number < len(parts) + 2 else None
@@ -190,10 +188,12 @@ def question_path(content: Path, section: str, title: str) -> Path:
 
 
 def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,
-                    background: str | None = None, bom: tuple[str | None, str | None] = (None, None)) -> tuple[Path, str]:
+                    background: str | None = None, bom: tuple[str | None, str | None] = (None, None),
+                    extra: dict[str, object] | None = None) -> tuple[Path, str]:
     """A new question file, and where its BOM item came from (Dyson's) or "".
 
-    `dyson`: named and numbered as Project Dyson's site expects, in a phase folder.
+    `dyson`: named and numbered as Project Dyson's site expects, in a phase folder. `extra`: more
+    front matter (a follow-up's `followUpOf` and `part`).
     """
     path = question_path(content, section, title)
     folder, slug, note = path.parent, path.stem, ""
@@ -213,6 +213,7 @@ def create_question(content: Path, section: str, title: str, tags: list[str], dy
         raise InputError(f"{path} already exists")
     if tags:
         meta["tags"] = tags
+    meta.update(extra or {})
     body = (background.strip() if background and background.strip() else PLACEHOLDER) + "\n"
     write_atomic(path, documents.render(meta, body))
     return path, note
