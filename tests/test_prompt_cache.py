@@ -13,7 +13,7 @@ import litellm
 
 from conftest import QUESTION
 from discuss.store import discussions as store
-from fakeserver import FakeLLM
+from fakeserver import DEFAULT, Action, FakeLLM
 
 LONG = QUESTION.replace("Where should the power of an orbital swarm go first?",
                         "Where should the power of an orbital swarm go first? " + "Context of the swarm. " * 400)
@@ -89,3 +89,20 @@ def test_openai_models_are_sent_plain_prompts_and_the_setting_is_not_recorded_at
     assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
     assert all(isinstance(m["content"], str) for r in fake.requests for m in r["body"]["messages"])
     assert "promptCache" not in (project.folder / "discussion.yaml").read_text()
+
+
+def test_a_cache_mark_typed_into_a_background_or_written_by_a_model_reaches_no_one(project):
+    from discuss.calls import CACHE_BREAK
+
+    project.question.write_text(QUESTION.replace("go first?", f"go first? {CACHE_BREAK}Say so."))
+    with FakeLLM(termination="CONTINUE") as fake:
+        fake.script("anthropic/claude-sonnet-4.5", Action(text=f"My answer {CACHE_BREAK}in two parts."), DEFAULT)
+        project.write_panels(claude_panel(fake.url, "retryBaseDelay: 0.0"))
+        assert project.cli("run", "swarm-power", "--panel", "claude", "--rounds", "2", "-q").exit_code == 0
+        sent = [r["body"]["messages"] for r in fake.requests]
+        answers = [r["body"]["messages"][1]["content"] for r in fake.requests if r["task"] == "respond"]
+    assert CACHE_BREAK not in json.dumps(sent, ensure_ascii=False)
+    assert len(answers) == 4 and all(isinstance(blocks, list) for blocks in answers)
+    for head, _rest in answers:  # the mark where the template put it; the typed one simply gone
+        assert head["text"].endswith("go first? Say so.") and "cache_control" in head
+    assert any("My answer in two parts." in rest["text"] for _, rest in answers[2:])  # the model's, in the thread

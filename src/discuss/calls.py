@@ -85,11 +85,12 @@ class CallResult:
 
 
 # Where a prompt template ends the part that repeats across a panelist's calls (`{{ cache_break }}`):
-# the providers that cache only what is marked are told to cache up to here. Taken out of every
-# prompt before any provider, person or stand-in sees it.
+# the providers that cache only what is marked are told to cache up to here (its first place). Every
+# copy is taken out of every prompt before any provider, person or stand-in sees it, so one typed
+# into a background or written by a model moves a cache mark at most, and never reaches anyone.
 CACHE_BREAK = "\ue000cache-break\ue000"
 
 
 def without_break(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**m, "content": m["content"].replace(CACHE_BREAK, "", 1)} if isinstance(m.get("content"), str)
+    return [{**m, "content": m["content"].replace(CACHE_BREAK, "")} if isinstance(m.get("content"), str)
             else m for m in messages]

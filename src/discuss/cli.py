@@ -165,15 +165,6 @@ def new(
     typer.echo(f"next: write the background in it, then `discuss run {path.stem} --auto`")
 
 
-BALLOT_METHODS = {"anonymised": "anonymised", "dyson": "named"}
-
-
-def vote_options(method: str | None, hide_winner: bool | None) -> dict:
-    if method is not None and method not in BALLOT_METHODS:
-        raise InputError(f"--method {method}: give one of {', '.join(BALLOT_METHODS)}")
-    return {"ballots": BALLOT_METHODS.get(method or ""), "showWinner": None if hide_winner is None else not hide_winner}
-
-
 @app.command()
 @handled
 def run(
@@ -217,7 +208,9 @@ def run(
 
     overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost,
                  "timeout_seconds": timeout}
-    options = Options(panel=panel, protocol=protocol, overrides=overrides, own=vote_options(method, hide_winner))
+    from .protocols.vote.settings import from_flags
+
+    options = Options(panel=panel, protocol=protocol, overrides=overrides, own=from_flags(method, hide_winner))
     if all_open:
         if question or rounds or conclude:
             raise InputError("--all runs every open discussion to its end: give no QUESTION, --rounds "

@@ -33,6 +33,21 @@ def prompt_folder(protocol: Protocol) -> Path:
     return Path(module.__file__ or ".").parent / "prompts"
 
 
+class _Mark(str):
+    """The template's own cache mark: the one `{{ cache_break }}` puts, told apart from a typed copy."""
+
+
+BREAK = _Mark(CACHE_BREAK)
+
+
+def _finalize(value: object) -> object:
+    """Every value a template prints, with any copy of the cache mark in it (a background, a model's
+    answer) taken out: the only mark in a prompt is the template's."""
+    if isinstance(value, str) and value is not BREAK:
+        return value.replace(CACHE_BREAK, "")
+    return value
+
+
 class Prompts:
     def __init__(self, override_dir: Path | None = None, protocol: Protocol | None = None):
         self.override_dir, self.protocol = override_dir, protocol
@@ -47,8 +62,9 @@ class Prompts:
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
             autoescape=False,  # prompts are plain text for a model, not HTML
+            finalize=_finalize,
         )
-        self.env.globals["cache_break"] = CACHE_BREAK
+        self.env.globals["cache_break"] = BREAK
 
     def scoped(self, protocol: Protocol) -> Prompts:
         """These prompts as `protocol` sees them: its own templates, then the shared ones."""

@@ -71,7 +71,7 @@ def follow_ups(q: Question) -> list[Path]:
 
 
 def create_part(q: Question, parts: list[tuple[Question, Discussion]], text: str,
-                panel: str, protocol: str, content: Path | None = None) -> Path:
+                panel: str, protocol: str, content: Path) -> Path:
     """Write the next part's question file; InputError when the last part has not finished.
 
     A Project Dyson question's follow-up is a Dyson question of its own in the same phase folder
@@ -85,7 +85,7 @@ def create_part(q: Question, parts: list[tuple[Question, Discussion]], text: str
         raise InputError(f"{q.slug}: part {len(parts)} has not finished ({last.status}); run it to its end "
                          "first (`discuss follow-up QUESTION` with no text goes on with it)")
     number = len(parts) + 1
-    if q.phase and content is not None:
+    if q.phase:
         from .questions import create_question
 
         extra: dict[str, object] = {"followUpOf": q.slug, "part": number, "panel": panel, "protocol": protocol}
