@@ -93,6 +93,14 @@ def fake():
         yield server
 
 
+@pytest.fixture(params=["http", "litellm"])
+def client(request, monkeypatch):
+    """Each OpenAI-compatible server reached both ways: the light HTTP client, and litellm."""
+    if request.param == "litellm":
+        monkeypatch.setenv("DISCUSS_CLIENT", "litellm")
+    return request.param
+
+
 @pytest.fixture(autouse=True)
 def _env(monkeypatch):
     monkeypatch.setenv("FAKE_KEY", "sk-fake-test-key-123456")

@@ -154,6 +154,7 @@ class FakeLLM:
         # On: like OpenAI's automatic prompt caching, a prompt whose start was sent before by the same
         # model reports that start as cached (from 1,024 tokens, in steps of 128; 4 characters a token).
         self.caching = False
+        self.stream_usage = True  # off: a stream never says what it cost, even when asked to
         self._prompts: dict[str, list[str]] = {}
 
     # -- scripting ---------------------------------------------------------
@@ -233,7 +234,8 @@ class FakeLLM:
                     self.close_connection = True
                     return self.connection.shutdown(2)
                 if body.get("stream") and status == 200 and isinstance(payload, dict):
-                    return self.stream(payload, (body.get("stream_options") or {}).get("include_usage"),
+                    with_usage = fake.stream_usage and (body.get("stream_options") or {}).get("include_usage")
+                    return self.stream(payload, with_usage,
                                        cut=bool(headers.get("cut")))
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:

@@ -9,6 +9,7 @@ from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from fakeserver import DEFAULT, Action
 
+pytestmark = pytest.mark.usefixtures("client")  # through the light HTTP client and through litellm
 FIVE_MB = "A long answer. " * (5 * 1024 * 1024 // 15)
 
 

@@ -1,4 +1,4 @@
-"""Real HTTP through litellm to a fake OpenAI-compatible server on 127.0.0.1."""
+"""Real HTTP to a fake OpenAI-compatible server on 127.0.0.1 (test_faults drives both clients)."""
 
 import os
 import re

@@ -5,16 +5,20 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
+
 from conftest import Project, fake_panel
 from fakeserver import FakeLLM
 from test_cli import files_of, without_stamps
 
+pytestmark = pytest.mark.usefixtures("client")  # through the light HTTP client and through litellm
 LATENCY = re.compile(r"latencyMs: \d+")
 
 
-def run_once(root, *flags: str) -> tuple[dict[str, str], list[dict]]:
+def run_once(root, *flags: str, stream_usage: bool = True) -> tuple[dict[str, str], list[dict]]:
     project = Project(root)
     with FakeLLM() as fake:
+        fake.stream_usage = stream_usage
         project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
         result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "2", "-q", *flags)
         assert result.exit_code == 0, result.output
@@ -71,7 +75,7 @@ def test_a_stream_without_usage_is_still_counted(tmp_path, monkeypatch):
         return response
 
     monkeypatch.setattr(litellm, "stream_chunk_builder", without_usage)
-    files, asked = run_once(tmp_path / "p", "--stream")
+    files, asked = run_once(tmp_path / "p", "--stream", stream_usage=False)
     assert asked and all(r["stream"] for r in asked)
     answer = files["round-1/alpha.md"]
     completion = int(re.search(r"completionTokens: (\d+)", answer).group(1))

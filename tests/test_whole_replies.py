@@ -9,6 +9,7 @@ from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from fakeserver import Action
 
+pytestmark = pytest.mark.usefixtures("client")  # through the light HTTP client and through litellm
 CONTENT = '{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":'
 
 

@@ -1,7 +1,8 @@
 """Who answers a call: one seam, several providers.
 
 A provider turns a `CallSpec` into text and usage. `litellm` reaches real
-models (and is the only module that imports litellm); `offline` plays the
+models (and is the only module that imports litellm); `openai_http` reaches
+OpenAI-compatible servers of models litellm does not know, without it; `offline` plays the
 simulated panel; `scripted` follows a script per panelist; `estimator`
 answers with worst-case stand-ins to price a run. The gateway asks `route(panelist)` for the provider of each call and
 knows none of them by name.
@@ -34,6 +35,10 @@ def route(p: Panelist, scripts: Path | None = None, people: Provider | None = No
         from .offline import OFFLINE
 
         return OFFLINE
+    from .openai_http import OPENAI_HTTP, serves
+
+    if serves(p):
+        return OPENAI_HTTP
     from .litellm import LITELLM, LITELLM_UNMARKED
 
     return LITELLM if mark_cache else LITELLM_UNMARKED

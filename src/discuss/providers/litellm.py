@@ -37,13 +37,18 @@ def retry_after(exc: Exception) -> float | None:
     """Seconds the provider asked us to wait: litellm keeps its headers beside the response."""
     for headers in (getattr(exc, "litellm_response_headers", None),
                     getattr(getattr(exc, "response", None), "headers", None)):
-        try:
-            value = headers.get("retry-after") if headers else None
-            if value is not None:
-                return min(max(float(value), 0.0), MAX_WAIT)
-        except (AttributeError, TypeError, ValueError):
-            continue
+        if (wait := wait_asked(headers)) is not None:
+            return wait
     return None
+
+
+def wait_asked(headers: Any) -> float | None:
+    """A reply's Retry-After in seconds, within reason; None where it asks none."""
+    try:
+        value = headers.get("retry-after") if headers else None
+        return None if value is None else min(max(float(value), 0.0), MAX_WAIT)
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 # What litellm says when a 200 reply's body is not the JSON it expects: HTML, bad UTF-8, a cut body.
@@ -120,13 +125,14 @@ KEY_VARIABLES = {
 ALTERNATIVES = {frozenset({"GOOGLE_API_KEY", "GEMINI_API_KEY"}): "GEMINI_API_KEY"}
 
 
-def response_format(litellm: Any, p: Panelist, spec: CallSpec) -> dict[str, Any] | None:
+def response_format(litellm: Any | None, p: Panelist, spec: CallSpec) -> dict[str, Any] | None:
     """The structured reply's schema as the member's provider takes it, or None to ask in words only.
 
     `json_schema` is OpenAI's form (ollama, vLLM and llama.cpp's own server
     take it); `json_object` carries the schema the way llama-cpp-python's
     server wants it; `auto` sends OpenAI's form where litellm says the model
-    supports it; `text` never sends one. The reply is validated either way.
+    supports it (no `litellm` given: a model it does not know, so none); `text`
+    never sends one. The reply is validated either way.
     """
     schema = spec.reply_schema()
     if schema is None or p.response_format == "text":
@@ -134,6 +140,8 @@ def response_format(litellm: Any, p: Panelist, spec: CallSpec) -> dict[str, Any]
     if p.response_format == "json_object":
         return {"type": "json_object", "schema": schema}
     if p.response_format == "auto":
+        if litellm is None:
+            return None
         try:
             if not litellm.supports_response_schema(model=p.model):
                 return None

@@ -1,0 +1,254 @@
+"""OpenAI-compatible servers (ollama, llama.cpp, vLLM ...) over plain HTTP: the light path to them.
+
+For a model litellm does not know, served at the member's own `api_base`,
+litellm only passes the request through, yet importing it costs seconds and
+about 170 MB before the first request. Such a member's calls go to the server
+here with httpx (tenths of a second, tens of MB). What the litellm provider
+promises holds the same way: the same request body (options, `extra_body`,
+structured replies), usage as the server counts it (counted here where a
+stream sends none), cost at the member's own price (litellm prices no model
+it does not know), the same transient and final errors in the same words,
+streaming with the same checks of a stream's end. A model litellm knows (a
+hosted one behind a proxy) still goes through litellm, which knows its
+parameters and prices; `DISCUSS_CLIENT=litellm` sends every call there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import ssl
+from functools import cache
+from importlib.util import find_spec
+from typing import Any
+
+from ..calls import CallSpec
+from ..domain import Panelist, Usage
+from ..secrets import mask_url
+from . import litellm as via_litellm
+from .base import Completed, Diagnosis, OnTokens, TransientError
+
+PREFIX = "openai/"
+# Names litellm treats as OpenAI's reasoning models by their shape, listed or not: their parameters differ.
+REASONING_NAMES = re.compile(r"^(o\d|gpt-5)")
+
+
+def serves(p: Panelist) -> bool:
+    """Whether `p`'s calls take the light path: an `openai/` model litellm does not know, at its own server."""
+    if not (p.api_base and p.model.startswith(PREFIX)) or os.environ.get("DISCUSS_CLIENT") == "litellm":
+        return False
+    name = p.model[len(PREFIX):]
+    return not REASONING_NAMES.match(name) and not known_to_litellm(p.model)
+
+
+@cache
+def known_to_litellm(model: str) -> bool:
+    """Whether litellm's price table (the copy it ships, which it reads offline) lists `model`."""
+    found = find_spec("litellm")
+    if found is None or not found.submodule_search_locations:
+        return False
+    path = os.path.join(list(found.submodule_search_locations)[0], "model_prices_and_context_window_backup.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            table = f.read()
+    except OSError:
+        return False
+    name = model[len(PREFIX):] if model.startswith(PREFIX) else model
+    return any(json.dumps(key) + ": {" in table for key in (model, name))
+
+
+class ServerError(Exception):
+    """A final reply with an error status; its class is named as litellm names it (the gateway shows the name)."""
+
+    def __init__(self, status: int, said: str):
+        self.status_code = status
+        super().__init__(f"the server answered {status}" + (f": {said}" if said else ""))
+
+
+@cache
+def error_class(status: int) -> type[ServerError]:
+    return type(STATUS_NAMES.get(status, "APIError"), (ServerError,), {})
+
+
+STATUS_NAMES = {400: "BadRequestError", 401: "AuthenticationError", 403: "PermissionDeniedError",
+                404: "NotFoundError", 408: "Timeout", 409: "ConflictError", 413: "BadRequestError",
+                422: "UnprocessableEntityError", 429: "RateLimitError", 500: "InternalServerError",
+                502: "InternalServerError", 503: "ServiceUnavailableError", 504: "Timeout"}
+
+
+def said_by(body: bytes) -> str:
+    """The message in an error reply's body, in one line."""
+    text = body.decode("utf-8", "replace")
+    try:
+        error = json.loads(text).get("error")
+        text = str(error.get("message") if isinstance(error, dict) else error or text)
+    except (ValueError, AttributeError):
+        pass
+    return " ".join(text.split())[:200]
+
+
+def failure(status: int, body: bytes, headers: Any) -> Exception:
+    """A non-200 reply as the litellm provider would report it: transient (with Retry-After) or final."""
+    said = said_by(body)
+    if status in (408, 409, 429) or status >= 500:
+        name = STATUS_NAMES.get(status, "InternalServerError" if status >= 500 else "APIError")
+        return TransientError(f"{name} ({status})" + (f": {said}" if said else ""),
+                              wait=via_litellm.wait_asked(headers))
+    return error_class(status)(status, said)
+
+
+@cache
+def tls() -> ssl.SSLContext:
+    # Built once: httpx builds one per client otherwise, milliseconds of CPU on the event loop per call.
+    return ssl.create_default_context()
+
+
+def endpoint_url(api_base: str) -> str:
+    """`api_base` with /chat/completions added to its path, its query kept (as the OpenAI client does)."""
+    base, _, query = api_base.partition("?")
+    return base.rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
+
+
+def request_body(p: Panelist, spec: CallSpec, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """What litellm sends an OpenAI-compatible server for this call: options, `extra_body` merged in."""
+    body: dict[str, Any] = {"model": p.model[len(PREFIX):], "messages": messages, "max_tokens": spec.max_tokens}
+    options = {k: v for k, v in p.options.items() if k not in ("max_tokens", "extra_body")}
+    body |= {k: v for k, v in p.defaults.items() if k not in p.options} | options
+    if "max_tokens" in p.options:  # the member's own cap, where it is lower
+        body["max_tokens"] = min(spec.max_tokens, int(p.options["max_tokens"]))
+    if (form := via_litellm.response_format(None, p, spec)) is not None:
+        body["response_format"] = form
+    body |= p.options.get("extra_body") or {}
+    return body
+
+
+def headers_for(p: Panelist) -> dict[str, str]:
+    key = os.environ.get(p.api_key_env) if p.api_key_env else None
+    return {"Authorization": f"Bearer {key or 'not-needed'}", "Content-Type": "application/json"}
+
+
+def reply_of(data: Any) -> tuple[str, Any, str | None]:
+    """The text, usage and finish_reason of a chat completion's JSON; refusing what has no answer."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        raise ValueError("the provider sent a reply with no choices")
+    message = choices[0].get("message") or {}
+    text = message.get("content") or ""
+    if not isinstance(text, str):
+        text = "".join(str(b.get("text") or "") for b in text if isinstance(b, dict)) if isinstance(text, list) else ""
+    if message.get("reasoning_content") or message.get("reasoning"):
+        # Thinking the server set apart: never part of the answer.
+        if not text.strip():
+            raise TransientError("the model sent only its reasoning and no answer (raise its max_tokens?)",
+                                 usage=Usage(calls=1))
+        text = text.lstrip("\n")
+    return text, data.get("usage"), choices[0].get("finish_reason")
+
+
+def usage_of(p: Panelist, raw: Any) -> Usage:
+    raw = raw if isinstance(raw, dict) else {}
+    prompt, completion = int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0)
+    details = raw.get("prompt_tokens_details")
+    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    cost = via_litellm.own_price(p, prompt, completion) if p.price is not None else None
+    return Usage(prompt_tokens=prompt, completion_tokens=completion, calls=1, cached_tokens=min(cached, prompt),
+                 cost=cost)
+
+
+def unreadable(detail: str) -> TransientError:
+    return TransientError(f"the provider's reply could not be read (not JSON, or not UTF-8): {detail[:200]}",
+                          usage=Usage(calls=1))
+
+
+class OpenAIHTTPProvider:
+    simulated = False
+
+    async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
+                       on_tokens: OnTokens | None = None) -> Completed:
+        import httpx
+
+        p = spec.panelist
+        where = mask_url(p.api_base or "")
+        body = request_body(p, spec, messages)
+        try:
+            async with httpx.AsyncClient(timeout=timeout, verify=tls()) as client:
+                if on_tokens is None:
+                    reply = await client.post(endpoint_url(p.api_base or ""), json=body, headers=headers_for(p))
+                    text, raw_usage, finish = self._read(reply)
+                    usage = usage_of(p, raw_usage)
+                else:
+                    text, usage, finish = await self._stream(client, p, body, where, on_tokens)
+        except httpx.TimeoutException:
+            raise TimeoutError("timed out") from None
+        except httpx.TransportError as exc:
+            fault = via_litellm.network_fault(exc, where)
+            raise TransientError(fault or f"the connection to {where} was lost: {type(exc).__name__}: {exc}") from None
+        return (text, usage) if finish in (None, "stop") else (text, usage, str(finish))
+
+    @staticmethod
+    def _read(reply: Any) -> tuple[str, Any, str | None]:
+        if reply.status_code != 200:
+            raise failure(reply.status_code, reply.content, reply.headers)
+        try:
+            data = json.loads(reply.content.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise unreadable(str(exc)) from None
+        return reply_of(data)
+
+    @staticmethod
+    async def _stream(client: Any, p: Panelist, body: dict[str, Any], where: str,
+                      on_tokens: OnTokens) -> tuple[str, Usage, str]:
+        """The reply streamed as server-sent events, with the checks the litellm provider makes of a stream's end."""
+        from .. import tokens
+
+        body = body | {"stream": True, "stream_options": {"include_usage": True}}
+        parts: list[str] = []
+        finish, raw_usage, events = None, None, 0
+        async with client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p)) as reply:
+            if reply.status_code != 200:
+                raise failure(reply.status_code, await reply.aread(), reply.headers)
+            async for line in reply.aiter_lines():
+                if not line.startswith("data:") or line[5:].strip() == "[DONE]":
+                    continue
+                try:
+                    chunk = json.loads(line[5:])
+                except ValueError as exc:
+                    raise unreadable(str(exc)) from None
+                events += 1
+                raw_usage = chunk.get("usage") or raw_usage
+                for choice in chunk.get("choices") or []:
+                    piece = (choice.get("delta") or {}).get("content")
+                    if piece:
+                        parts.append(piece)
+                        on_tokens(len(parts))
+                    finish = choice.get("finish_reason") or finish
+        if not events:
+            raise TransientError("the provider sent an empty stream", usage=Usage(calls=1))
+        text = "".join(parts)
+        usage = usage_of(p, raw_usage)
+        if not usage.prompt_tokens and not usage.completion_tokens:
+            prompt = sum(tokens.count(str(m.get("content") or "")) for m in body["messages"])
+            usage = usage_of(p, {"prompt_tokens": prompt, "completion_tokens": tokens.count(text)})
+        if not finish or not text.strip():
+            why = "ended before the reply was finished" if finish is None else "ended with no text"
+            raise TransientError(f"the stream {why} ({len(parts)} pieces arrived); asked again",
+                                 usage=Usage(prompt_tokens=usage.prompt_tokens,
+                                             completion_tokens=usage.completion_tokens, calls=1))
+        return text, usage, finish
+
+    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+        return via_litellm.own_price(p, prompt_tokens, completion_tokens) if p.price is not None else None
+
+    def missing_keys(self, panelists: list[Panelist]) -> list[str]:
+        return [f"{p.api_key_env} (for {p.id})" for p in panelists
+                if p.api_key_env and not os.environ.get(p.api_key_env)]
+
+    def warm_up(self) -> None:
+        import httpx  # noqa: F401  (a tenth of a second that must not eat into the first call's timeout)
+
+    def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
+        return via_litellm.LITELLM.diagnose(p, timeout)
+
+
+OPENAI_HTTP = OpenAIHTTPProvider()

@@ -1,0 +1,63 @@
+"""The light path to OpenAI-compatible servers: who takes it, that it never loads litellm, what it reports."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import fake_panel
+from discuss.domain import Panelist
+from discuss.providers import route
+from discuss.providers.litellm import LITELLM
+from discuss.providers.openai_http import OPENAI_HTTP, endpoint_url
+from discuss.store import discussions as store
+from fakeserver import Action
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+URL = "http://127.0.0.1:9/v1"
+
+
+@pytest.mark.parametrize("model,api_base,light", [
+    ("openai/llama3.1:8b", URL, True),  # ollama's names, llama.cpp's aliases: unknown to litellm
+    ("openai/Qwen/Qwen2.5-7B-Instruct", URL, True),
+    ("openai/gpt-4o-mini", URL, False),  # a model litellm prices, behind a proxy: litellm knows its ways
+    ("openai/o3-custom", URL, False),  # shaped like a reasoning model: litellm changes its parameters
+    ("openai/llama3.1:8b", None, False),  # no server of its own
+    ("anthropic/claude-sonnet-4-5", None, False),
+])
+def test_which_members_take_the_light_path(model, api_base, light):
+    assert route(Panelist("m", model, "M", api_base=api_base)) is (OPENAI_HTTP if light else LITELLM)
+
+
+def test_the_light_path_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("DISCUSS_CLIENT", "litellm")
+    assert route(Panelist("m", "openai/llama3.1:8b", "M", api_base=URL)) is LITELLM
+
+
+def test_the_servers_address_keeps_its_query():
+    assert endpoint_url("http://h:1/v1/?key=x") == "http://h:1/v1/chat/completions?key=x"
+    assert endpoint_url("http://h:1/v1") == "http://h:1/v1/chat/completions"
+
+
+def test_a_run_on_a_local_server_never_imports_litellm(project, fake):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 2}"))
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "discuss", "--root", str(project.root), "run",
+                           "swarm-power", "--panel", "fake", "-q"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "httpx" in imported and "litellm" not in imported and "openai" not in imported
+    assert store.load(project.folder).conclusion is not None  # and the discussion went to its end
+
+
+def test_a_servers_refusal_is_named_with_what_it_said(project, fake):
+    fake.script("beta", Action(status=404, text="model 'beta' not found, try pulling it first"))
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1").exit_code == 0
+    (failure,) = store.load(project.folder).rounds[0].failures
+    assert failure.error.startswith("NotFoundError: the server answered 404: model 'beta' not found, try pulling it first")
+    assert failure.attempts == 1  # final: not asked again
