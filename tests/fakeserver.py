@@ -225,6 +225,9 @@ class FakeLLM:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # A reply goes out in two writes (head, body); with Nagle's algorithm the body waits for the
+            # client's delayed ACK of the head, 40 ms a reply that no server of models adds.
+            disable_nagle_algorithm = True
 
             def do_POST(self):  # noqa: N802
                 length = int(self.headers.get("content-length") or 0)
@@ -301,7 +304,12 @@ class FakeLLM:
             def log_message(self, *args):
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            # socketserver's listen queue is 5: a sixth connection opened at once waits a second for its
+            # SYN to be sent again. Servers of models (uvicorn, ollama) queue hundreds.
+            request_queue_size = 128
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._server.handle_error = lambda request, address: None  # a killed client is no server error
         threading.Thread(target=self._server.serve_forever, daemon=True).start()

@@ -235,8 +235,7 @@ def _grounded(q, d):
 
 def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=False, to_stderr=False,
              stream=None) -> None:
-    import asyncio
-
+    from . import providers
     from .actions import ready
     from .listing import money
     from .prepare import check_ready, gateway_for
@@ -267,7 +266,7 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens,
                                 folder=q.folder), prompts,
                     on_round=None if quiet else progress.line)
-    d = asyncio.run(runner.run(r.asked, d, plan))
+    d = providers.run(runner.run(r.asked, d, plan))
     if quiet and to_stderr:
         return  # `ask -q`: the result on stdout and nothing else
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
@@ -277,16 +276,16 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
 
 
 def _print_estimate(q, d, plan, prompts) -> None:
-    import asyncio
     from collections import Counter
 
+    from . import providers
     from .domain import Usage
     from .dry_run import estimate_run
     from .listing import money
     from .protocols import get_protocol
     from .runner import Runner
 
-    usage, calls, unpriced, reasks = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, plan))
+    usage, calls, unpriced, reasks = providers.run(estimate_run(lambda g: Runner(g, prompts), q, d, plan))
     tasks = ", ".join(f"{n} {task}" for task, n in Counter(t for _, t, _ in calls).items())
     s = d.settings
     typer.echo(f"{q.slug}: estimate of this run ({d.protocol}, panel {d.panel.name}), an upper bound")
@@ -309,8 +308,7 @@ def _print_estimate(q, d, plan, prompts) -> None:
 
 
 def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False) -> None:
-    import asyncio
-
+    from . import providers
     from .batch import parse_shard, run_many, select
     from .prepare import check_ready, prepare
 
@@ -335,7 +333,7 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
         typer.echo("no open discussion to run")
         return
     typer.echo(f"running {len(prepared)} discussion(s), {concurrency} at a time", err=True)
-    outcomes = asyncio.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
+    outcomes = providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
     failed = [slug for slug, outcome in outcomes.items() if outcome.startswith("failed")]
     elsewhere = [slug for slug, outcome in outcomes.items() if outcome.startswith("running elsewhere")]
     ran = len(outcomes) - len(failed) - len(elsewhere)
@@ -494,8 +492,7 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
 
 def _estimate_all(prepared) -> None:
     """The whole batch priced, a line per discussion and the sum: an upper bound, nothing written."""
-    import asyncio
-
+    from . import providers
     from .domain import Usage
     from .dry_run import estimate_run
     from .listing import money, table
@@ -503,7 +500,7 @@ def _estimate_all(prepared) -> None:
 
     prompts, total, rows = prompts_for(root()), Usage(), []
     for q, d in prepared:
-        usage, _, _, _ = asyncio.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
+        usage, _, _, _ = providers.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
         total.add(usage)
         rows.append([q.slug, d.protocol, str(usage.calls), str(usage.total_tokens), money(usage.cost)])
     typer.echo(table(["question", "protocol", "calls", "tokens", "cost"], rows) if rows else "no open discussion")
@@ -545,10 +542,10 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
                                             "them."),
            as_json: bool = typer.Option(False, "--json", help="The report as JSON.")):
     """Run a question N times, independently, and report how stable its outcome is."""
-    import asyncio
     import json
     from dataclasses import replace
 
+    from . import providers
     from .batch import run_many
     from .prepare import Options, check_ready, prepare
     from .store import discussions as store
@@ -573,7 +570,7 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
                 return _estimate_all(prepared)
             for _, d in prepared:
                 check_ready(d, root())
-            asyncio.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
+            providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
     found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=_trial_number)
     loaded = [d for d in (store.load(p) for p in found) if d is not None]
     if not loaded:

@@ -7,6 +7,7 @@ the files say what is done.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
@@ -14,14 +15,14 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from . import budget
+from . import budget, tokens
 from .calls import CallResult
 from .domain import Discussion, Panel, Question, Settings
 from .errors import InputError, WaitingForPeople
 from .gateway import Gateway
 from .prompting import Prompts
 from .protocols import DEFAULT, get_protocol
-from .protocols.base import Context, Plan, Step, Unusable, finish, next_step, open_round
+from .protocols.base import Context, Plan, Protocol, Step, Unusable, finish, next_step, open_round
 from .store import discussions as store
 from .store.files import DiscussionLock
 from .store.layout import Layout
@@ -43,6 +44,45 @@ def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str
     )
 
 
+class Saving:
+    """When a run writes its state: a finished call within `WINDOW`, the rest before money is spent again.
+
+    A paid reply must reach the disk at once; the replies of a phase arrive
+    within milliseconds of one another, and a save each (10 ms apiece for
+    ten panelists' ballots) held the next phase back, as did a save after
+    every step that only tallies or closes a round (a rerun redoes those).
+    So results are written together, and other changes once, before the
+    next phase's requests go out and when the run ends, however it ends.
+    """
+
+    WINDOW = 0.01  # seconds
+
+    def __init__(self, d: Discussion, write: Callable[[int, bool], None]):
+        self.d = d
+        self.write = write  # given the first round to write and whether discussion.yaml is to be written too
+        self.since: int | None = None  # None: all on disk; else the first round that changed since
+        self.index = False
+        self.timer: asyncio.TimerHandle | None = None
+
+    def result(self, index: bool) -> None:
+        self.changed(index)
+        if self.timer is None:
+            self.timer = asyncio.get_running_loop().call_later(self.WINDOW, self.flush)
+
+    def changed(self, index: bool = True) -> None:
+        """The newest round (or the index) changed: a round that closes is written before the next begins."""
+        self.since = min(self.since or len(self.d.rounds), len(self.d.rounds))
+        self.index = self.index or index
+
+    def flush(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.since is not None:
+            since, index, self.since, self.index = self.since, self.index, None, False
+            self.write(since, index)
+
+
 class Runner:
     def __init__(self, gateway: Gateway, prompts: Prompts, clock: Callable[[], str] = utc_now,
                  on_round: Callable[[str], None] | None = None):
@@ -62,51 +102,56 @@ class Runner:
         # Finishing a round left open by an interrupted run counts as one of its rounds.
         ctx = Context(q, self.prompts.scoped(protocol), self.clock, plan, rounds_started=int(open_round(d) is not None))
         lock = contextlib.nullcontext() if dry else DiscussionLock(folder)
+        tokens.preload()  # prompts after the first phase cut texts by tokens
         with lock:
             d.waiting_for = []  # asked again below: who is still awaited is found afresh
             if not dry:
                 store.save(d, folder)
             # After that, only the round being worked on (and the index) can change.
-            def save(index: bool = True) -> None:
-                if not dry:
-                    store.save(d, folder, from_round=len(d.rounds), index=index)
-
-            while (step := next_step(protocol, d, ctx)) is not None:
-                if step.specs and (stop := self._over_budget(d, step)):
-                    self.say(f"budget: the next phase would pass the {stop['limit']} limit; stopping")
-                    d.budget_stop = stop
-                    if step.final:
-                        finish(d, self.clock())
-                    else:
-                        d.termination_reason = "budget"
-                    save()
-                    continue
-                if step.label:
-                    self.say(step.label)
-                if step.specs:
-                    waiting: list[tuple[str, str]] = []  # (person, what to fill in)
-                    await self.gateway.run_phase(step.specs, partial(self._fold, d, step, save, waiting))
-                    if waiting:  # all else of the phase is saved; the person's call is asked again next run
-                        d.waiting_for = sorted({person for person, _ in waiting})
-                        save()
-                        raise WaitingForPeople("fill in " + "; ".join(sorted(form for _, form in waiting))
-                                               + " (discuss reply / discuss vote QUESTION --as ID), then run "
-                                               "again")
-                try:
-                    if step.after and (line := step.after()):
-                        self.say(line)
-                except Unusable as exc:
-                    # A model that cannot give a usable reply decides nothing, now or on a rerun: end honestly.
-                    self.say(f"{exc}; the discussion is closed")
-                    d.termination_reason = "no-valid-replies"
-                    finish(d, self.clock())
-                save()
+            saving = Saving(d, lambda since, index: None if dry else
+                            store.save(d, folder, from_round=since, index=index))
+            try:
+                await self._steps(protocol, d, ctx, saving)
+            finally:
+                saving.flush()
         return d
 
+    async def _steps(self, protocol: Protocol, d: Discussion, ctx: Context, saving: Saving) -> None:
+        while (step := next_step(protocol, d, ctx)) is not None:
+            if step.specs and (stop := self._over_budget(d, step)):
+                self.say(f"budget: the next phase would pass the {stop['limit']} limit; stopping")
+                d.budget_stop = stop
+                if step.final:
+                    finish(d, self.clock())
+                else:
+                    d.termination_reason = "budget"
+                saving.changed()
+                continue
+            if step.label:
+                self.say(step.label)
+            if step.specs:
+                saving.flush()  # what the run knows is on disk before it spends again
+                waiting: list[tuple[str, str]] = []  # (person, what to fill in)
+                await self.gateway.run_phase(step.specs, partial(self._fold, d, step, saving, waiting))
+                if waiting:  # all else of the phase is saved; the person's call is asked again next run
+                    d.waiting_for = sorted({person for person, _ in waiting})
+                    saving.changed()
+                    raise WaitingForPeople("fill in " + "; ".join(sorted(form for _, form in waiting))
+                                           + " (discuss reply / discuss vote QUESTION --as ID), then run again")
+            try:
+                if step.after and (line := step.after()):
+                    self.say(line)
+            except Unusable as exc:
+                # A model that cannot give a usable reply decides nothing, now or on a rerun: end honestly.
+                self.say(f"{exc}; the discussion is closed")
+                d.termination_reason = "no-valid-replies"
+                finish(d, self.clock())
+            saving.changed()
+
     @staticmethod
-    def _fold(d: Discussion, step: Step, save: Callable[..., None], waiting: list[tuple[str, str]],
+    def _fold(d: Discussion, step: Step, saving: Saving, waiting: list[tuple[str, str]],
               result: CallResult) -> None:
-        """A finished call into the state, saved at once; a failure is in the index, so that is written too."""
+        """A finished call into the state, saved within moments; a failure is in the index, so that is written too."""
         if result.waiting:
             waiting.append((result.spec.panelist.id, result.waiting))
             return
@@ -114,7 +159,7 @@ class Runner:
             step.apply(result)
         if d.rounds:
             d.rounds[-1].settle(d.panel.ids)
-        save(index=not result.ok)
+        saving.result(index=not result.ok)
 
     def _over_budget(self, d: Discussion, step) -> dict | None:
         if not budget.limited(d.settings):

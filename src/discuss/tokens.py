@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from functools import cache
 from importlib.util import find_spec
 from typing import Any
@@ -23,8 +24,21 @@ MARGIN = 1.25  # over cl100k, for tokenizers that split more finely
 CL100K_FILE = "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"  # tiktoken's cache name for cl100k_base
 
 
-@cache
+LOADING = threading.Lock()  # a second caller waits for the first load rather than loading again
+
+
+def preload() -> None:
+    """Load the tokenizer in the background (0.3 s), while a run's first requests are out."""
+    threading.Thread(target=encoding, daemon=True).start()
+
+
 def encoding() -> Any | None:
+    with LOADING:
+        return loaded()
+
+
+@cache
+def loaded() -> Any | None:
     """cl100k from the copy litellm ships, or None (no tiktoken, no copy): never from the network."""
     try:
         found = find_spec("litellm")

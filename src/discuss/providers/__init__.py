@@ -10,11 +10,16 @@ knows none of them by name.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ..domain import SCRIPTED_PREFIX, Panelist
 from ..errors import InputError
 from .base import Completed, Diagnosis, Local, OnTokens, Provider, TransientError, Waiting
+
+T = TypeVar("T")
 
 __all__ = ["Completed", "Diagnosis", "Local", "OnTokens", "Provider", "TransientError", "Waiting", "route"]
 
@@ -42,6 +47,19 @@ def route(p: Panelist, scripts: Path | None = None, people: Provider | None = No
     from .litellm import LITELLM, LITELLM_UNMARKED
 
     return LITELLM if mark_cache else LITELLM_UNMARKED
+
+
+def run(work: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(work)`, closing on the way out the connections its calls kept open."""
+    from .openai_http import close_pool
+
+    async def whole() -> T:
+        try:
+            return await work
+        finally:
+            await close_pool()
+
+    return asyncio.run(whole())
 
 
 def price(p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:

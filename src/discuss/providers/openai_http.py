@@ -15,10 +15,12 @@ parameters and prices; `DISCUSS_CLIENT=litellm` sends every call there.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import ssl
+import weakref
 from functools import cache
 from importlib.util import find_spec
 from typing import Any
@@ -42,20 +44,23 @@ def serves(p: Panelist) -> bool:
     return not REASONING_NAMES.match(name) and not known_to_litellm(p.model)
 
 
-@cache
 def known_to_litellm(model: str) -> bool:
-    """Whether litellm's price table (the copy it ships, which it reads offline) lists `model`."""
+    """Whether litellm's price table lists `model`, with or without its `openai/`."""
+    return bool({model, model.removeprefix(PREFIX)} & litellm_models())
+
+
+@cache
+def litellm_models() -> frozenset[str]:
+    """The models of litellm's price table (the copy it ships, which it reads offline): its top-level keys."""
     found = find_spec("litellm")
     if found is None or not found.submodule_search_locations:
-        return False
+        return frozenset()
     path = os.path.join(list(found.submodule_search_locations)[0], "model_prices_and_context_window_backup.json")
     try:
         with open(path, encoding="utf-8") as f:
-            table = f.read()
-    except OSError:
-        return False
-    name = model[len(PREFIX):] if model.startswith(PREFIX) else model
-    return any(json.dumps(key) + ": {" in table for key in (model, name))
+            return frozenset(json.load(f))  # 30 ms, once; the table itself is not kept
+    except (OSError, ValueError):
+        return frozenset()
 
 
 class ServerError(Exception):
@@ -98,10 +103,27 @@ def failure(status: int, body: bytes, headers: Any) -> Exception:
     return error_class(status)(status, said)
 
 
-@cache
-def tls() -> ssl.SSLContext:
-    # Built once: httpx builds one per client otherwise, milliseconds of CPU on the event loop per call.
-    return ssl.create_default_context()
+# One pool of kept-alive connections per event loop: a new connection per call costs a handshake (TLS for a
+# remote server), and ten opened at once overflow a small server's listen queue (a second's wait to retry).
+POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+
+def pool() -> Any:
+    """This event loop's HTTP client, made on its first call."""
+    import httpx
+
+    loop = asyncio.get_running_loop()
+    if (client := POOLS.get(loop)) is None or client.is_closed:
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
+        client = POOLS[loop] = httpx.AsyncClient(verify=ssl.create_default_context(), limits=limits)
+    return client
+
+
+async def close_pool() -> None:
+    """Close this event loop's connections, if a call opened any."""
+    client = POOLS.pop(asyncio.get_running_loop(), None)
+    if client is not None:
+        await client.aclose()
 
 
 def endpoint_url(api_base: str) -> str:
@@ -171,14 +193,15 @@ class OpenAIHTTPProvider:
         p = spec.panelist
         where = mask_url(p.api_base or "")
         body = request_body(p, spec, messages)
+        client = pool()
         try:
-            async with httpx.AsyncClient(timeout=timeout, verify=tls()) as client:
-                if on_tokens is None:
-                    reply = await client.post(endpoint_url(p.api_base or ""), json=body, headers=headers_for(p))
-                    text, raw_usage, finish = self._read(reply)
-                    usage = usage_of(p, raw_usage)
-                else:
-                    text, usage, finish = await self._stream(client, p, body, where, on_tokens)
+            if on_tokens is None:
+                reply = await client.post(endpoint_url(p.api_base or ""), json=body, headers=headers_for(p),
+                                          timeout=timeout)
+                text, raw_usage, finish = self._read(reply)
+                usage = usage_of(p, raw_usage)
+            else:
+                text, usage, finish = await self._stream(client, p, body, timeout, where, on_tokens)
         except httpx.TimeoutException:
             raise TimeoutError("timed out") from None
         except httpx.TransportError as exc:
@@ -197,7 +220,7 @@ class OpenAIHTTPProvider:
         return reply_of(data)
 
     @staticmethod
-    async def _stream(client: Any, p: Panelist, body: dict[str, Any], where: str,
+    async def _stream(client: Any, p: Panelist, body: dict[str, Any], timeout: float, where: str,
                       on_tokens: OnTokens) -> tuple[str, Usage, str]:
         """The reply streamed as server-sent events, with the checks the litellm provider makes of a stream's end."""
         from .. import tokens
@@ -205,7 +228,8 @@ class OpenAIHTTPProvider:
         body = body | {"stream": True, "stream_options": {"include_usage": True}}
         parts: list[str] = []
         finish, raw_usage, events = None, None, 0
-        async with client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p)) as reply:
+        async with client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p),
+                                 timeout=timeout) as reply:
             if reply.status_code != 200:
                 raise failure(reply.status_code, await reply.aread(), reply.headers)
             async for line in reply.aiter_lines():
