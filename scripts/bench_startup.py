@@ -1,9 +1,9 @@
-"""Start-up: `discuss --help`, `discuss panels` and `discuss status` over 200 and 1,000 discussions, against importing litellm.
+"""Start-up of `discuss --help`, `panels`, `doctor --panel offline`, and `status` over 200 and 1,000 discussions.
 
 Each command runs as a fresh process (`python -m discuss`, as the installed
 command runs) several times; the medians are reported as fractions of
 `python -c "import litellm"` measured in the same run. Targets: --help at
-most 0.10, status at most 0.05. Usage: python scripts/bench_startup.py [--runs 5]
+most 0.10, panels 0.10, doctor 0.15, status 0.05. Usage: python scripts/bench_startup.py [--runs 5]
 """
 
 from __future__ import annotations
@@ -62,9 +62,11 @@ def main() -> None:
         (hosted / "discussions").mkdir(parents=True)
         (hosted / "discussions" / "panels.yaml").write_text(
             "panels:\n  default:\n    members: [anthropic/claude-opus-4-6, gemini/gemini-3-pro-preview, "
-            "openai/gpt-5.2]\n")
+            "openai/gpt-5.2]\n  offline:\n    members: [offline/pragmatist, offline/skeptic, offline/visionary]\n")
         panels = timed([*discuss, "panels"], hosted, args.runs)
         print(f"discuss panels (three hosted members) {panels:.2f}s: {panels / litellm:.3f} of it (target <= 0.10)")
+        doctor = timed([*discuss, "doctor", "--panel", "offline"], hosted, args.runs)
+        print(f"discuss doctor --panel offline {doctor:.2f}s: {doctor / litellm:.3f} of it (target <= 0.15)")
         for count in args.discussions:
             root = Path(tmp) / str(count)
             generate(root, count)

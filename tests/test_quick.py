@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from discuss import quick
 from discuss.store import yamlio
@@ -98,3 +100,51 @@ def test_status_imports_nothing_it_does_not_use(archive):
             "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "swarm-power" in done.stdout and done.stdout.rstrip().endswith("[]"), done.stdout[-500:]
+
+
+PIECES = ["word", "yes please", "No", "on", "null", "True", "~", "1", "0x1", "2026-11-24", ".inf", "é", "日本",
+          "x_y-z", "A.B", ": ", ":", " #", "#", "[", "]", ", ", ",", "{", "}", "'", '"', " ", "  ", "\t", "\r",
+          "\x0c", "\x85", "\u2028", "\ufeff", "\ufffe", "-", "?", "!", "&a", "*a", "%", "@", "`", "|", ">"]
+KEYS = ["title", "slug", "tags", "on", "No", "y", "2", "a b", "_x", "É"]
+LINE = st.tuples(st.sampled_from(KEYS), st.sampled_from([": ", ":", " : ", ":  "]),
+                 st.lists(st.sampled_from(PIECES), max_size=5)).map(lambda t: t[0] + t[1] + "".join(t[2]))
+
+
+@settings(max_examples=600)
+@given(st.lists(LINE, max_size=4).map("\n".join))
+def test_the_front_matter_reader_never_disagrees_with_libyaml(block):
+    import yaml
+
+    fast = quick.plain_front_matter(block)
+    if fast is None:
+        return  # libyaml reads it
+    assert fast == (yaml.load(block, Loader=yaml.CSafeLoader) or {})
+
+
+def test_every_short_line_is_read_as_libyaml_reads_it():
+    """Each value of up to two tricky pieces between words, and each key and separator, tried exhaustively."""
+    import itertools
+
+    import yaml
+
+    def agree(block: str) -> bool:
+        fast = quick.plain_front_matter(block)
+        try:
+            slow = yaml.load(block, Loader=yaml.CSafeLoader)
+        except yaml.YAMLError:
+            slow = "an error"
+        return fast is None or fast == slow
+
+    values = ("".join(parts) for parts in itertools.product(["", "word", "é"], PIECES, PIECES, ["", "b"]))
+    assert [v for v in values if not agree("title: " + v)] == []
+    for key, sep, tail in itertools.product(KEYS, [": ", ":", " : ", ":  "], ["word", "[a, b]", "[]", "[a,]"]):
+        assert agree(key + sep + tail), key + sep + tail
+
+
+@pytest.mark.parametrize("block", ["title: Where should power go first?\nslug: swarm-power\ntags: [power, orbit]\n",
+                                   "title: It's Ann's [draft] & more\nquestionType: research\ntags: []\n",
+                                   "title: 日本語の質問\nslug: q-1\n"])
+def test_the_front_matter_people_write_is_read_line_by_line(block):
+    import yaml
+
+    assert quick.plain_front_matter(block) == yaml.load(block, Loader=yaml.CSafeLoader)

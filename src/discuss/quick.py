@@ -24,6 +24,7 @@ from .listing import STATUS_HEADER, status_json, status_row, table
 from .naming import is_safe_id
 from .store.layout import DISCUSSION_FILE, Layout, part_paths, question_files
 from .store.summary import Summary, from_data, from_head, is_legacy, quick_load
+from .store.yamlshape import MAX_BYTES
 
 SCALARS = (str, int, float, type(None))
 FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)  # the line that closes the front matter
@@ -52,7 +53,10 @@ def slug_of(path: Path) -> str | None:
     closing = FENCE.search(text, 4) if text.startswith("---\n") else None
     if closing is None:
         return None
-    meta = quick_load(text[4:closing.start()])
+    block = text[4:closing.start()]
+    meta = plain_front_matter(block)
+    if meta is None:
+        meta = quick_load(block)
     if not isinstance(meta, dict) or not isinstance(meta.get("title"), str) or not meta["title"]:
         return None
     # Only plain values, so this reader and the schema's cannot disagree about the file.
@@ -62,6 +66,43 @@ def slug_of(path: Path) -> str | None:
             return None
     slug = meta.get("slug") or path.stem
     return slug if isinstance(slug, str) and is_safe_id(slug) else None
+
+
+# Front matter as `discuss new` and most people write it: `key: words` and `key: [words, words]`, each
+# read here exactly as libyaml would (checked against it by a property test); anything else goes to libyaml.
+KEY = re.compile(r"[a-z][A-Za-z0-9_-]*")
+WORDS = r"[^\W\d][^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff:#{x}]*(?<=[^\s{x}])"
+VALUE = re.compile(WORDS.format(x=""))
+ITEM = re.compile(WORDS.format(x=r",\[\]{}"))
+YAML11_WORDS = {"yes", "no", "true", "false", "on", "off", "null", "y", "n"}  # read as true, false, null
+
+
+def _word(text: str, pattern: re.Pattern[str]) -> str | None:
+    return text if pattern.fullmatch(text) and text.lower() not in YAML11_WORDS else None
+
+
+def plain_front_matter(block: str) -> dict[str, Any] | None:
+    """The front matter read line by line, where every line is plain; None where libyaml must read it."""
+    if len(block) > MAX_BYTES:
+        return None  # the readers refuse it
+    meta: dict[str, Any] = {}
+    for line in block.split("\n"):  # YAML's line breaks; others are characters that send it to libyaml
+        if not line:
+            continue
+        key, sep, value = line.partition(": ")
+        if not sep or _word(key, KEY) is None:
+            return None
+        if value.startswith("[") and value.endswith("]"):
+            inside = value[1:-1].strip(" ")
+            items = [item.strip(" ") for item in inside.split(",")] if inside else []
+            if any(_word(item, ITEM) is None for item in items):
+                return None
+            meta[key] = items
+        elif (word := _word(value, VALUE)) is not None:
+            meta[key] = word
+        else:
+            return None
+    return meta
 
 
 class NeedsFullReader(Exception):
