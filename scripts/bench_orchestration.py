@@ -14,7 +14,9 @@ fixed latency. Printed, min / median / max over runs:
 - whole process over the latency sum: the above plus start-up and the
   files written after the last reply;
 - the idle gap between phases, and start-up (process start to first request).
-Usage: python scripts/bench_orchestration.py [--latency 0.3] [--runs 5]
+Each configuration runs through the light HTTP client and through litellm
+(`DISCUSS_CLIENT`), runs interleaved.
+Usage: python scripts/bench_orchestration.py [--latency 0.3] [--runs 5] [--clients http litellm]
 """
 
 from __future__ import annotations
@@ -45,13 +47,13 @@ def phases(log: list[dict]) -> list[tuple[float, float]]:
     return found
 
 
-def one_run(url: str, panelists: int, latency: float) -> dict[str, float]:
+def one_run(url: str, panelists: int, latency: float, client: str) -> dict[str, float]:
     with urllib.request.urlopen(url.replace("/v1", "/log")) as reply:
         before = len(json.load(reply)["requests"])
     with tempfile.TemporaryDirectory() as tmp:
         root = make_project(Path(tmp), url, panelists, settings="{retryBaseDelay: 0.01, maxRounds: 5, "
                                                                    "convergenceRounds: 99, timeoutSeconds: 60}")
-        env = {**os.environ, "BENCH_KEY": "bench", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        env = {**os.environ, "BENCH_KEY": "bench", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DISCUSS_CLIENT": client}
         began = time.time()
         subprocess.run([sys.executable, "-m", "discuss", "--root", str(root), "run", "q000", "--auto", "-q",
                         "--panel", "bench", "--yes"],
@@ -77,24 +79,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--clients", nargs="+", default=["http", "litellm"],
+                        help="how members on an OpenAI-compatible server are reached (DISCUSS_CLIENT)")
     args = parser.parse_args()
     server = subprocess.Popen([sys.executable, str(HERE.parent / "tests" / "fakeserver.py"), str(args.latency),
                                "CONTINUE"], stdout=subprocess.PIPE, text=True)
     try:
         url = server.stdout.readline().strip()
         for n in (3, 10):
-            runs = [one_run(url, n, args.latency) for _ in range(args.runs)]
-            spread = functools.partial(min_median_max, runs)
-
-            print(f"{n:2d} panelists, {runs[0]['phases']:.0f} phases at {args.latency}s, {args.runs} runs "
-                  "(min / median / max):")
-            print(f"  server span over the latency sum   {spread('span')}")
-            print(f"  whole process over the latency sum {spread('whole')}")
-            print(f"  idle between phases, mean (ms)     {spread('gap_ms', '{:.0f}')}; "
-                  f"longest {spread('max_gap_ms', '{:.0f}')}")
-            print(f"  outside the span (start-up, last writes) (s) {spread('outside_s', '{:.2f}')}")
+            by_client: dict[str, list[dict[str, float]]] = {c: [] for c in args.clients}
+            for _ in range(args.runs):
+                for client in args.clients:  # interleaved, so that the machine's load falls on each alike
+                    by_client[client].append(one_run(url, n, args.latency, client))
+            for client, runs in by_client.items():
+                report(n, client, runs, args)
     finally:
         server.terminate()
+
+
+def report(n: int, client: str, runs: list[dict[str, float]], args: argparse.Namespace) -> None:
+    spread = functools.partial(min_median_max, runs)
+
+    print(f"{n:2d} panelists through {client}, {runs[0]['phases']:.0f} phases at {args.latency}s, "
+          f"{args.runs} runs (min / median / max):")
+    print(f"  server span over the latency sum   {spread('span')}")
+    print(f"  whole process over the latency sum {spread('whole')}")
+    print(f"  idle between phases, mean (ms)     {spread('gap_ms', '{:.0f}')}; "
+          f"longest {spread('max_gap_ms', '{:.0f}')}")
+    print(f"  outside the span (start-up, last writes) (s) {spread('outside_s', '{:.2f}')}")
 
 
 if __name__ == "__main__":

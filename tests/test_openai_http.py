@@ -43,14 +43,17 @@ def test_the_servers_address_keeps_its_query():
     assert endpoint_url("http://h:1/v1") == "http://h:1/v1/chat/completions"
 
 
-def test_a_run_on_a_local_server_never_imports_litellm(project, fake):
+@pytest.mark.parametrize("protocol", ["vote", "council"])
+def test_a_run_on_a_local_server_never_imports_litellm(project, fake, protocol):
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 2}"))
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "discuss", "--root", str(project.root), "run",
-                           "swarm-power", "--panel", "fake", "-q"], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
+                           "swarm-power", "--panel", "fake", "--protocol", protocol, "-q"], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "httpx" in imported and "litellm" not in imported and "openai" not in imported
+    # The tokenizer (40 MB) is loaded for a protocol that cuts texts by tokens, and only for one.
+    assert ("tiktoken" in imported) == (protocol == "vote")
     assert store.load(project.folder).conclusion is not None  # and the discussion went to its end
 
 
@@ -61,3 +64,27 @@ def test_a_servers_refusal_is_named_with_what_it_said(project, fake):
     (failure,) = store.load(project.folder).rounds[0].failures
     assert failure.error.startswith("NotFoundError: the server answered 404: model 'beta' not found, try pulling it first")
     assert failure.attempts == 1  # final: not asked again
+
+
+@pytest.mark.parametrize("body", [b'data: 5\n\n', b'data: {"choices": "all"}\n\n',
+                                  b'data: {"choices": [{"delta": {"content": ["a"]}}]}\n\n',
+                                  b'data: {"choices": [{"delta": "x", "finish_reason": "stop"}]}\n\n'])
+def test_a_hostile_stream_is_a_failed_attempt_in_words(project, fake, body):
+    fake.script("alpha", *[Action(raw=body)] * 2)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, attempts: 2}"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "--stream")
+    assert result.exit_code == 0, result.output
+    (failure,) = store.load(project.folder).rounds[0].failures
+    assert failure.model_id == "alpha" and failure.attempts == 2  # asked again, then given up: never a crash
+    assert "could not be read" in failure.error or "empty stream" in failure.error, failure.error
+
+
+def test_a_reply_whose_usage_is_not_counts_is_counted_here(project, fake):
+    body = ('{"choices": [{"message": {"content": "Run the bus at 48 V."}, "finish_reason": "stop"}],'
+            ' "usage": {"prompt_tokens": "9e99", "completion_tokens": -5}}')
+    fake.script("alpha", Action(raw=body.encode()))
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "--no-stream").exit_code == 0
+    reply = store.load(project.folder).rounds[0].replies["alpha"]
+    assert reply.text == "Run the bus at 48 V."
+    assert reply.usage.prompt_tokens > 50 and 0 < reply.usage.completion_tokens <= 20  # never a free call

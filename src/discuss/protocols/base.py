@@ -84,6 +84,8 @@ class Protocol(ABC):
     conclusion_title: ClassVar[str] = "Conclusion"
     # True where rounds have winners (win rates and approval mean something).
     has_winners: ClassVar[bool] = False
+    # True where its prompts cut texts by tokens: the run loads the tokenizer while its first requests are out.
+    counts_tokens: ClassVar[bool] = False
     index_notes: ClassVar[tuple[str, ...]] = ()  # round notes kept in discussion.yaml, not a round.yaml
     # The site partial, "package:file": a template with macros `summary(view)` (above the rounds)
     # and `round(r, view)` (inside each round) for what only this protocol records.

@@ -156,6 +156,8 @@ def reply_of(data: Any) -> tuple[str, Any, str | None]:
     if not choices or not isinstance(choices[0], dict):
         raise ValueError("the provider sent a reply with no choices")
     message = choices[0].get("message") or {}
+    if not isinstance(message, dict):
+        raise ValueError("the provider sent a reply whose message is not an object")
     text = message.get("content") or ""
     if not isinstance(text, str):
         text = "".join(str(b.get("text") or "") for b in text if isinstance(b, dict)) if isinstance(text, list) else ""
@@ -168,14 +170,40 @@ def reply_of(data: Any) -> tuple[str, Any, str | None]:
     return text, data.get("usage"), choices[0].get("finish_reason")
 
 
-def usage_of(p: Panelist, raw: Any) -> Usage:
+def tally(value: Any) -> int:
+    """A count the server gave, where it is one (a hostile server may send anything)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**12 else 0
+
+
+def usage_of(p: Panelist, raw: Any, body: dict[str, Any], text: str) -> Usage:
+    """The call's usage as the server counted it; counted here where it sent none, so no call is free."""
     raw = raw if isinstance(raw, dict) else {}
-    prompt, completion = int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0)
+    prompt, completion = tally(raw.get("prompt_tokens")), tally(raw.get("completion_tokens"))
+    if not prompt and not completion:
+        from .. import tokens
+
+        prompt = sum(tokens.count(str(m.get("content") or "")) for m in body["messages"])
+        completion = tokens.count(text)
     details = raw.get("prompt_tokens_details")
-    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    cached = tally(details.get("cached_tokens")) if isinstance(details, dict) else 0
     cost = via_litellm.own_price(p, prompt, completion) if p.price is not None else None
     return Usage(prompt_tokens=prompt, completion_tokens=completion, calls=1, cached_tokens=min(cached, prompt),
                  cost=cost)
+
+
+def event_of(line: str) -> dict[str, Any]:
+    """One event of a stream, its choices checked down to their text; anything else is an unreadable reply."""
+    try:
+        chunk = json.loads(line[5:])
+    except ValueError as exc:
+        raise unreadable(str(exc)) from None
+    choices = chunk.get("choices") if isinstance(chunk, dict) else "none"
+    if not isinstance(choices, list | None) or not all(
+            isinstance(c, dict) and isinstance(c.get("delta") or {}, dict)
+            and isinstance((c.get("delta") or {}).get("content") or "", str)
+            and isinstance(c.get("finish_reason") or "", str) for c in choices or []):
+        raise unreadable(f"an event that is not a chat completion chunk: {line[5:80]!r}")
+    return {**chunk, "choices": choices or []}
 
 
 def unreadable(detail: str) -> TransientError:
@@ -199,7 +227,7 @@ class OpenAIHTTPProvider:
                 reply = await client.post(endpoint_url(p.api_base or ""), json=body, headers=headers_for(p),
                                           timeout=timeout)
                 text, raw_usage, finish = self._read(reply)
-                usage = usage_of(p, raw_usage)
+                usage = usage_of(p, raw_usage, body, text)
             else:
                 text, usage, finish = await self._stream(client, p, body, timeout, where, on_tokens)
         except httpx.TimeoutException:
@@ -223,8 +251,6 @@ class OpenAIHTTPProvider:
     async def _stream(client: Any, p: Panelist, body: dict[str, Any], timeout: float, where: str,
                       on_tokens: OnTokens) -> tuple[str, Usage, str]:
         """The reply streamed as server-sent events, with the checks the litellm provider makes of a stream's end."""
-        from .. import tokens
-
         body = body | {"stream": True, "stream_options": {"include_usage": True}}
         parts: list[str] = []
         finish, raw_usage, events = None, None, 0
@@ -235,13 +261,10 @@ class OpenAIHTTPProvider:
             async for line in reply.aiter_lines():
                 if not line.startswith("data:") or line[5:].strip() == "[DONE]":
                     continue
-                try:
-                    chunk = json.loads(line[5:])
-                except ValueError as exc:
-                    raise unreadable(str(exc)) from None
+                chunk = event_of(line)
                 events += 1
                 raw_usage = chunk.get("usage") or raw_usage
-                for choice in chunk.get("choices") or []:
+                for choice in chunk["choices"]:
                     piece = (choice.get("delta") or {}).get("content")
                     if piece:
                         parts.append(piece)
@@ -250,10 +273,7 @@ class OpenAIHTTPProvider:
         if not events:
             raise TransientError("the provider sent an empty stream", usage=Usage(calls=1))
         text = "".join(parts)
-        usage = usage_of(p, raw_usage)
-        if not usage.prompt_tokens and not usage.completion_tokens:
-            prompt = sum(tokens.count(str(m.get("content") or "")) for m in body["messages"])
-            usage = usage_of(p, {"prompt_tokens": prompt, "completion_tokens": tokens.count(text)})
+        usage = usage_of(p, raw_usage, body, text)
         if not finish or not text.strip():
             why = "ended before the reply was finished" if finish is None else "ended with no text"
             raise TransientError(f"the stream {why} ({len(parts)} pieces arrived); asked again",

@@ -238,6 +238,7 @@ class VoteProtocol(Protocol):
     summary = "answer, vote anonymously on each other's answers, repeat until a stopping rule fires"
     conclusion_title = "Conclusion"
     has_winners = True
+    counts_tokens = True  # ballots and the thread cut answers to a share of the context
     index_notes = ("convergence", "ballotCut")
     dyson_shape = True  # Dyson's tool is this protocol
     partial = "discuss.protocols.vote:site.html.j2"
