@@ -209,9 +209,13 @@ def test_from_disk_the_navigation_and_search_work(demo_site, page):
     page.open((demo_site / "index.html").as_uri())
     page.eval("document.querySelector('a.md-nav__link[href$=\"discussions.html\"]').click()")
     page.wait_for("location.pathname.endsWith('/discussions.html') && !!document.querySelector('.discuss-index')")
-    page.eval("""(() => { const box = document.querySelector('.md-search__input');
-        box.value = 'Second'; box.dispatchEvent(new Event('input', {bubbles: true})); box.focus(); })()""")
-    page.wait_for("document.querySelectorAll('.md-search-result__item').length > 0")
+    # Typed again each second until results show: a query typed before the search index is loaded (a busy
+    # machine) is dropped.
+    page.wait_for("""(() => { if (document.querySelectorAll('.md-search-result__item').length > 0) return true;
+        if (Date.now() - (window.typedAt || 0) < 1000) return false;
+        window.typedAt = Date.now();
+        const box = document.querySelector('.md-search__input');
+        box.value = 'Second'; box.dispatchEvent(new Event('input', {bubbles: true})); box.focus(); return false; })()""")
     assert page.errors == []
 
 

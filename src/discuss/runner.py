@@ -70,8 +70,9 @@ class Saving:
             self.timer = asyncio.get_running_loop().call_later(self.WINDOW, self.flush)
 
     def changed(self, index: bool = True) -> None:
-        """The newest round (or the index) changed: a round that closes is written before the next begins."""
-        self.since = min(self.since or len(self.d.rounds), len(self.d.rounds))
+        """The newest round changed, and the index unless told not: kept until the next flush."""
+        newest = len(self.d.rounds)
+        self.since = newest if self.since is None else min(self.since, newest)
         self.index = self.index or index
 
     def flush(self) -> None:

@@ -2,10 +2,11 @@
 
 A provider turns a `CallSpec` into text and usage. `litellm` reaches real
 models (and is the only module that imports litellm); `openai_http` reaches
-OpenAI-compatible servers of models litellm does not know, without it; `offline` plays the
-simulated panel; `scripted` follows a script per panelist; `estimator`
-answers with worst-case stand-ins to price a run. The gateway asks `route(panelist)` for the provider of each call and
-knows none of them by name.
+OpenAI-compatible servers of models litellm does not know, without it;
+`offline` plays the simulated panel; `scripted` follows a script per
+panelist; `estimator` answers with worst-case stand-ins to price a run. The
+gateway asks `route(panelist)` for the provider of each call and knows none
+of them by name.
 """
 
 from __future__ import annotations
