@@ -443,9 +443,9 @@ def _latest() -> Question:
 
 
 def rescore_spec(wanted: str) -> tuple[str, list[str]]:
-    """`selfVoteWeight=0,0.5,1` as (setting, values); a bare list of values is of selfVoteWeight."""
+    """`selfVoteWeight=0,0.5,1` as (setting, values); a bare list of values gives no setting (the protocol's own)."""
     setting, _, listed = wanted.rpartition("=")
-    return setting.strip() or "selfVoteWeight", [v.strip() for v in listed.split(",") if v.strip()]
+    return setting.strip(), [v.strip() for v in listed.split(",") if v.strip()]
 
 
 def _rescore(d: Discussion, wanted: str, as_json: bool) -> None:
@@ -457,7 +457,7 @@ def _rescore(d: Discussion, wanted: str, as_json: bool) -> None:
     except InputError as exc:
         raise InputError(f"--rescore {wanted!r}: {exc}") from None
     if found is None:
-        raise InputError(f"--rescore: the {d.protocol} protocol cannot re-score {setting}")
+        raise InputError(f"--rescore: the {d.protocol} protocol cannot re-score {setting or wanted}")
     if as_json:
         import json
 
@@ -675,15 +675,14 @@ def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or 
         if done is not None:
             found.append({"path": x.path, "questionSlug": x.d.question_slug, "variants": done[0]})
     if not found:
-        raise InputError(f"no discussion here can be re-scored by {setting}")
+        raise InputError(f"no discussion here can be re-scored by {setting or spec}")
     if as_json:
         typer.echo(json.dumps(found, indent=2))
         return
     for i, value in enumerate(found[0]["variants"]):
         rounds = sum(len(f["variants"][i]["winners"]) for f in found)
         changed = [f for f in found if f["variants"][i]["changed"]]
-        which = f"tieRule {value['tieRule']}" if setting == "tieRule" else f"selfVoteWeight {value['selfVoteWeight']:g}"
-        typer.echo(f"{which}: {sum(len(f['variants'][i]['changed']) for f in changed)} of {rounds} round winner(s) "
+        typer.echo(f"{value['label']}: {sum(len(f['variants'][i]['changed']) for f in changed)} of {rounds} round winner(s) "
                    f"change, in {len(changed)} of {len(found)} discussion(s)"
                    + "".join(f"\n  {f['path']}: round(s) {', '.join(map(str, f['variants'][i]['changed']))}"
                              for f in changed))

@@ -199,7 +199,8 @@ class Protocol(ABC):
         return {}
 
     def rescore(self, d: Discussion, setting: str, values: list[str]) -> tuple[list[Any], list[str]] | None:
-        """The outcome re-computed under other values of `setting`, as given (data, lines); None if it cannot.
+        """The outcome re-computed under other values of `setting` (empty: the one it re-scores by default),
+        as given (data, lines); None if it cannot.
 
         InputError for values the setting cannot take."""
         return None

@@ -150,6 +150,13 @@ def response_format(litellm: Any | None, p: Panelist, spec: CallSpec) -> dict[st
     return {"type": "json_schema", "json_schema": {"name": spec.task, "schema": schema}}
 
 
+def member_options(p: Panelist, spec: CallSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the member's options with the call's `max_tokens`, lowered to its own cap if it sets one; the
+    defaults of its discussion, such as Dyson's temperature, that its options leave unset)."""
+    cap = min(spec.max_tokens, int(p.options["max_tokens"])) if "max_tokens" in p.options else spec.max_tokens
+    return {**p.options, "max_tokens": cap}, {k: v for k, v in p.defaults.items() if k not in p.options}
+
+
 def one_of(names: list[str]) -> list[str]:
     """The variables to ask a user for: one of each set of alternatives, every other as litellm lists it."""
     chosen = ALTERNATIVES.get(frozenset(names))
@@ -231,11 +238,8 @@ class LitellmProvider:
         litellm = load()
         p = spec.panelist
         sent = cache_marked(p, spec, messages) if self.mark_cache else messages
-        kwargs: dict[str, Any] = {"model": p.model, "messages": sent, "timeout": timeout,
-                                  "max_retries": 0, "max_tokens": spec.max_tokens}
-        kwargs |= {k: v for k, v in p.options.items() if k != "max_tokens"}
-        if "max_tokens" in p.options:  # the member's own cap, where it is lower
-            kwargs["max_tokens"] = min(spec.max_tokens, int(p.options["max_tokens"]))
+        options, defaults = member_options(p, spec)
+        kwargs: dict[str, Any] = {"model": p.model, "messages": sent, "timeout": timeout, "max_retries": 0, **options}
         if (form := response_format(litellm, p, spec)) is not None:
             kwargs["response_format"] = form
         if p.api_base:
@@ -245,7 +249,6 @@ class LitellmProvider:
             kwargs["api_key"] = key
         elif p.api_base:
             kwargs["api_key"] = "not-needed"  # local servers often take no key
-        defaults = {k: v for k, v in p.defaults.items() if k not in p.options}
         try:
             try:
                 response, finish = await self._send(litellm, kwargs | defaults, on_tokens)

@@ -134,15 +134,12 @@ def endpoint_url(api_base: str) -> str:
 
 def request_body(p: Panelist, spec: CallSpec, messages: list[dict[str, Any]]) -> dict[str, Any]:
     """What litellm sends an OpenAI-compatible server for this call: options, `extra_body` merged in."""
-    body: dict[str, Any] = {"model": p.model[len(PREFIX):], "messages": messages, "max_tokens": spec.max_tokens}
-    options = {k: v for k, v in p.options.items() if k not in ("max_tokens", "extra_body")}
-    body |= {k: v for k, v in p.defaults.items() if k not in p.options} | options
-    if "max_tokens" in p.options:  # the member's own cap, where it is lower
-        body["max_tokens"] = min(spec.max_tokens, int(p.options["max_tokens"]))
+    options, defaults = via_litellm.member_options(p, spec)
+    extra = options.pop("extra_body", None) or {}
+    body: dict[str, Any] = {"model": p.model[len(PREFIX):], "messages": messages, **defaults, **options}
     if (form := via_litellm.response_format(None, p, spec)) is not None:
         body["response_format"] = form
-    body |= p.options.get("extra_body") or {}
-    return body
+    return body | extra
 
 
 def headers_for(p: Panelist) -> dict[str, str]:

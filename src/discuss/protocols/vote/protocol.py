@@ -359,6 +359,7 @@ class VoteProtocol(Protocol):
         from ...errors import InputError
         from .rescore import TIE_RULES, lines, rescore
 
+        setting = setting or "selfVoteWeight"  # a bare list of values
         if setting == "tieRule":
             if not values or not set(values) <= set(TIE_RULES):
                 raise InputError(f"tieRule: give one or more of {', '.join(TIE_RULES)}, e.g. tieRule=fair,list-order")

@@ -60,7 +60,8 @@ def rescore(d: Discussion, weights: list[float], tie_rules: list[str] | None = N
     for weight, rule in variants:
         rounds = [_retallied(d, r, weight, rule) for r in done]
         winners = [ballot_box(r).winner_id for r in rounds]
-        out.append({"selfVoteWeight": weight, "tieRule": rule, "winners": winners,
+        label = f"tieRule {rule}" if tie_rules else f"selfVoteWeight {weight:g}"
+        out.append({"label": label, "selfVoteWeight": weight, "tieRule": rule, "winners": winners,
                     "changed": [r.number for r, was, now in zip(done, recorded, winners, strict=True) if was != now],
                     "stop": _stop(d, rounds, weight)})
     return out
