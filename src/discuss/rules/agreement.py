@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import combinations
 
 CONSENSUS, CONTESTED = "consensus", "contested"
@@ -29,6 +30,7 @@ were what when where which while who whom why will with would you your yours
 SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
 
 
+@lru_cache(maxsize=65536)  # words repeat: an archive's study tables stemmed the same words a million times
 def stem(word: str) -> str:
     for suffix in SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -46,9 +48,13 @@ def cosine(a: dict[str, float], b: dict[str, float]) -> float:
     return dot / norm if norm else 0.0
 
 
+@lru_cache(maxsize=256)  # a round's every pair reads each answer again
+def weighted_terms(text: str) -> dict[str, float]:
+    return {k: 1.0 + math.log(n) for k, n in terms(text).items()}
+
+
 def lexical_similarity(a: str, b: str) -> float:
-    weigh = lambda c: {k: 1.0 + math.log(n) for k, n in c.items()}  # noqa: E731
-    return cosine(weigh(terms(a)), weigh(terms(b)))
+    return cosine(weighted_terms(a), weighted_terms(b))
 
 
 def pairwise(texts: Sequence[str], similarity: Callable[[str, str], float] = lexical_similarity) -> list[float]:
