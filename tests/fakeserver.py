@@ -296,6 +296,9 @@ class FakeLLM:
                     self.send_response(200)
                     self.send_header("content-type", "text/event-stream")
                     self.send_header("content-length", str(len(data)))
+                    # Said, as a server that closes must: a client that is not told may send its next request
+                    # down this connection as it closes, and lose it.
+                    self.send_header("connection", "close")
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):

@@ -105,6 +105,9 @@ def failure(status: int, body: bytes, headers: Any) -> Exception:
 
 # One pool of kept-alive connections per event loop: a new connection per call costs a handshake (TLS for a
 # remote server), and ten opened at once overflow a small server's listen queue (a second's wait to retry).
+# A connection idle this long is closed by us first: servers of models close theirs after 5 s (uvicorn,
+# cpp-httplib), and a request sent as the server closes is lost with nothing said.
+KEEPALIVE_SECONDS = 2.0
 POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
 
@@ -114,7 +117,7 @@ def pool() -> Any:
 
     loop = asyncio.get_running_loop()
     if (client := POOLS.get(loop)) is None or client.is_closed:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64, keepalive_expiry=KEEPALIVE_SECONDS)
         client = POOLS[loop] = httpx.AsyncClient(verify=ssl.create_default_context(), limits=limits)
     return client
 
