@@ -147,6 +147,7 @@ class FakeLLM:
         self.scripts: dict[str, list] = {}
         self.always: dict[str, Action] = {}
         self._lock = threading.Lock()
+        self._handling = threading.local()  # what the server thread handling a request knows of it
         self._server: ThreadingHTTPServer | None = None
         self.in_flight = self.peak = 0  # requests being answered now, and the most at once
         self.models: list[str] | None = None  # set: GET /models lists these, as local servers do
@@ -178,7 +179,8 @@ class FakeLLM:
     def handle(self, body: dict, auth: str = "") -> tuple[int, dict, dict]:
         model, messages = body.get("model", ""), body.get("messages", [])
         entry = {"model": model, "task": task_of(messages), "messages": messages, "at": time.monotonic(),
-                 "stream": bool(body.get("stream")), "body": body}
+                 "stream": bool(body.get("stream")), "body": body,
+                 "peer": getattr(self._handling, "peer", None)}  # the client's end of the connection
         with self._lock:
             self.requests.append(entry)
         action = self._next(model) or Action()
@@ -232,6 +234,7 @@ class FakeLLM:
             def do_POST(self):  # noqa: N802
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                fake._handling.peer = self.client_address
                 status, payload, headers = fake.handle(body, self.headers.get("authorization") or "")
                 if headers.get("reset"):
                     self.close_connection = True

@@ -57,6 +57,15 @@ def test_a_run_on_a_local_server_never_imports_litellm(project, fake, protocol):
     assert store.load(project.folder).conclusion is not None  # and the discussion went to its end
 
 
+def test_a_members_connection_is_kept_for_its_next_calls(project, fake):
+    fake.termination = "CONTINUE"
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 3, convergenceRounds: 99}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "3").exit_code == 0
+    for model in ("alpha", "beta", "gamma"):
+        peers = [r["peer"] for r in fake.requests if r["model"] == model]
+        assert len(peers) >= 6 and len(set(peers)) == 1, peers  # 3 answers, 3 ballots (a conclusion): one connection
+
+
 def test_a_servers_refusal_is_named_with_what_it_said(project, fake):
     fake.script("beta", Action(status=404, text="model 'beta' not found, try pulling it first"))
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))

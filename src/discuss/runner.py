@@ -1,8 +1,9 @@
 """The loop of a run: load, ask the protocol what is next, call, fold in, save.
 
-The state is saved after every finished call, so a run killed at any point
-loses at most the calls that were still in flight. Resume is a plain run:
-the files say what is done.
+The state is saved within moments of every finished call (see `Saving`),
+so a run killed at any point loses at most the calls that were still in
+flight or had just finished. Resume is a plain run: the files say what is
+done.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import datetime as dt
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from . import budget, tokens
 from .calls import CallResult
@@ -45,29 +47,66 @@ def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str
 
 
 class Saving:
-    """When a run writes its state: a finished call within `WINDOW`, the rest before money is spent again.
+    """When a run writes its state: a finished call within `LONGEST`, other changes once requests are out.
 
     A paid reply must reach the disk at once; the replies of a phase arrive
     within milliseconds of one another, and a save each (10 ms apiece for
     ten panelists' ballots) held the next phase back, as did a save after
     every step that only tallies or closes a round (a rerun redoes those).
-    So results are written together, and other changes once, before the
-    next phase's requests go out and when the run ends, however it ends.
+    So results are written together once `QUIET` passes without another
+    (or `LONGEST` after the first of them, if they keep coming), and other
+    changes while the next phase's requests are out and when the run ends,
+    however it ends. A phase whose replies all arrive together is written
+    once, after its last reply. A write that fails keeps what it held
+    pending and stops the run before it spends again.
     """
 
-    WINDOW = 0.01  # seconds
+    QUIET, LONGEST = 0.01, 0.05  # seconds
+    SENDING = 0.02  # seconds the next phase's requests take to go out, ten at once
 
-    def __init__(self, d: Discussion, write: Callable[[int, bool], None]):
+    def __init__(self, d: Discussion, write: Callable[[int, bool], None], loop: Any = None):
         self.d = d
         self.write = write  # given the first round to write and whether discussion.yaml is to be written too
+        self.loop = loop  # the running loop unless given (a test's clock)
         self.since: int | None = None  # None: all on disk; else the first round that changed since
         self.index = False
         self.timer: asyncio.TimerHandle | None = None
+        self.first: float | None = None  # when the oldest unwritten result came
+        self.recorded = len(d.rounds)  # the rounds discussion.yaml on disk records
+        self.failed: Exception | None = None  # a write on a timer that failed, raised before money is spent again
 
     def result(self, index: bool) -> None:
         self.changed(index)
-        if self.timer is None:
-            self.timer = asyncio.get_running_loop().call_later(self.WINDOW, self.flush)
+        loop = self.loop or asyncio.get_running_loop()
+        now = loop.time()
+        self.first = now if self.first is None else self.first
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = loop.call_at(min(now + self.QUIET, self.first + self.LONGEST), self._timed)
+
+    def before_sending(self) -> None:
+        """Write what is pending once the next phase's requests are out (within `LONGEST` of a result still).
+
+        Sending and writing both want the one thread; the requests go first,
+        and the writing is done while the provider works on them. But a
+        round opened since the index was written is recorded at once: no
+        file of a round may reach the disk before the index names the round
+        (a resume refuses such a folder), and its replies may come quickly.
+        """
+        if self.failed is not None:
+            raise self.failed
+        if len(self.d.rounds) > self.recorded:
+            self.changed()
+            return self.flush()
+        if self.since is None:
+            return
+        loop = self.loop or asyncio.get_running_loop()
+        due = loop.time() + self.SENDING
+        if self.first is not None:
+            due = min(due, self.first + self.LONGEST)
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = loop.call_at(due, self._timed)
 
     def changed(self, index: bool = True) -> None:
         """The newest round changed, and the index unless told not: kept until the next flush."""
@@ -79,9 +118,20 @@ class Saving:
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
-        if self.since is not None:
-            since, index, self.since, self.index = self.since, self.index, None, False
-            self.write(since, index)
+        self.first = None
+        if self.since is None:
+            return
+        index = self.index or len(self.d.rounds) > self.recorded
+        self.write(self.since, index)  # raising, all stays pending
+        self.since, self.index, self.failed = None, False, None
+        if index:
+            self.recorded = len(self.d.rounds)
+
+    def _timed(self) -> None:
+        try:
+            self.flush()
+        except Exception as exc:  # a full disk: raised where the run can stop, not lost in the event loop's log
+            self.failed = exc
 
 
 class Runner:
@@ -132,7 +182,7 @@ class Runner:
             if step.label:
                 self.say(step.label)
             if step.specs:
-                saving.flush()  # what the run knows is on disk before it spends again
+                saving.before_sending()
                 waiting: list[tuple[str, str]] = []  # (person, what to fill in)
                 await self.gateway.run_phase(step.specs, partial(self._fold, d, step, saving, waiting))
                 if waiting:  # all else of the phase is saved; the person's call is asked again next run

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from functools import cache
+from functools import cache, lru_cache
 from importlib.util import find_spec
 from typing import Any
 
@@ -64,10 +64,19 @@ def loaded() -> Any | None:
 
 def count(text: str) -> int:
     """At least the tokens `text` costs with the usual tokenizers; at most its UTF-8 bytes."""
+    return _counted(text, encoding())
+
+
+# Every panelist's prompt shows the same earlier answers, each counted to fit the thread: once is enough.
+@lru_cache(maxsize=4096)
+def _counted(text: str, enc: Any | None) -> int:
+    return _measure(text, enc)
+
+
+def _measure(text: str, enc: Any | None) -> int:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size == 0:
         return 0
-    enc = encoding()
     if enc is None:
         return size
     return min(size, math.ceil(len(enc.encode(text, disallowed_special=())) * MARGIN))
@@ -77,10 +86,11 @@ def fitting(text: str, tokens: int) -> int:
     """How many characters of `text`, from its start, `count` puts within `tokens`."""
     if count(text) <= tokens:
         return len(text)
+    enc = encoding()
     low, high = 0, len(text)  # count(text[:low]) <= tokens < count(text[:high])
     while high - low > 1:
         middle = (low + high) // 2
-        if count(text[:middle]) <= tokens:
+        if _measure(text[:middle], enc) <= tokens:  # starts of one text, never asked for again
             low = middle
         else:
             high = middle

@@ -1,0 +1,157 @@
+"""When a run writes: results together, within `LONGEST` of the first unwritten one; the rest after sending.
+
+Driven on a clock of the test's own, so each rule is checked at the moment
+it decides, never by the wall clock.
+"""
+
+import pytest
+
+from conftest import fake_panel
+from discuss.domain import Discussion
+from discuss.runner import Saving
+
+
+class Clock:
+    """What `Saving` needs of an event loop: its time, and callbacks at a time, run as the clock moves."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.due: list[Handle] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def call_at(self, when: float, fn) -> "Handle":
+        handle = Handle(when, fn)
+        self.due.append(handle)
+        return handle
+
+    def advance(self, seconds: float) -> None:
+        end = self.now + seconds
+        while (ready := sorted((h for h in self.due if not h.cancelled and h.when <= end), key=lambda h: h.when)):
+            handle = ready[0]
+            self.due.remove(handle)
+            self.now = handle.when
+            handle.fn()
+        self.now = end
+
+
+class Handle:
+    def __init__(self, when: float, fn):
+        self.when, self.fn, self.cancelled = when, fn, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def saving() -> tuple[Saving, Clock, list[float]]:
+    clock, writes, d = Clock(), [], Discussion.__new__(Discussion)
+    d.rounds = []
+    return Saving(d, lambda since, index: writes.append(clock.now), clock), clock, writes
+
+
+def results(s: Saving, clock: Clock, times: list[float]) -> None:
+    for t in times:
+        clock.advance(t - clock.now)
+        s.result(index=False)
+
+
+def test_a_burst_of_results_is_written_once_after_the_last():
+    s, clock, writes = saving()
+    results(s, clock, [0.001 * i for i in range(10)])
+    assert writes == []  # the phase's other replies are still arriving: nothing written mid-way
+    clock.advance(1)
+    assert writes == [pytest.approx(0.009 + Saving.QUIET)]
+
+
+def test_results_that_keep_coming_are_written_within_the_longest_wait():
+    s, clock, writes = saving()
+    arrivals = [0.005 * i for i in range(60)]  # never quiet for long
+    results(s, clock, arrivals)
+    clock.advance(1)
+    assert len(writes) >= 5
+    for t in arrivals:  # every result is on disk within LONGEST of its arrival
+        assert min(w for w in writes if w >= t) - t <= Saving.LONGEST + 1e-9
+
+
+def test_what_is_pending_is_written_once_the_next_requests_are_out():
+    s, clock, writes = saving()
+    s.changed()
+    s.before_sending()
+    assert writes == []  # not before the requests: they need the thread first
+    clock.advance(1)
+    assert writes == [pytest.approx(Saving.SENDING)]
+
+
+def test_after_sending_never_holds_a_result_past_the_longest_wait():
+    s, clock, writes = saving()
+    results(s, clock, [0.0, 0.008, 0.016, 0.024, 0.032, 0.040])  # never quiet: the first is not yet written
+    clock.advance(0.005)
+    s.before_sending()
+    clock.advance(1)
+    assert writes == [pytest.approx(Saving.LONGEST)]  # not SENDING after now: the first result would wait longer
+
+
+def test_a_round_opened_is_in_the_index_before_its_requests_go_out():
+    s, clock, writes = saving()
+    s.d.rounds.append(object())  # what a step that opens a round does
+    s.before_sending()
+    assert writes == [0.0]  # at once: its replies may come before any timer
+    s.changed()
+    s.before_sending()
+    assert writes == [0.0]  # the same round again: after sending
+    clock.advance(1)
+    assert writes == [0.0, pytest.approx(Saving.SENDING)]
+
+
+def test_a_write_that_fails_on_a_timer_stops_the_next_phase_and_loses_nothing():
+    clock, written, d = Clock(), [], Discussion.__new__(Discussion)
+    d.rounds = []
+    full = [True]
+
+    def write(since: int, index: bool) -> None:
+        if full[0]:
+            raise OSError(28, "No space left on device", "votes.yaml")
+        written.append(since)
+
+    s = Saving(d, write, clock)
+    s.result(index=False)
+    clock.advance(1)  # the timer's write fails: nothing raised into the event loop
+    with pytest.raises(OSError, match="No space"):
+        s.before_sending()  # but before the next phase spends
+    full[0] = False
+    s.flush()  # what was pending still is: written once the disk has room
+    assert written == [0]
+
+
+def test_nothing_pending_is_nothing_written():
+    s, clock, writes = saving()
+    s.before_sending()
+    s.flush()
+    clock.advance(1)
+    assert writes == []
+
+
+@pytest.mark.parametrize("protocol,rounds", [("vote", 3), ("council", 1)])  # a council's stages share a round
+def test_no_file_of_a_round_reaches_the_disk_before_the_index_records_the_round(project, fake, monkeypatch,
+                                                                                protocol, rounds):
+    """Checked at every write of a whole run on a server that answers at once: a resume refuses the opposite."""
+    import re
+
+    from discuss.store import discussions, yamlio
+
+    real, checked = discussions.write_atomic, []
+
+    def write(path, text):
+        if m := re.fullmatch(r"round-(\d+)", path.parent.name):
+            index = yamlio.load((project.folder / "discussion.yaml").read_text(), written=True)
+            assert len(index["rounds"]) >= int(m.group(1)), f"{path.name} of round {m.group(1)} came first"
+            checked.append(path)
+        return real(path, text)
+
+    monkeypatch.setattr(discussions, "write_atomic", write)
+    fake.termination = "CONTINUE"
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 3, convergenceRounds: 99}"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol, "--auto")
+    assert result.exit_code == 0, result.output
+    assert {p.parent.name for p in checked} == {f"round-{n}" for n in range(1, rounds + 1)}
