@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import Project, fake_panel
 from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
@@ -216,3 +218,16 @@ def test_round_two_shows_the_other_answers_and_the_reasons_given_on_ones_own(pro
     assert "Answer of beta in round 1." in second and "(yours)" in second and "(the round's winner)" in second
     said = re.findall(r"^- (APPROVE|NEUTRAL|REJECT): (\w+) on answer [A-C]$", second, re.MULTILINE)
     assert sorted(voter for _, voter in said) == ["alpha", "gamma"]  # what the others said of beta's answer
+
+
+@pytest.mark.parametrize("model,sdk", [("openai/gpt-4o-mini", True), ("groq/llama-3.1-8b-instant", True),
+                                       ("gpt-4o", True), ("anthropic/claude-sonnet-4-5", False)])
+def test_the_first_call_through_litellm_finds_the_sdk_it_needs_loaded(model, sdk):
+    """The OpenAI SDK's 450 modules are imported before a phase, not inside its first call's timeout."""
+    probe = ("import sys; from discuss.domain import Panelist; from discuss.providers.litellm import LITELLM; "
+             f"LITELLM.warm_up([Panelist('m', {model!r}, 'M')]); "
+             "print('openai.resources.chat' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": SRC})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [str(sdk)]

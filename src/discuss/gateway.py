@@ -139,8 +139,11 @@ class Gateway:
         self, specs: list[CallSpec], on_result: Callable[[CallResult], None] | None = None
     ) -> list[CallResult]:
         """Run every call at once; `on_result` sees each as it finishes."""
-        for provider in {id(p): p for p in (self.route(s.panelist) for s in specs)}.values():
-            provider.warm_up()
+        members: dict[int, tuple[Any, list[Panelist]]] = {}
+        for s in specs:
+            members.setdefault(id(self.route(s.panelist)), (self.route(s.panelist), []))[1].append(s.panelist)
+        for provider, panelists in members.values():
+            provider.warm_up(panelists)
 
         async def one(spec: CallSpec) -> CallResult:
             result = await self.call(spec)

@@ -22,7 +22,7 @@ class Local:
     def missing_keys(self, panelists: list[Panelist]) -> list[str]:
         return []
 
-    def warm_up(self) -> None:
+    def warm_up(self, panelists: list[Panelist]) -> None:
         pass
 
 
@@ -82,6 +82,6 @@ class Provider(Protocol):
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         ...
 
-    def warm_up(self) -> None:
-        """Load what the first call needs, so its timeout counts only the provider's time."""
+    def warm_up(self, panelists: list[Panelist]) -> None:
+        """Load what the first calls of `panelists` need, so their timeouts count only the provider's time."""
         ...

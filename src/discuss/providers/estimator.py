@@ -88,7 +88,7 @@ class EstimatorProvider:
     def missing_keys(self, panelists: list[Panelist]) -> list[str]:
         return []
 
-    def warm_up(self) -> None:
+    def warm_up(self, panelists: list[Panelist]) -> None:
         pass
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:

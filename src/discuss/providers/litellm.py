@@ -7,6 +7,7 @@ lost connections, with the provider's Retry-After) and final ones.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import urllib.error
 import urllib.request
@@ -31,6 +32,11 @@ def load() -> Any:
 
     litellm.suppress_debug_info = True
     return litellm
+
+
+def through_openai_sdk(litellm: Any, model: str) -> bool:
+    prefix = model.split("/", 1)[0] if "/" in model else "openai"  # a bare name is OpenAI's
+    return prefix in ("openai", "azure", "text-completion-openai") or prefix in litellm.openai_compatible_providers
 
 
 def retry_after(exc: Exception) -> float | None:
@@ -313,8 +319,14 @@ class LitellmProvider:
                 missing += [f"{var} (for {p.id})" for var in one_of(report.get("missing_keys") or [])]
         return missing
 
-    def warm_up(self) -> None:
-        load()  # seconds of import that must not eat into the first call's timeout
+    def warm_up(self, panelists: list[Panelist]) -> None:
+        # Seconds of import that must not eat into the first call's timeout: litellm's own, then the
+        # OpenAI SDK's resources and their types (450 modules, 0.6 s), which litellm imports on its first call
+        # to a provider it reaches through that SDK.
+        litellm = load()
+        if any(through_openai_sdk(litellm, p.model) for p in panelists):
+            with contextlib.suppress(ImportError):
+                import openai.resources  # noqa: F401
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         missing = self.missing_keys([p])

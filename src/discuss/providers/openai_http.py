@@ -295,7 +295,7 @@ class OpenAIHTTPProvider:
         return [f"{p.api_key_env} (for {p.id})" for p in panelists
                 if p.api_key_env and not os.environ.get(p.api_key_env)]
 
-    def warm_up(self) -> None:
+    def warm_up(self, panelists: list[Panelist]) -> None:
         import httpx  # noqa: F401  (a tenth of a second that must not eat into the first call's timeout)
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
