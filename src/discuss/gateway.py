@@ -141,7 +141,8 @@ class Gateway:
         """Run every call at once; `on_result` sees each as it finishes."""
         members: dict[int, tuple[Any, list[Panelist]]] = {}
         for s in specs:
-            members.setdefault(id(self.route(s.panelist)), (self.route(s.panelist), []))[1].append(s.panelist)
+            provider = self.route(s.panelist)
+            members.setdefault(id(provider), (provider, []))[1].append(s.panelist)
         for provider, panelists in members.values():
             provider.warm_up(panelists)
 
