@@ -13,6 +13,8 @@ from hypothesis import settings
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
+# Before any test module imports litellm while being collected: else it fetches its price table from the network.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from fakeserver import FakeLLM  # noqa: E402
 

@@ -97,3 +97,19 @@ def test_a_reply_whose_usage_is_not_counts_is_counted_here(project, fake):
     reply = store.load(project.folder).rounds[0].replies["alpha"]
     assert reply.text == "Run the bus at 48 V."
     assert reply.usage.prompt_tokens > 50 and 0 < reply.usage.completion_tokens <= 20  # never a free call
+
+
+@pytest.mark.parametrize("stream", ["--no-stream", "--stream"])
+def test_a_reply_past_the_size_limit_is_not_read_on(project, fake, monkeypatch, stream):
+    """A server that sends without end (here one line that never ends) costs neither memory nor retries."""
+    import discuss.providers.openai_http as light
+
+    monkeypatch.setattr(light, "MAX_REPLY_BYTES", 20_000)
+    fake.script("alpha", *[Action(raw=b'data: {"choices": [' + b"0," * 50_000)] * 3)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, attempts: 3}"))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", stream)
+    assert result.exit_code == 0, result.output
+    (failure,) = [f for f in store.load(project.folder).rounds[0].failures if f.phase == "respond"]
+    assert failure.model_id == "alpha" and failure.attempts == 1, failure  # refused at once, not asked again
+    assert "OversizedReply: the provider's reply passed" in failure.error
+    assert len(store.load(project.folder).rounds[0].replies) == 2  # the others answered as usual

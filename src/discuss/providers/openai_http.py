@@ -21,6 +21,7 @@ import os
 import re
 import ssl
 import weakref
+from collections.abc import AsyncIterator
 from functools import cache
 from importlib.util import find_spec
 from typing import Any
@@ -218,6 +219,41 @@ def unreadable(detail: str) -> TransientError:
                           usage=Usage(calls=1))
 
 
+# Where reading a reply stops: an answer is kilobytes, and a broken or hostile server can send gigabytes
+# (or a compressed body that unpacks to them) well within a call's timeout.
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+
+
+class OversizedReply(Exception):
+    def __init__(self) -> None:
+        super().__init__(f"the provider's reply passed {MAX_REPLY_BYTES:,} bytes and was not read further")
+
+
+async def bounded(reply: Any) -> bytes:
+    """The reply's body, unpacked, refused past `MAX_REPLY_BYTES`."""
+    parts, size = [], 0
+    async for chunk in reply.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise OversizedReply()
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+async def lines(reply: Any) -> AsyncIterator[str]:
+    """A stream's lines as they come, refused past `MAX_REPLY_BYTES` (one line without an end included)."""
+    size, rest = 0, b""
+    async for chunk in reply.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise OversizedReply()
+        *done, rest = (rest + chunk).split(b"\n")
+        for line in done:
+            yield line.rstrip(b"\r").decode("utf-8", "replace")
+    if rest:
+        yield rest.rstrip(b"\r").decode("utf-8", "replace")
+
+
 class OpenAIHTTPProvider:
     simulated = False
 
@@ -231,9 +267,10 @@ class OpenAIHTTPProvider:
         client = pool(p)
         try:
             if on_tokens is None:
-                reply = await client.post(endpoint_url(p.api_base or ""), json=body, headers=headers_for(p),
-                                          timeout=timeout)
-                text, raw_usage, finish = self._read(reply)
+                async with client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p),
+                                         timeout=timeout) as reply:
+                    content = await bounded(reply)
+                text, raw_usage, finish = self._read(reply.status_code, content, reply.headers)
                 usage = usage_of(p, raw_usage, body, text)
             else:
                 text, usage, finish = await self._stream(client, p, body, timeout, where, on_tokens)
@@ -245,11 +282,11 @@ class OpenAIHTTPProvider:
         return (text, usage) if finish in (None, "stop") else (text, usage, str(finish))
 
     @staticmethod
-    def _read(reply: Any) -> tuple[str, Any, str | None]:
-        if reply.status_code != 200:
-            raise failure(reply.status_code, reply.content, reply.headers)
+    def _read(status: int, content: bytes, headers: Any) -> tuple[str, Any, str | None]:
+        if status != 200:
+            raise failure(status, content, headers)
         try:
-            data = json.loads(reply.content.decode("utf-8"))
+            data = json.loads(content.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
             raise unreadable(str(exc)) from None
         return reply_of(data)
@@ -264,8 +301,8 @@ class OpenAIHTTPProvider:
         async with client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p),
                                  timeout=timeout) as reply:
             if reply.status_code != 200:
-                raise failure(reply.status_code, await reply.aread(), reply.headers)
-            async for line in reply.aiter_lines():
+                raise failure(reply.status_code, await bounded(reply), reply.headers)
+            async for line in lines(reply):
                 if not line.startswith("data:") or line[5:].strip() == "[DONE]":
                     continue
                 chunk = event_of(line)
