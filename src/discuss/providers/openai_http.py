@@ -229,6 +229,11 @@ class OversizedReply(Exception):
         super().__init__(f"the provider's reply passed {MAX_REPLY_BYTES:,} bytes and was not read further")
 
 
+def sent(client: Any, p: Panelist, body: dict[str, Any], timeout: float) -> Any:
+    """The request posted to `p`'s server; the reply, read by the caller as it comes."""
+    return client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p), timeout=timeout)
+
+
 async def bounded(reply: Any) -> bytes:
     """The reply's body, unpacked, refused past `MAX_REPLY_BYTES`."""
     parts, size = [], 0
@@ -267,8 +272,7 @@ class OpenAIHTTPProvider:
         client = pool(p)
         try:
             if on_tokens is None:
-                async with client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p),
-                                         timeout=timeout) as reply:
+                async with sent(client, p, body, timeout) as reply:
                     content = await bounded(reply)
                 text, raw_usage, finish = self._read(reply.status_code, content, reply.headers)
                 usage = usage_of(p, raw_usage, body, text)
@@ -298,8 +302,7 @@ class OpenAIHTTPProvider:
         body = body | {"stream": True, "stream_options": {"include_usage": True}}
         parts: list[str] = []
         finish, raw_usage, events = None, None, 0
-        async with client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p),
-                                 timeout=timeout) as reply:
+        async with sent(client, p, body, timeout) as reply:
             if reply.status_code != 200:
                 raise failure(reply.status_code, await bounded(reply), reply.headers)
             async for line in lines(reply):
