@@ -233,7 +233,11 @@ class FakeLLM:
 
             def do_POST(self):  # noqa: N802
                 length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                if not length or len(raw) < length:  # the client died mid-request: nothing was asked
+                    self.close_connection = True
+                    return
+                body = json.loads(raw)
                 fake._handling.peer = self.client_address
                 status, payload, headers = fake.handle(body, self.headers.get("authorization") or "")
                 if headers.get("reset"):

@@ -82,15 +82,15 @@ def test_init_names_the_secrets_never_their_values(repo, monkeypatch):
 def test_a_branch_instead_of_a_pull_request(repo):
     assert repo.cli("ci", "init", "--branch", "discuss-results").exit_code == 0
     text = (repo.root / ".github" / "workflows" / "discuss.yml").read_text()
-    assert 'git push --force origin "HEAD:discuss-results"' in text and "create-pull-request" not in text
+    assert '"HEAD:discuss-results"' in text and "create-pull-request" not in text
     for action in re.findall(r"uses: (\S+)", text):
         assert re.search(r"@v\d+\.\d+\.\d+$", action), action  # pinned to a released version
 
 
 @pytest.mark.parametrize("direct_url, version, expected", [
-    (None, "0.9.0", "pip install 'discuss==0.9.0'"),
+    (None, "0.9.0", "pip install 'discuss-panel==0.9.0'"),
     ('{"url": "https://github.com/team/discuss", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}', "0.9.0",
-     "pip install 'discuss @ git+https://github.com/team/discuss@abc123'"),
+     "pip install 'discuss-panel @ git+https://github.com/team/discuss@abc123'"),
     ('{"url": "file:///home/me/discuss", "dir_info": {"editable": true}}', "0.9.0", None),
     ("not json", "0.9.0", None),
 ])
@@ -103,6 +103,25 @@ def test_the_workflow_installs_discuss_as_it_was_installed_here(direct_url, vers
 def test_a_folder_install_is_named_in_a_warning_and_install_overrides(repo):
     result = repo.cli("ci", "init")
     assert result.exit_code == 0 and "give --install" in result.stderr  # the test runs from a folder install
+    from discuss import __version__
+
+    written = (repo.root / ".github/workflows/discuss.yml").read_text()
+    assert f"pip install 'discuss-panel=={__version__}'" in written and "pip install discuss\n" not in written
     custom = repo.cli("ci", "init", "--force", "--install", "pip install 'discuss @ git+https://example.org/d'")
     assert custom.exit_code == 0 and "give --install" not in custom.stderr
     assert "pip install 'discuss @ git+https://example.org/d'" in (repo.root / ".github/workflows/discuss.yml").read_text()
+
+
+@pytest.mark.parametrize("branch", [[], ["--branch", "results"]])
+def test_no_job_keeps_a_token_in_its_checkout_and_each_asks_only_what_it_needs(repo, branch):
+    assert repo.cli("ci", "init", "--force", *branch).exit_code == 0
+    data = yamlio.load((repo.root / ".github" / "workflows" / "discuss.yml").read_text())
+    assert data["permissions"] == {}
+    assert data["jobs"]["run"]["permissions"] == {"contents": "read"}
+    for job in data["jobs"].values():
+        checkouts = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+        assert checkouts and all(s["with"]["persist-credentials"] is False for s in checkouts)
+        # the token reaches only the step that pushes, never the one that builds the site
+        for step in job["steps"]:
+            if "github.token" in str(step):
+                assert "git push" in step["run"] and "mkdocs" not in step["run"]

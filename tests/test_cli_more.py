@@ -14,7 +14,7 @@ def test_version(project):
     from importlib.metadata import version
 
     result = project.cli("--version")
-    assert result.exit_code == 0 and result.stdout.strip() == f"discuss {version('discuss')}"
+    assert result.exit_code == 0 and result.stdout.strip() == f"discuss {version('discuss-panel')}"
 
 
 def test_panels_lists_members_roles_and_keys_without_a_call(project, monkeypatch):

@@ -1,27 +1,31 @@
 """The deliberate protocol: isolated personas, weighted ranking, gates, conformity."""
 
-from pathlib import Path
 
 import pytest
 
 from conftest import fake_panel
 from discuss.protocols.deliberate.rules import consensus, gate_one, threshold, weighted
 from discuss.store import discussions as store
+from discuss.store.personas import BUILT_IN as LIBRARY
 from discuss.store.personas import load_personas
 from fakeserver import DEFAULT, Action
 
-LIBRARY = Path(__file__).resolve().parent.parent / "discussions" / "personas"
 DIMS = ("impact", "quality", "feasibility", "reusability", "risk")
 
 
 def run(project, fake, task_type="default", settings="{timeoutSeconds: 5, attempts: 3, retryBaseDelay: 0.01}"):
     text = project.question.read_text().replace("tags: [power]", f"tags: [power]\ntaskType: {task_type}")
     project.question.write_text(text)
-    (project.root / "discussions" / "personas").mkdir()
-    for path in LIBRARY.glob("*.yaml"):
-        (project.root / "discussions" / "personas" / path.name).write_text(path.read_text())
     project.write_panels(fake_panel(fake.url, settings=settings))
     return project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "deliberate")
+
+
+def test_a_projects_personas_add_to_the_shipped_ones_and_replace_one_of_the_same_id(tmp_path):
+    (tmp_path / "contrarian.yaml").write_text("name: Our contrarian\npriorities: doubt\n")
+    (tmp_path / "ethicist.yaml").write_text("name: Ethicist\npriorities: harm\n")
+    library = load_personas(tmp_path)
+    assert library["contrarian"]["name"] == "Our contrarian" and library["ethicist"]["priorities"] == "harm"
+    assert "security-analyst" in library
 
 
 def rank(scores: dict[str, float], concern: str = "", confidence: float = 0.8) -> Action:
@@ -31,9 +35,9 @@ def rank(scores: dict[str, float], concern: str = "", confidence: float = 0.8) -
                                    "concern": concern, "confidence": confidence}))
 
 
-def test_the_library_has_at_least_ten_personas_with_priorities():
-    library = load_personas(LIBRARY)
-    assert len(library) >= 10
+def test_the_library_has_at_least_ten_personas_with_priorities(tmp_path):
+    library = load_personas(tmp_path / "none")  # a project with no persona folder: the ones discuss ships
+    assert len(library) >= 10 and set(library) == {p.stem for p in LIBRARY.glob("*.yaml")}
     assert all(p["priorities"] for p in library.values())
     assert all(c in library for p in library.values() for c in p["conflictsWith"])
 

@@ -220,14 +220,32 @@ def test_round_two_shows_the_other_answers_and_the_reasons_given_on_ones_own(pro
     assert sorted(voter for _, voter in said) == ["alpha", "gamma"]  # what the others said of beta's answer
 
 
-@pytest.mark.parametrize("model,sdk", [("openai/gpt-4o-mini", True), ("groq/llama-3.1-8b-instant", True),
-                                       ("gpt-4o", True), ("anthropic/claude-sonnet-4-5", False)])
-def test_the_first_call_through_litellm_finds_the_sdk_it_needs_loaded(model, sdk):
-    """The OpenAI SDK's 450 modules are imported before a phase, not inside its first call's timeout."""
-    probe = ("import sys; from discuss.domain import Panelist; from discuss.providers.litellm import LITELLM; "
-             f"LITELLM.warm_up([Panelist('m', {model!r}, 'M')]); "
-             "print('openai.resources.chat' in sys.modules)")
+FIRST_CALL = """
+import asyncio, sys
+sys.path.insert(0, {tests!r})
+from fakeserver import FakeLLM
+from discuss.domain import Panelist
+from discuss.providers.litellm import LITELLM, load
+
+with FakeLLM() as fake:
+    LITELLM.warm_up([Panelist('m', {model!r}, 'M')])
+    before = set(sys.modules)
+    try:
+        asyncio.run(load().acompletion(model={model!r}, messages=[{{"role": "user", "content": "hi"}}],
+                                       api_base=fake.url + "/v1", api_key="x", max_retries=0, timeout=5))
+    except Exception:
+        pass  # the fake speaks OpenAI's format only: what counts is what the call imported
+    print(" ".join(sorted(set(sys.modules) - before)))
+"""
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-4o-mini", "gpt-4o", "anthropic/claude-sonnet-4-5"])
+def test_the_first_call_through_litellm_imports_almost_nothing_after_the_warm_up(model):
+    """What litellm's first call imports (the OpenAI SDK's 450 modules, its own providers' dozens) is imported
+    by the warm-up, not inside the call's timeout: measured by what the call imports, whatever the version."""
+    probe = FIRST_CALL.format(tests=str(Path(__file__).parent), model=model)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": SRC})
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == [str(sdk)]
+    imported = done.stdout.split()
+    assert len(imported) <= 15, imported

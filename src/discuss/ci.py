@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from . import DISTRIBUTION
 from .store import yamlio
 
 WORKFLOW = ".github/workflows/discuss.yml"
@@ -23,7 +24,9 @@ CREATE_PR = "peter-evans/create-pull-request@v7.0.8"
 
 
 def _setup(install: str) -> list[dict]:
-    return [{"uses": CHECKOUT},
+    # No token left in .git/config: the site is built from this checkout, and a page linked to that file
+    # would publish it. The one step that pushes is handed the token itself.
+    return [{"uses": CHECKOUT, "with": {"persist-credentials": False}},
             {"uses": SETUP_PYTHON, "with": {"python-version": "3.11"}},
             {"name": "Install discuss", "run": install}]
 
@@ -36,6 +39,7 @@ def shard_job(shards: int, secrets: list[str], install: str) -> dict:
     return {
         "name": "Run shard ${{ matrix.shard }} of " + str(shards),
         "runs-on": "ubuntu-latest",
+        "permissions": {"contents": "read"},
         "timeout-minutes": 300,
         "strategy": {"fail-fast": False, "matrix": {"shard": list(range(1, shards + 1))}},
         "env": {name: "${{ secrets." + name + " }}" for name in secrets},
@@ -61,8 +65,10 @@ def gather_job(install: str, branch: str | None) -> dict:
         push = ("git config user.name \"discuss\"\n"
                 "git config user.email \"discuss@users.noreply.github.com\"\n"
                 "git commit -m \"New rounds from discuss\" || exit 0\n"
-                f"git push --force origin \"HEAD:{check_branch(branch)}\"\n")  # a plain name, quoted
-        steps.append({"name": f"Push the new rounds to {branch}", "run": push})
+                "git push --force \"https://x-access-token:${GH_TOKEN}@github.com/${GITHUB_REPOSITORY}.git\" "
+                f"\"HEAD:{check_branch(branch)}\"\n")  # a plain name, quoted
+        steps.append({"name": f"Push the new rounds to {branch}", "run": push,
+                      "env": {"GH_TOKEN": "${{ github.token }}"}})
     else:
         steps.append({"name": "Open a pull request with the new rounds", "uses": CREATE_PR,
                       "with": {"branch": "discuss/new-rounds", "title": "New rounds from discuss",
@@ -70,7 +76,8 @@ def gather_job(install: str, branch: str | None) -> dict:
                                "commit-message": "New rounds from discuss",
                                "body": "Rounds, votes and conclusions written by `discuss run --all`."}})
     return {"name": "Gather the shards and build the site", "needs": "run", "if": "always()",
-            "runs-on": "ubuntu-latest", "steps": steps}
+            "runs-on": "ubuntu-latest", "permissions": {"contents": "write", "pull-requests": "write"},
+            "steps": steps}
 
 
 BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
@@ -83,6 +90,10 @@ def check_branch(branch: str) -> str:
     return branch
 
 
+def release_line(version: str) -> str:
+    return f"pip install '{DISTRIBUTION}=={version}'"
+
+
 def install_line(direct_url: str | None, version: str) -> str | None:
     """How a runner installs the discuss that is running here: from the same git commit, or the same
     release; None where it came from a folder on this machine (a runner cannot reach it).
@@ -90,7 +101,7 @@ def install_line(direct_url: str | None, version: str) -> str | None:
     `direct_url` is the installed distribution's direct_url.json (PEP 610), None when it came from an index.
     """
     if direct_url is None:
-        return f"pip install 'discuss=={version}'"
+        return release_line(version)
     import json
 
     try:
@@ -100,11 +111,11 @@ def install_line(direct_url: str | None, version: str) -> str | None:
     vcs = origin.get("vcs_info") if isinstance(origin, dict) else None
     if isinstance(vcs, dict) and vcs.get("vcs") == "git" and isinstance(origin.get("url"), str):
         commit = vcs.get("commit_id") or vcs.get("requested_revision") or ""
-        return f"pip install 'discuss @ git+{origin['url']}" + (f"@{commit}'" if commit else "'")
+        return f"pip install '{DISTRIBUTION} @ git+{origin['url']}" + (f"@{commit}'" if commit else "'")
     return None
 
 
-def workflow(shards: int, secrets: list[str], install: str = "pip install discuss",
+def workflow(shards: int, secrets: list[str], install: str,
              branch: str | None = None) -> str:
     """The workflow file's text for `shards` machines; `secrets` the key variables the panels read."""
     if shards < 1:
@@ -112,7 +123,7 @@ def workflow(shards: int, secrets: list[str], install: str = "pip install discus
     data = {
         "name": "discuss",
         "on": {"workflow_dispatch": None, "push": {"branches": ["main"], "paths": ["content/**"]}},
-        "permissions": {"contents": "write", "pull-requests": "write"},
+        "permissions": {},  # each job asks for what it needs
         "concurrency": {"group": "discuss", "cancel-in-progress": False},
         "jobs": {"run": shard_job(shards, secrets, install), "gather": gather_job(install, branch)},
     }

@@ -101,9 +101,9 @@ def disk_fault(exc: OSError) -> str:
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from . import __version__
 
-        typer.echo(f"discuss {version('discuss')}")
+        typer.echo(f"discuss {__version__}")
         raise typer.Exit()
 
 
@@ -932,17 +932,19 @@ def _install_line() -> str:
     """How the runners install discuss: as it was installed here where a runner can do the same."""
     from importlib.metadata import PackageNotFoundError, distribution
 
-    from .ci import install_line
+    from . import DISTRIBUTION, __version__
+    from .ci import install_line, release_line
 
     try:
-        dist = distribution("discuss")
+        dist = distribution(DISTRIBUTION)
         line = install_line(dist.read_text("direct_url.json"), dist.version)
     except PackageNotFoundError:
         line = None
     if line is None:
-        line = "pip install discuss"
+        line = release_line(__version__)
         typer.echo(f"warning: discuss runs here from a folder on this machine, which a runner cannot reach; "
-                   f"the workflow says `{line}`: give --install with the command that installs it", err=True)
+                   f"the workflow installs the release of this version, `{line}`: give --install to change it",
+                   err=True)
     return line
 
 

@@ -107,6 +107,8 @@ def classify(exc: Exception, p: Panelist | None = None) -> Exception:
         f"the {p.model.split('/', 1)[0]} API" if p is not None else "the provider"
     if (fault := network_fault(exc, where)) is not None:
         return TransientError(fault)
+    if name == "MidStreamFallbackError":  # litellm's name for a stream cut before it said it was done
+        return TransientError("the stream ended before the reply was finished; asked again", usage=Usage(calls=1))
     if any(sign in str(exc) for sign in UNREADABLE):
         detail = str(exc).rsplit(" - ", 1)[-1][:200]
         return TransientError(f"the provider's reply could not be read (not JSON, or not UTF-8): {detail}",
@@ -180,15 +182,22 @@ async def streamed(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens) ->
     """
     chunks, pieces, finish = [], 0, None
     stream = await litellm.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
-    async for chunk in stream:
-        chunks.append(chunk)
-        if chunk.choices and getattr(chunk.choices[0].delta, "content", None):
-            pieces += 1
-            on_tokens(pieces)
-        if chunk.choices and chunk.choices[0].finish_reason:
-            finish = chunk.choices[0].finish_reason
-    # litellm ends every stream with a finish chunk of its own; what the provider sent is kept apart.
-    finish = getattr(stream, "received_finish_reason", finish)
+    try:
+        async for chunk in stream:
+            chunks.append(chunk)
+            if chunk.choices and getattr(chunk.choices[0].delta, "content", None):
+                pieces += 1
+                on_tokens(pieces)
+            if chunk.choices and chunk.choices[0].finish_reason:
+                finish = chunk.choices[0].finish_reason
+        # litellm ends every stream with a finish chunk of its own; what the provider sent is kept apart.
+        finish = getattr(stream, "received_finish_reason", finish)
+    except Exception as exc:
+        # A stream that breaks once it has begun was answered and paid for: whatever litellm calls the break
+        # (since 1.110 its own MidStreamFallbackError), it is the cut stream below, counted and asked again.
+        if type(exc).__name__ in ("Timeout", "APITimeoutError") or not chunks:
+            raise
+        finish = None
     if not chunks:
         raise TransientError("the provider sent an empty stream", usage=Usage(calls=1))
     response = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
@@ -320,13 +329,17 @@ class LitellmProvider:
         return missing
 
     def warm_up(self, panelists: list[Panelist]) -> None:
-        # Seconds of import that must not eat into the first call's timeout: litellm's own, then the
-        # OpenAI SDK's resources and their types (450 modules, 0.6 s), which litellm imports on its first call
-        # to a provider it reaches through that SDK.
+        # Seconds of import that must not eat into the first call's timeout: litellm's own, the OpenAI SDK's
+        # resources (450 modules, 0.6 s), and whatever else litellm's first call to a provider imports, which
+        # changes from release to release. So litellm itself makes that first call, answered by its own mock
+        # without a request: each provider's path is imported here, whatever the version.
         litellm = load()
         if any(through_openai_sdk(litellm, p.model) for p in panelists):
             with contextlib.suppress(ImportError):
                 import openai.resources  # noqa: F401
+        for model in {p.model.split("/", 1)[0]: p.model for p in panelists}.values():
+            with contextlib.suppress(Exception):  # a model litellm cannot route: its real call says why
+                litellm.completion(model=model, messages=[{"role": "user", "content": "."}], mock_response=".")
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         missing = self.missing_keys([p])

@@ -2,7 +2,7 @@
 
     <root>/content/                  questions and their discussion folders (the site's docs)
     <root>/discussions/panels.yaml   panels, their settings and providers' limits
-    <root>/discussions/personas/     the persona library of the deliberate protocol
+    <root>/discussions/personas/     the project's own personas, beside those discuss ships
     <root>/discussions/prompts/      prompt templates that replace the packaged ones
     <root>/discussions/scripts/      the scripts of `scripted/<name>` panelists
 """

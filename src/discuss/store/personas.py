@@ -1,4 +1,9 @@
-"""The persona library, `discussions/personas/<id>.yaml`: name, priorities, conflicts."""
+"""The persona library: name, priorities, conflicts.
+
+The personas that come with discuss (beside the deliberate protocol, so an
+installed wheel has them) are read first; a project's own
+`discussions/personas/<id>.yaml` adds to them, and replaces one of the same id.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,12 @@ from pathlib import Path
 from ..errors import InputError
 from . import documents, yamlio
 
+BUILT_IN = Path(__file__).resolve().parent.parent / "protocols" / "deliberate" / "personas"
+
 
 def load_personas(folder: Path) -> dict[str, dict]:
-    library = {}
-    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+    library: dict[str, dict] = {}
+    for path in [*_files(BUILT_IN), *_files(folder)]:
         try:
             data = yamlio.load(documents.read_text(path))
         except (OSError, ValueError) as exc:
@@ -23,3 +30,7 @@ def load_personas(folder: Path) -> dict[str, dict]:
         library[path.stem] = {"id": path.stem, "name": data["name"], "priorities": str(data["priorities"]),
                               "conflictsWith": [str(c) for c in conflicts]}
     return library
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []

@@ -50,8 +50,13 @@ def check_shape(text: str) -> None:
             elif isinstance(event, yaml.AliasEvent):
                 raise ValueError(f"uses an alias (*{event.anchor}), line {_line(event)}; "
                                  "write the value out instead")
-    except yaml.YAMLError:
-        return  # not YAML at all: the parser below words the error
+    except yaml.YAMLError as error:
+        # A scanner that gives up (libyaml refuses deep nesting itself since PyYAML 6.0.4) is a refusal:
+        # handing the text on lets a recursive composer overflow the C stack on what was refused here.
+        mark = getattr(error, "problem_mark", None)
+        where = f", line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ValueError(f"not readable YAML: {problem}{where}") from None
 
 
 def _line(event) -> int:

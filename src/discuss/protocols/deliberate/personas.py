@@ -17,7 +17,7 @@ DEFAULT_ORDER = (
 def assign(library: dict[str, dict[str, Any]], member_ids: list[str], wanted: str) -> dict[str, dict[str, Any]]:
     """A persona for each member: the ones named in `wanted` (comma-separated), else a diverse default."""
     if not library:
-        raise InputError("the deliberate protocol needs personas in discussions/personas/")
+        raise InputError("the deliberate protocol found no personas (discuss ships them; is the installation complete?)")
     order = [w.strip() for w in wanted.split(",") if w.strip()] if wanted else [
         p for p in DEFAULT_ORDER if p in library] + sorted(set(library) - set(DEFAULT_ORDER))
     unknown = [p for p in order if p not in library or not is_safe_id(p)]
