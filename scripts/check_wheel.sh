@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Build the wheel and sdist as a release does, check them, and run the wheel alone: a clean venv with
+# nothing of this checkout, a project `discuss init` makes, every protocol offline, the site built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+.venv/bin/python -m build --outdir "$work/dist" . >/dev/null 2>&1 || .venv/bin/python -m build --outdir "$work/dist" .
+.venv/bin/twine check --strict "$work"/dist/*
+wheel="$(ls "$work"/dist/*.whl)"
+# The dependencies at the locked versions, the package from its wheel only.
+.venv/bin/uv export --quiet --locked --no-dev --no-emit-project --no-hashes --format requirements-txt \
+  -o "$work/constraints.txt"
+.venv/bin/uv venv --quiet --python .venv/bin/python "$work/venv"
+VIRTUAL_ENV="$work/venv" .venv/bin/uv pip install --quiet --constraint "$work/constraints.txt" "$wheel"
+discuss="$work/venv/bin/discuss"
+cd "$work"
+"$discuss" init project >/dev/null
+cd project
+echo "A check of the installed wheel." > background.txt
+protocols="$("$discuss" protocols | awk '{print $1}')"
+for protocol in $protocols; do
+  "$discuss" ask "Which swarm unit should be replaced first, by the $protocol protocol?" \
+    --background background.txt --panel offline --protocol "$protocol" >/dev/null \
+    || { echo "the wheel alone failed the $protocol protocol" >&2; exit 1; }
+done
+NO_MKDOCS_2_WARNING=1 "$work/venv/bin/mkdocs" build --quiet
+test -s site/index.html
+echo "wheel: $(basename "$wheel"), every protocol ($(echo $protocols | wc -w)) and the site ran from it alone"
