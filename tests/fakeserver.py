@@ -31,6 +31,7 @@ class Action:
     finish: str = "stop"  # the reply's finish_reason: "length" for a reply stopped at max_tokens
     cut: bool = False  # streamed: the connection ends half-way, with no finish_reason and no [DONE]
     reset: bool = False  # the connection is closed with no reply at all
+    usage: dict | None = None  # the usage the reply claims, in place of the honest count
 
 
 def text_of(content) -> str:
@@ -193,7 +194,7 @@ class FakeLLM:
             self.in_flight -= 1
             entry["end"] = time.monotonic()
         if action.raw is not None:
-            return 200, action.raw, {}
+            return action.status, action.raw, action.headers or {}
         if action.reset:
             return 0, b"", {"reset": "1"}
         if action.status != 200:
@@ -209,9 +210,10 @@ class FakeLLM:
             "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                          "finish_reason": action.finish}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens, **details},
-        }, {"cut": "1"} if action.cut else {}
+            "usage": action.usage if action.usage is not None else {
+                "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens, **details},
+        }, {"cut": "1"} if action.cut else (action.headers or {})
 
     def _cached(self, model: str, messages: list[dict]) -> int:
         text = "\x00".join(text_of(m.get("content")) for m in messages)

@@ -65,7 +65,7 @@ def test_doctor_checks_the_model_is_served_and_waits_out_a_busy_server(project, 
     fake.models, fake.models_delay = ["alpha", "gamma"], 4.0  # busy generating: /models answers late
     result = project.cli("doctor", "--panel", "fake")
     assert result.exit_code == 0, result.output
-    assert "is busy (no answer to /models within 3s)" in result.stdout
+    assert "is busy (no whole answer to /models within 3s)" in result.stdout
 
 
 def test_doctor_names_a_misspelt_model_and_the_close_ones(project, monkeypatch):

@@ -30,7 +30,8 @@ def cli_in_a_process(project, *args):
 
 
 @pytest.mark.parametrize("shape", [BOMB, DEEP, MAPS, "panels:\n  offline: {members: [offline/a]}\n"
-                                                         "panels:\n  other: {members: [offline/b]}\n"])
+                                                         "panels:\n  other: {members: [offline/b]}\n"],
+                         ids=["bomb", "deep", "maps", "twice"])  # a test's id is in the environment of its children
 def test_a_hostile_panel_file_is_refused_by_name(project, shape):
     (project.root / "discussions" / "panels.yaml").write_text(shape)
     result = cli_in_a_process(project, "run", "swarm-power", "--panel", "offline")
@@ -39,7 +40,7 @@ def test_a_hostile_panel_file_is_refused_by_name(project, shape):
     assert not project.folder.exists()
 
 
-@pytest.mark.parametrize("name,shape", [("bomb", BOMB), ("deep", DEEP), ("maps", MAPS)])
+@pytest.mark.parametrize("name,shape", [("bomb", BOMB), ("deep", DEEP), ("maps", MAPS)], ids=["bomb", "deep", "maps"])
 def test_hostile_discussion_files_stop_status_show_and_run_with_exit_2(project, name, shape):
     started(project)
     index = project.folder / "discussion.yaml"

@@ -102,9 +102,9 @@ def test_a_reply_whose_usage_is_not_counts_is_counted_here(project, fake):
 @pytest.mark.parametrize("stream", ["--no-stream", "--stream"])
 def test_a_reply_past_the_size_limit_is_not_read_on(project, fake, monkeypatch, stream):
     """A server that sends without end (here one line that never ends) costs neither memory nor retries."""
-    import discuss.providers.openai_http as light
+    import discuss.providers.http as light_http
 
-    monkeypatch.setattr(light, "MAX_REPLY_BYTES", 20_000)
+    monkeypatch.setattr(light_http, "MAX_REPLY_BYTES", 20_000)
     fake.script("alpha", *[Action(raw=b'data: {"choices": [' + b"0," * 50_000)] * 3)
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, attempts: 3}"))
     result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", stream)

@@ -128,6 +128,8 @@ class Usage:
     calls: int = 0
     # Of the prompt tokens, those the provider read from its prompt cache (priced lower by most).
     cached_tokens: int = 0
+    # Calls whose counts the provider gave absurd (missing, negative, beyond what was sent): counted here.
+    recounted: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -138,6 +140,7 @@ class Usage:
         self.completion_tokens += other.completion_tokens
         self.cached_tokens += other.cached_tokens
         self.calls += other.calls
+        self.recounted += other.recounted
         if other.cost is not None:
             self.cost = round((self.cost or 0.0) + other.cost, 8)
 
@@ -150,6 +153,8 @@ def usage_dict(u: Usage) -> dict[str, Any]:
         out["cost"] = u.cost
     if u.cached_tokens:
         out["cachedTokens"] = u.cached_tokens
+    if u.recounted:
+        out["recounted"] = u.recounted
     return out
 
 
@@ -161,13 +166,24 @@ def paid_usage(u: Usage) -> dict[str, Any]:
 def usage_from(raw: Any) -> Usage:
     """A usage as files record it, read back; anything missing counts as nothing."""
     raw = raw if isinstance(raw, dict) else {}
+    cost = raw.get("cost")
+    # A file from a pull request is as untrusted as a server: a negative count must not buy budget back.
     return Usage(
-        prompt_tokens=int(raw.get("promptTokens") or 0),
-        completion_tokens=int(raw.get("completionTokens") or 0),
-        cost=raw.get("cost"),
-        calls=int(raw.get("calls") or 0),
-        cached_tokens=int(raw.get("cachedTokens") or 0),
+        prompt_tokens=_whole(raw.get("promptTokens")),
+        completion_tokens=_whole(raw.get("completionTokens")),
+        cost=max(float(cost), 0.0) if isinstance(cost, int | float) and not isinstance(cost, bool)
+        and cost == cost and cost != float("inf") else None,
+        calls=_whole(raw.get("calls")),
+        cached_tokens=_whole(raw.get("cachedTokens")),
+        recounted=_whole(raw.get("recounted")),
     )
+
+
+def _whole(value: Any) -> int:
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 @dataclass

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import urllib.error
-import urllib.request
 from typing import Any
 
 from ..calls import CACHE_BREAK, CallSpec
 from ..domain import Panelist, Usage
 from ..secrets import mask_url
 from .base import Completed, Diagnosis, OnTokens, TransientError
+from .usage import sane_cost, sane_usage
 
 TRANSIENT_NAMES = ("RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError")
 MAX_WAIT = 60.0
@@ -31,6 +30,12 @@ def load() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    if litellm.aclient_session is None:
+        # Every provider litellm reaches through the OpenAI SDK takes this client: the one HTTP policy (no
+        # redirect followed, a deadline, a size limit) instead of the SDK's, which follows redirects.
+        from .http import async_client
+
+        litellm.aclient_session = async_client()
     return litellm
 
 
@@ -58,8 +63,9 @@ def wait_asked(headers: Any) -> float | None:
 
 
 # What litellm says when a 200 reply's body is not the JSON it expects: HTML, bad UTF-8, a cut body.
-UNREADABLE = ("Expecting value", "codec can't decode", "Unterminated string", "Expecting ',' delimiter",
-              "Expecting property name", "Extra data", "Invalid control character", "JSONDecodeError")
+# "Invalid response object": litellm's word for usage it cannot build (NaN, fractional counts).
+UNREADABLE = ("Invalid response object", "Expecting value", "codec can't decode", "Unterminated string",
+              "Expecting ',' delimiter", "Expecting property name", "Extra data", "Invalid control character", "JSONDecodeError")
 
 
 def network_fault(exc: BaseException, where: str) -> str | None:
@@ -99,10 +105,15 @@ def provider_message(exc: Exception) -> str:
 
 def classify(exc: Exception, p: Panelist | None = None) -> Exception:
     """A timeout, a TransientError, or the exception itself (final)."""
+    from .http import DeadlinePassed, refusal
+
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
-    if name in ("Timeout", "APITimeoutError"):
+    refused = refusal(exc)
+    if name in ("Timeout", "APITimeoutError") or isinstance(refused, DeadlinePassed):
         return TimeoutError("timed out")
+    if refused is not None:
+        return refused  # final: asking again would meet the same redirect or the same flood
     where = mask_url(p.api_base) if p is not None and p.api_base else \
         f"the {p.model.split('/', 1)[0]} API" if p is not None else "the provider"
     if (fault := network_fault(exc, where)) is not None:
@@ -209,8 +220,7 @@ async def streamed(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens) ->
         response.usage = litellm.Usage(prompt_tokens=prompt, completion_tokens=completion,
                                        total_tokens=prompt + completion)
     if not finish or not text.strip():
-        spent = Usage(prompt_tokens=int(response.usage.prompt_tokens or 0),
-                      completion_tokens=int(response.usage.completion_tokens or 0), calls=1)
+        spent = usage_of(response, kwargs, text)
         why = "ended before the reply was finished" if finish is None else "ended with no text"
         raise TransientError(f"the stream {why} ({pieces} pieces arrived); asked again", usage=spent)
     return response, finish
@@ -240,6 +250,14 @@ def cache_marked(p: Panelist, spec: CallSpec, messages: list[dict[str, Any]]) ->
         else:
             out.append(m)
     return out
+
+
+def usage_of(response: Any, kwargs: dict[str, Any], text: str) -> Usage:
+    """The response's usage, through the one sanitiser every client uses."""
+    u = getattr(response, "usage", None)
+    details = getattr(u, "prompt_tokens_details", None)
+    return sane_usage(getattr(u, "prompt_tokens", None), getattr(u, "completion_tokens", None),
+                      getattr(details, "cached_tokens", None), kwargs["messages"], text, kwargs.get("max_tokens"))
 
 
 class LitellmProvider:
@@ -285,12 +303,9 @@ class LitellmProvider:
                                      usage=Usage(calls=1))
             text = text.lstrip("\n")
         finish = finish or getattr(choices[0], "finish_reason", None)
-        u = getattr(response, "usage", None)
-        prompt, completion = int(getattr(u, "prompt_tokens", 0) or 0), int(getattr(u, "completion_tokens", 0) or 0)
-        details = getattr(u, "prompt_tokens_details", None)
-        cached = int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
-        usage = Usage(prompt_tokens=prompt, completion_tokens=completion, calls=1, cached_tokens=min(cached, prompt),
-                      cost=call_cost(litellm, p, response, prompt, completion))
+        usage = usage_of(response, kwargs, text)
+        usage.cost = sane_cost(self.price(p, usage.prompt_tokens, usage.completion_tokens) if usage.recounted
+                               else call_cost(litellm, p, response, usage.prompt_tokens, usage.completion_tokens))
         return (text, usage) if finish in (None, "stop") else (text, usage, str(finish))
 
     @staticmethod
@@ -333,7 +348,10 @@ class LitellmProvider:
         # resources (450 modules, 0.6 s), and whatever else litellm's first call to a provider imports, which
         # changes from release to release. So litellm itself makes that first call, answered by its own mock
         # without a request: each provider's path is imported here, whatever the version.
+        from . import http
+
         litellm = load()
+        http.warm_up()
         if any(through_openai_sdk(litellm, p.model) for p in panelists):
             with contextlib.suppress(ImportError):
                 import openai.resources  # noqa: F401
@@ -398,25 +416,26 @@ def endpoint(p: Panelist, timeout: float) -> str:
     if not p.api_base:
         return "not checked (hosted)"
     import json
-    import socket
+
+    import httpx
+
+    from .http import DeadlinePassed, PolicyError, get
+    from .openai_http import endpoint_url
 
     where = mask_url(p.api_base)
-    request = urllib.request.Request(p.api_base.rstrip("/") + "/models", method="GET")
     key = os.environ.get(p.api_key_env or "")
-    if key:
-        request.add_header("Authorization", f"Bearer {key}")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = response.read(1_000_000)
-    except urllib.error.HTTPError as exc:
-        return f"ok (answers, HTTP {exc.code})"  # it is up; the route or key is the provider's business
-    except TimeoutError:
-        return f"warn: {where} is busy (no answer to /models within {timeout:g}s); a run will wait for it"
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        if isinstance(reason, (TimeoutError, socket.timeout)):
-            return f"warn: {where} is busy (no answer to /models within {timeout:g}s); a run will wait for it"
-        return f"fail: {where} does not answer ({reason})"
+        response = get(endpoint_url(p.api_base, "/models"),
+                       {"Authorization": f"Bearer {key}"} if key else {}, timeout)
+    except (httpx.TimeoutException, TimeoutError, DeadlinePassed):
+        return f"warn: {where} is busy (no whole answer to /models within {timeout:g}s); a run will wait for it"
+    except PolicyError as exc:
+        return f"fail: {exc}"
+    except (httpx.HTTPError, OSError) as exc:
+        return f"fail: {where} does not answer ({network_fault(exc, where) or exc})"
+    if response.status_code != 200:
+        return f"ok (answers, HTTP {response.status_code})"  # it is up; the route or key is the provider's business
+    body = response.content[:1_000_000]
     try:
         served = [str(m.get("id")) for m in json.loads(body).get("data") or [] if isinstance(m, dict)]
     except (ValueError, AttributeError):

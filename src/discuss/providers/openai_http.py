@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import re
-import ssl
 import weakref
 from collections.abc import AsyncIterator
 from functools import cache
@@ -31,6 +30,7 @@ from ..domain import Panelist, Usage
 from ..secrets import mask_url
 from . import litellm as via_litellm
 from .base import Completed, Diagnosis, OnTokens, TransientError
+from .usage import sane_usage
 
 PREFIX = "openai/"
 # Names litellm treats as OpenAI's reasoning models by their shape, listed or not: their parameters differ.
@@ -114,20 +114,15 @@ KEEPALIVE_SECONDS = 2.0
 POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
 
 
-@cache
-def tls() -> ssl.SSLContext:
-    return ssl.create_default_context()  # reading the system's certificates once, not once per member
-
-
 def pool(p: Panelist) -> Any:
     """This event loop's HTTP client for `p`, made on its first call."""
-    import httpx
+    from .http import async_client
 
     clients = POOLS.setdefault(asyncio.get_running_loop(), {})
     key = (p.api_base or "", p.id)
     if (client := clients.get(key)) is None or client.is_closed:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64, keepalive_expiry=KEEPALIVE_SECONDS)
-        client = clients[key] = httpx.AsyncClient(verify=tls(), limits=limits)
+        client = clients[key] = async_client(max_connections=None, max_keepalive_connections=64,
+                                             keepalive_expiry=KEEPALIVE_SECONDS)
     return client
 
 
@@ -137,10 +132,10 @@ async def close_pool() -> None:
         await client.aclose()
 
 
-def endpoint_url(api_base: str) -> str:
-    """`api_base` with /chat/completions added to its path, its query kept (as the OpenAI client does)."""
+def endpoint_url(api_base: str, path: str = "/chat/completions") -> str:
+    """`api_base` with `path` added to its path, its query kept (as the OpenAI client does)."""
     base, _, query = api_base.partition("?")
-    return base.rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
+    return base.rstrip("/") + path + (f"?{query}" if query else "")
 
 
 def request_body(p: Panelist, spec: CallSpec, messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -178,25 +173,15 @@ def reply_of(data: Any) -> tuple[str, Any, str | None]:
     return text, data.get("usage"), choices[0].get("finish_reason")
 
 
-def tally(value: Any) -> int:
-    """A count the server gave, where it is one (a hostile server may send anything)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**12 else 0
-
-
 def usage_of(p: Panelist, raw: Any, body: dict[str, Any], text: str) -> Usage:
-    """The call's usage as the server counted it; counted here where it sent none, so no call is free."""
+    """The call's usage as the server counted it, through the one sanitiser every client uses."""
     raw = raw if isinstance(raw, dict) else {}
-    prompt, completion = tally(raw.get("prompt_tokens")), tally(raw.get("completion_tokens"))
-    if not prompt and not completion:
-        from .. import tokens
-
-        prompt = sum(tokens.count(str(m.get("content") or "")) for m in body["messages"])
-        completion = tokens.count(text)
     details = raw.get("prompt_tokens_details")
-    cached = tally(details.get("cached_tokens")) if isinstance(details, dict) else 0
-    cost = via_litellm.own_price(p, prompt, completion) if p.price is not None else None
-    return Usage(prompt_tokens=prompt, completion_tokens=completion, calls=1, cached_tokens=min(cached, prompt),
-                 cost=cost)
+    usage = sane_usage(raw.get("prompt_tokens"), raw.get("completion_tokens"),
+                       details.get("cached_tokens") if isinstance(details, dict) else None,
+                       body["messages"], text, body.get("max_tokens"))
+    usage.cost = via_litellm.own_price(p, usage.prompt_tokens, usage.completion_tokens) if p.price is not None else None
+    return usage
 
 
 def event_of(line: str) -> dict[str, Any]:
@@ -219,39 +204,20 @@ def unreadable(detail: str) -> TransientError:
                           usage=Usage(calls=1))
 
 
-# Where reading a reply stops: an answer is kilobytes, and a broken or hostile server can send gigabytes
-# (or a compressed body that unpacks to them) well within a call's timeout.
-MAX_REPLY_BYTES = 32 * 1024 * 1024
-
-
-class OversizedReply(Exception):
-    def __init__(self) -> None:
-        super().__init__(f"the provider's reply passed {MAX_REPLY_BYTES:,} bytes and was not read further")
-
-
 def sent(client: Any, p: Panelist, body: dict[str, Any], timeout: float) -> Any:
     """The request posted to `p`'s server; the reply, read by the caller as it comes."""
     return client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p), timeout=timeout)
 
 
 async def bounded(reply: Any) -> bytes:
-    """The reply's body, unpacked, refused past `MAX_REPLY_BYTES`."""
-    parts, size = [], 0
-    async for chunk in reply.aiter_bytes():
-        size += len(chunk)
-        if size > MAX_REPLY_BYTES:
-            raise OversizedReply()
-        parts.append(chunk)
-    return b"".join(parts)
+    """The reply's body, unpacked (the transport refuses it past its size limit)."""
+    return b"".join([chunk async for chunk in reply.aiter_bytes()])
 
 
 async def lines(reply: Any) -> AsyncIterator[str]:
-    """A stream's lines as they come, refused past `MAX_REPLY_BYTES` (one line without an end included)."""
-    size, rest = 0, b""
+    """A stream's lines as they come (the transport refuses a stream past its size limit)."""
+    rest = b""
     async for chunk in reply.aiter_bytes():
-        size += len(chunk)
-        if size > MAX_REPLY_BYTES:
-            raise OversizedReply()
         *done, rest = (rest + chunk).split(b"\n")
         for line in done:
             yield line.rstrip(b"\r").decode("utf-8", "replace")
@@ -266,6 +232,8 @@ class OpenAIHTTPProvider:
                        on_tokens: OnTokens | None = None) -> Completed:
         import httpx
 
+        from .http import DeadlinePassed
+
         p = spec.panelist
         where = mask_url(p.api_base or "")
         body = request_body(p, spec, messages)
@@ -278,7 +246,7 @@ class OpenAIHTTPProvider:
                 usage = usage_of(p, raw_usage, body, text)
             else:
                 text, usage, finish = await self._stream(client, p, body, timeout, where, on_tokens)
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, DeadlinePassed):
             raise TimeoutError("timed out") from None
         except httpx.TransportError as exc:
             fault = via_litellm.network_fault(exc, where)
@@ -336,7 +304,9 @@ class OpenAIHTTPProvider:
                 if p.api_key_env and not os.environ.get(p.api_key_env)]
 
     def warm_up(self, panelists: list[Panelist]) -> None:
-        import httpx  # noqa: F401  (a tenth of a second that must not eat into the first call's timeout)
+        from . import http
+
+        http.warm_up()
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         return via_litellm.LITELLM.diagnose(p, timeout)

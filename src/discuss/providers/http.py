@@ -1,0 +1,242 @@
+"""One policy for every HTTP request discuss makes: calls through either client, doctor's probes, warm-ups.
+
+What a server may do to us is bounded here, in the transport beneath the
+clients, so no client's defaults can loosen it: a redirect is never
+followed (a 3xx is an error naming where it pointed, so a key and a prompt
+reach only the origin the panel names); a request has a total deadline, not
+a timeout per read (a server that drips a byte a second is stopped); a reply
+is read to `MAX_REPLY_BYTES` at most, counted on the wire and again unpacked
+(a small compressed body cannot unpack to gigabytes); only encodings we can
+unpack under that bound are asked for or accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from functools import cache
+from typing import Any
+
+import httpx
+
+from ..secrets import mask_url
+
+# An answer is kilobytes; a broken or hostile server can send gigabytes well within a call's timeout.
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+ENCODINGS = "gzip, deflate"
+
+
+class PolicyError(Exception):
+    """A reply the policy refuses; its words are the user's."""
+
+
+class RedirectRefused(PolicyError):
+    def __init__(self, status: int, url: httpx.URL, location: str | None):
+        target = mask_url(str(url.join(location))) if location else "nowhere"
+        super().__init__(f"{mask_url(str(url))} answered {status}, a redirect to {target}; redirects are never "
+                         "followed (a key goes only to the address the panel names): give the final address")
+
+
+class OversizedReply(PolicyError):
+    def __init__(self) -> None:
+        super().__init__(f"the provider's reply passed {MAX_REPLY_BYTES:,} bytes and was not read further")
+
+
+class DeadlinePassed(PolicyError):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no whole reply within {seconds:g}s (the request's deadline)")
+
+
+def deadline_of(request: httpx.Request) -> float:
+    """The request's whole time: the largest of the timeouts its client set (they are all the call's timeout)."""
+    timeout = request.extensions.get("timeout") or {}
+    values = [v for v in timeout.values() if isinstance(v, int | float)]
+    return float(max(values)) if values else 600.0
+
+
+class Unpacker:
+    """A reply's body unpacked as it comes, refused past `MAX_REPLY_BYTES` on the wire or unpacked."""
+
+    def __init__(self, encoding: str):
+        encoding = encoding.strip().lower()
+        if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
+            raise PolicyError(f"the reply came in an encoding not asked for ({encoding[:40]!r})")
+        self.wire = self.unpacked = 0
+        self.inflate = None if encoding in ("", "identity") else \
+            zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS)
+
+    def feed(self, chunk: bytes) -> bytes:
+        self.wire += len(chunk)
+        if self.wire > MAX_REPLY_BYTES:
+            raise OversizedReply()
+        if self.inflate is None:
+            out = chunk
+        else:
+            try:
+                out = self.inflate.decompress(chunk, MAX_REPLY_BYTES - self.unpacked + 1)
+            except zlib.error as exc:
+                raise PolicyError(f"the reply's compressed body cannot be unpacked: {exc}") from None
+            if self.inflate.unconsumed_tail:
+                raise OversizedReply()
+        self.unpacked += len(out)
+        if self.unpacked > MAX_REPLY_BYTES:
+            raise OversizedReply()
+        return out
+
+
+def _checked(request: httpx.Request, response: httpx.Response) -> Unpacker:
+    if 300 <= response.status_code < 400:
+        raise RedirectRefused(response.status_code, request.url, response.headers.get("location"))
+    unpacker = Unpacker(response.headers.get("content-encoding", ""))
+    return unpacker
+
+
+def _plain_headers(response: httpx.Response) -> httpx.Headers:
+    headers = httpx.Headers(response.headers)
+    for name in ("content-encoding", "content-length"):  # unpacked here: the client must not unpack again
+        headers.pop(name, None)
+    return headers
+
+
+class _GuardedAsyncStream(httpx.AsyncByteStream):
+    def __init__(self, raw: httpx.Response, unpacker: Unpacker, ends: float, seconds: float):
+        self.raw, self.unpacker, self.ends, self.seconds = raw, unpacker, ends, seconds
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        chunks = self.raw.aiter_raw()
+        while True:
+            left = self.ends - time.monotonic()
+            if left <= 0:
+                raise DeadlinePassed(self.seconds)
+            try:
+                chunk = await asyncio.wait_for(chunks.__anext__(), left)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise DeadlinePassed(self.seconds) from None
+            if out := self.unpacker.feed(chunk):
+                yield out
+
+    async def aclose(self) -> None:
+        await self.raw.aclose()
+
+
+class GuardedAsyncTransport(httpx.AsyncBaseTransport):
+    """httpx's transport under the policy; a transport of its own for each event loop, since connections are."""
+
+    def __init__(self, **options: Any):
+        self.options = options
+        self.inner: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncHTTPTransport] = \
+            weakref.WeakKeyDictionary()
+
+    def _inner(self) -> httpx.AsyncHTTPTransport:
+        loop = asyncio.get_running_loop()
+        if (transport := self.inner.get(loop)) is None:
+            transport = self.inner[loop] = httpx.AsyncHTTPTransport(verify=tls(), **self.options)
+        return transport
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        seconds = deadline_of(request)
+        ends = time.monotonic() + seconds
+        request.headers["accept-encoding"] = ENCODINGS
+        try:
+            raw = await asyncio.wait_for(self._inner().handle_async_request(request), seconds)
+        except TimeoutError:
+            raise DeadlinePassed(seconds) from None
+        try:
+            unpacker = _checked(request, raw)
+        except PolicyError:
+            await raw.aclose()
+            raise
+        return httpx.Response(raw.status_code, headers=_plain_headers(raw),
+                              stream=_GuardedAsyncStream(raw, unpacker, ends, seconds),
+                              extensions=raw.extensions)
+
+    async def aclose(self) -> None:
+        for transport in list(self.inner.values()):
+            await transport.aclose()
+
+
+class _GuardedSyncStream(httpx.SyncByteStream):
+    def __init__(self, raw: httpx.Response, unpacker: Unpacker, ends: float, seconds: float):
+        self.raw, self.unpacker, self.ends, self.seconds = raw, unpacker, ends, seconds
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.raw.iter_raw():
+            if time.monotonic() > self.ends:  # each read is bounded by the client's timeout, the whole here
+                raise DeadlinePassed(self.seconds)
+            if out := self.unpacker.feed(chunk):
+                yield out
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+class GuardedSyncTransport(httpx.BaseTransport):
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport(verify=tls())
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        seconds = deadline_of(request)
+        ends = time.monotonic() + seconds
+        request.headers["accept-encoding"] = ENCODINGS
+        raw = self.inner.handle_request(request)
+        try:
+            unpacker = _checked(request, raw)
+        except PolicyError:
+            raw.close()
+            raise
+        return httpx.Response(raw.status_code, headers=_plain_headers(raw),
+                              stream=_GuardedSyncStream(raw, unpacker, ends, seconds), extensions=raw.extensions)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@cache
+def tls() -> Any:
+    import ssl
+
+    return ssl.create_default_context()  # the system's certificates read once, not once per client
+
+
+def async_client(**limits: Any) -> httpx.AsyncClient:
+    """A client under the policy; `limits` as httpx.Limits takes them."""
+    return httpx.AsyncClient(transport=GuardedAsyncTransport(limits=httpx.Limits(**limits)) if limits
+                             else GuardedAsyncTransport(), follow_redirects=False)
+
+
+def get(url: str, headers: dict[str, str], seconds: float) -> httpx.Response:
+    """A GET under the policy, read whole within `seconds` (doctor's probes)."""
+    with httpx.Client(transport=GuardedSyncTransport(), follow_redirects=False, timeout=seconds) as client:
+        response = client.get(url, headers=headers)
+        response.read()
+        return response
+
+
+def refusal(exc: BaseException) -> PolicyError | None:
+    """The policy's refusal behind an exception a client wrapped around it (litellm, the OpenAI SDK)."""
+    seen: BaseException | None = exc
+    for _ in range(12):
+        if seen is None:
+            return None
+        if isinstance(seen, PolicyError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def warm_up() -> None:
+    """Import what a client's first connection imports (httpcore's HTTP/1.1 and HTTP/2, anyio's event loop
+    backend): a tenth of a second that must not be spent inside the first call's deadline."""
+    import importlib
+
+    for name in ("anyio._backends._asyncio", "httpcore._backends.anyio", "httpcore._async.http11",
+                 "httpcore._async.http2"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass  # a version that moved or dropped it: its first call imports what it needs
