@@ -130,3 +130,28 @@ def test_ask_quiet_prints_the_result_and_nothing_else(project):
     result = project.cli("ask", "Which unit first?", "--panel", "offline", "-q")
     assert result.exit_code == 0, result.output
     assert result.stderr == "" and "Conclusion" in result.stdout
+
+
+@pytest.mark.parametrize("cell", ["=HYPERLINK(\"http://x\",\"y\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)",
+                                  "\tleading tab", "\rcarriage"])
+def test_a_csv_cell_a_spreadsheet_would_evaluate_is_text(cell):
+    import csv
+    import io
+
+    from discuss.tables import as_csv
+
+    written = as_csv([{"reason": cell, "score": -1.5, "plain": "a reason"}])
+    (row,) = list(csv.DictReader(io.StringIO(written, newline="")))
+    assert row["reason"] == "'" + cell.replace("\r", "\n") and row["plain"] == "a reason"
+    assert row["score"] == "-1.5"  # a number stays a number
+
+
+def test_an_exported_title_and_reason_cannot_run_in_a_spreadsheet(project, tmp_path):
+    text = project.question.read_text()
+    project.question.write_text(text.replace("title: ", "title: '=HYPERLINK(\"http://evil\",\"click\")' #", 1))
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1").exit_code == 0
+    assert project.cli("export", "--csv", str(tmp_path / "out")).exit_code == 0
+    for path in (tmp_path / "out").glob("*.csv"):
+        for line in path.read_text().splitlines()[1:]:
+            assert not any(cell.startswith(("=", "+", "@")) for cell in line.split(",")), (path.name, line)
+    assert "'=HYPERLINK" in (tmp_path / "out" / "discussions.csv").read_text()

@@ -161,3 +161,19 @@ def test_doctor_never_sends_a_key_across_a_redirect(project, drip, monkeypatch):
     result = project.cli("doctor", "--panel", "p")
     assert len(Drip.seen_auth) == 1, Drip.seen_auth  # the redirect's target was never asked
     assert "never followed" in result.stdout and "4HjK8sPq" not in result.output
+
+
+def test_a_key_inside_api_base_is_kept_out_of_every_file_and_output(project, fake):
+    secret = "Zq81pLmx0Rv4"
+    base = fake.url + f"?key={secret}"
+    fake.script("alpha", *[Action(status=404, text=f"no route /v1/chat/completions?key={secret} here")] * 2)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, attempts: 2}").replace(
+        f"api_base: '{fake.url}'", f"api_base: '{base}'", 1))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "--no-stream")
+    assert result.exit_code == 0, result.output
+    assert "Zq81pLmx" not in result.output + project.cli("show", "swarm-power").output
+    assert "Zq81pLmx" not in project.cli("show", "swarm-power", "--json").output
+    for path in project.folder.rglob("*"):
+        if path.is_file():
+            assert "Zq81pLmx" not in path.read_text(errors="replace"), path
+    assert "no route" in failure_of(project).error  # the error itself is kept, the key masked

@@ -6,7 +6,8 @@ part, so a key-like token (a run of letters, digits and `-_./+=`) that
 holds `MIN_RUN` characters of a key's random part is replaced whole. A
 key's public prefix (`sk-`, `sk-proj-`, `sk-ant-api03-`) is left out of
 the comparison, so text that merely names a key format is kept. URLs lose
-their user, password and credential-like query values.
+their user, password and query values; a credential inside a panel's
+server address is scrubbed wherever it appears, with or without its URL.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>]+", re.IGNORECASE)
 CREDENTIAL_PARAMS = re.compile(r"(token|key|secret|password|passwd|sig|signature|auth|credential)", re.IGNORECASE)
 
 _project: list[str] = []  # keys read from the project's .env files
+_urls: list[str] = []  # credentials inside the panels' server addresses (`?key=...`, `user:password@`)
 
 
 def remember_project(root: Path) -> None:
@@ -48,11 +50,30 @@ def remember_project(root: Path) -> None:
     _project[:] = found
 
 
+def url_secrets(url: str | None) -> list[str]:
+    """The credentials a URL carries: its password, and the values of credential-shaped query parameters."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(url)
+        found = [parts.password or ""]
+    except ValueError:
+        return []
+    found += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if CREDENTIAL_PARAMS.search(k)]
+    return [v for v in found if len(v) >= MIN_SECRET]
+
+
+def remember_urls(urls: list[str | None]) -> None:
+    """Learn the credentials in the panels' server addresses, so a server echoing one is scrubbed too."""
+    _urls[:] = sorted({s for url in urls for s in url_secrets(url)})
+
+
 def known_secrets(p: Panelist | None = None) -> list[str]:
     names = [p.api_key_env] if p is not None and p.api_key_env else []
     names += [n for n in os.environ if n.endswith(SUFFIXES)]
     found = [os.environ[n] for n in names if n and len(os.environ.get(n, "")) >= MIN_SECRET]
-    return found + [s for s in _project if s not in found]
+    found += url_secrets(p.api_base) if p is not None else []
+    return found + [s for s in [*_project, *_urls] if s not in found]
 
 
 def _windows(secret: str) -> set[str]:
@@ -76,7 +97,7 @@ def leaked_spans(text: str, secret: str) -> list[tuple[int, int]]:
 
 
 def mask_url(url: str) -> str:
-    """A URL fit to print: no user or password, no credential in its query."""
+    """A URL fit to print: no user or password, and no value of its query (where gateways take keys)."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -84,8 +105,7 @@ def mask_url(url: str) -> str:
     except ValueError:
         return "[a URL that cannot be read]"
     netloc = ("***@" if parts.username or parts.password else "") + host + port
-    query = urlencode([(k, "***" if CREDENTIAL_PARAMS.search(k) else v)
-                       for k, v in parse_qsl(parts.query, keep_blank_values=True)], safe="*")
+    query = urlencode([(k, "***") for k, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="*")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 

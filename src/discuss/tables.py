@@ -130,8 +130,25 @@ def as_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, restval="", lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: inert(v) for k, v in row.items()} for row in rows)
     return out.getvalue()
+
+
+# A spreadsheet evaluates a cell that begins with one of these as a formula (`=HYPERLINK(...)`, `@SUM`, `+cmd|`).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def inert(value: Any) -> Any:
+    """A cell a spreadsheet shows as text: text that would start a formula gets a leading `'` (OWASP's rule).
+
+    Only text: numbers (a negative score) stay numbers. A lone carriage return becomes a line end (the
+    writer quotes a field by its `\\n`, not its `\\r`, and a reader ends the row at a bare one). The JSON
+    export keeps every value exact.
+    """
+    if not isinstance(value, str):
+        return value
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return f"'{value}" if value.startswith(FORMULA_START) else value
 
 
 def located(q: Question, d: Discussion, folder: Path, content: Path, part: int | None = None) -> Located:

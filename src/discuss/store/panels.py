@@ -85,6 +85,9 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
             raise InputError(f"{where}: chairman, judge and synthesizer that are not members need distinct ids")
         panel = Panel(str(name), members, protocol=spec.protocol, **special)
         panels[str(name)] = (panel, _settings(spec.settings or {}, f"{path}: panels.{name}.settings"))
+    from ..secrets import remember_urls
+
+    remember_urls([m.api_base for panel, _ in panels.values() for m in panel.everyone])
     return panels
 
 
