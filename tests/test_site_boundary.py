@@ -109,3 +109,23 @@ def test_page_meta_keeps_only_what_the_theme_shows_and_escapes_it():
     other = any_page_meta({"title": "A & B", "status": "new", "author": ["list"]}, {"new": "New"})
     assert other == {"title": "A &amp; B", "status": "new"}
     assert "status" not in any_page_meta({"status": PAYLOAD}, {"new": "New"})
+
+
+def test_a_page_linked_outside_the_docs_folder_is_never_published(tmp_path, caplog):
+    root = sample_site(tmp_path)
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0LXRva2Vu\n")
+    (root / "content" / "x.md").symlink_to(root / ".git" / "config")
+    (root / "content" / "questions" / "linked.md").symlink_to(root / ".git" / "config")
+    site = build(root)
+    published = "".join(p.read_text(errors="replace") for p in site.rglob("*") if p.is_file())
+    assert "c2VjcmV0LXRva2Vu" not in published  # neither the page nor the search index
+    assert "x.md links outside the docs folder: not published" in caplog.text
+
+
+def test_a_page_that_is_not_utf8_is_left_out_and_the_build_goes_on(tmp_path, caplog):
+    root = sample_site(tmp_path)
+    (root / "content" / "questions" / "broken.md").write_bytes(b"---\ntitle: Broken \xff\xfe?\n---\n\nText.\n")
+    site = build(root)
+    assert (site / "index.html").is_file() and (site / "questions" / "first" / "index.html").is_file()
+    assert "broken.md is not UTF-8 text" in caplog.text

@@ -11,6 +11,9 @@ Two rules, both pure functions here (no MkDocs import):
 - Files that belong to a discussion are never built as pages, whatever
   state their question file is in (unreadable, missing, renamed): a
   discussion folder is recognised by what it holds, not by its question.
+- Only files that resolve inside the docs folder are published, and only
+  pages that are UTF-8: a link to `../.git/config` would publish a token,
+  and one unreadable page would stop the whole build.
 """
 
 from __future__ import annotations
@@ -117,3 +120,21 @@ def _owner(parts: list[str]) -> str:
 
 def inside(uri: str, folders: Iterable[str]) -> bool:
     return uri.startswith(tuple(folders))
+
+
+def refused_file(path: Any, docs_dir: Any) -> str | None:
+    """Why the file at `path` may not be published from `docs_dir` (a link out, text that is not UTF-8), or None."""
+    import os
+
+    real, root = os.path.realpath(path), os.path.realpath(docs_dir)
+    if os.path.commonpath([real, root]) != root:
+        return "links outside the docs folder"
+    if str(path).endswith(".md"):
+        try:
+            with open(real, "rb") as f:
+                f.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"is not UTF-8 text (byte {exc.start})"
+        except OSError as exc:
+            return f"cannot be read ({exc.strerror})"
+    return None

@@ -18,6 +18,7 @@ from ..store import discussions as store
 from ..store import documents
 from ..store.followups import part_files
 from ..store.questions import question_files, read_question
+from . import boundary
 
 
 @dataclass
@@ -79,6 +80,9 @@ def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[
         if (known := _READ.get(path)) is not None and known.signature == sig and known.src_uri == \
                 path.relative_to(docs_dir).as_posix():
             entries.append(known)
+            continue
+        if why := boundary.refused_file(path, docs_dir):
+            warnings.append(f"{path.relative_to(docs_dir).as_posix()} {why}: not published")
             continue
         try:
             meta, _ = documents.read(path)

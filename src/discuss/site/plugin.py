@@ -93,6 +93,10 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
     def on_files(self, files: Files, config) -> Files:
         if not self.config.enabled:
             return files
+        for f in list(files):
+            if f.abs_src_path and (why := boundary.refused_file(f.abs_src_path, config.docs_dir)):
+                log.warning(f"{f.src_uri} {why}: not published")
+                files.remove(f)
         entries, warnings = collect(Path(config.docs_dir), self.config.questions_dir)
         for warning in warnings:
             log.warning(warning)
