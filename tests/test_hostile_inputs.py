@@ -71,7 +71,7 @@ def test_ci_init_refuses_a_branch_a_shell_would_run(project, branch):
 def test_ci_init_quotes_the_branch_it_takes(project):
     assert project.cli("ci", "init", "--branch", "discuss/rounds").exit_code == 0
     text = (project.root / ".github" / "workflows" / "discuss.yml").read_text()
-    assert 'git push --force origin "HEAD:discuss/rounds"' in text
+    assert '"HEAD:discuss/rounds"' in text
 
 
 def test_a_full_disk_ends_in_one_line_and_resumes(project, fake, monkeypatch):

@@ -12,8 +12,9 @@ import pytest
 from conftest import fake_panel
 from discuss.domain import Panelist
 from discuss.providers import route
+from discuss.providers.http import endpoint_url
 from discuss.providers.litellm import LITELLM
-from discuss.providers.openai_http import OPENAI_HTTP, endpoint_url
+from discuss.providers.openai_http import OPENAI_HTTP
 from discuss.store import discussions as store
 from fakeserver import Action
 

@@ -248,4 +248,4 @@ def test_the_first_call_through_litellm_imports_almost_nothing_after_the_warm_up
                           env={**os.environ, "PYTHONPATH": SRC})
     assert done.returncode == 0, done.stderr[-2000:]
     imported = done.stdout.split()
-    assert len(imported) <= 15, imported
+    assert len(imported) <= 40, imported  # hundreds without the warm-up

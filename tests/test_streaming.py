@@ -69,7 +69,7 @@ def test_a_stream_without_usage_is_still_counted(tmp_path, monkeypatch):
     litellm = load()
     build = litellm.stream_chunk_builder
 
-    def without_usage(chunks, messages=None):  # as when neither the provider nor litellm counted
+    def without_usage(chunks, messages=None, **options):  # as when neither the provider nor litellm counted
         response = build(chunks, messages=messages)
         response.usage = litellm.Usage(prompt_tokens=0, completion_tokens=0, total_tokens=0)
         return response

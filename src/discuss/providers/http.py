@@ -50,6 +50,12 @@ class DeadlinePassed(PolicyError):
         super().__init__(f"no whole reply within {seconds:g}s (the request's deadline)")
 
 
+def endpoint_url(api_base: str, path: str = "/chat/completions") -> str:
+    """`api_base` with `path` added to its path, its query kept (as the OpenAI client does)."""
+    base, _, query = api_base.partition("?")
+    return base.rstrip("/") + path + (f"?{query}" if query else "")
+
+
 def deadline_of(request: httpx.Request) -> float:
     """The request's whole time: the largest of the timeouts its client set (they are all the call's timeout)."""
     timeout = request.extensions.get("timeout") or {}

@@ -182,6 +182,11 @@ def one_of(names: list[str]) -> list[str]:
     return [chosen] if chosen else names
 
 
+# How litellm reports a stream broken once it began (by release); anything else, a timeout or a bug, is itself.
+STREAM_BREAKS = ("MidStreamFallbackError", "APIConnectionError", "InternalServerError", "ServiceUnavailableError",
+                 "APIError", "RemoteProtocolError", "ReadError")
+
+
 async def streamed(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens) -> tuple[Any, str]:
     """The reply streamed piece by piece, rebuilt into the response a plain call returns, and its finish_reason.
 
@@ -206,7 +211,7 @@ async def streamed(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens) ->
     except Exception as exc:
         # A stream that breaks once it has begun was answered and paid for: whatever litellm calls the break
         # (since 1.110 its own MidStreamFallbackError), it is the cut stream below, counted and asked again.
-        if type(exc).__name__ in ("Timeout", "APITimeoutError") or not chunks:
+        if type(exc).__name__ not in STREAM_BREAKS or not chunks:
             raise
         finish = None
     if not chunks:
@@ -419,8 +424,7 @@ def endpoint(p: Panelist, timeout: float) -> str:
 
     import httpx
 
-    from .http import DeadlinePassed, PolicyError, get
-    from .openai_http import endpoint_url
+    from .http import DeadlinePassed, PolicyError, endpoint_url, get
 
     where = mask_url(p.api_base)
     key = os.environ.get(p.api_key_env or "")

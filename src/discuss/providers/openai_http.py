@@ -30,6 +30,7 @@ from ..domain import Panelist, Usage
 from ..secrets import mask_url
 from . import litellm as via_litellm
 from .base import Completed, Diagnosis, OnTokens, TransientError
+from .http import endpoint_url
 from .usage import sane_usage
 
 PREFIX = "openai/"
@@ -130,12 +131,6 @@ async def close_pool() -> None:
     """Close this event loop's connections, if a call opened any."""
     for client in POOLS.pop(asyncio.get_running_loop(), {}).values():
         await client.aclose()
-
-
-def endpoint_url(api_base: str, path: str = "/chat/completions") -> str:
-    """`api_base` with `path` added to its path, its query kept (as the OpenAI client does)."""
-    base, _, query = api_base.partition("?")
-    return base.rstrip("/") + path + (f"?{query}" if query else "")
 
 
 def request_body(p: Panelist, spec: CallSpec, messages: list[dict[str, Any]]) -> dict[str, Any]:
