@@ -70,11 +70,25 @@ def task_of(messages: list[dict]) -> str:
     return next((task for heading, task in HEADINGS.items() if heading in prompt), "respond")
 
 
+def structure(prompt: str) -> str:
+    """The prompt as its template wrote it, fenced data taken out: what a careful model reads as the task."""
+    out, fence = [], None
+    for line in prompt.splitlines():
+        mark = re.match(r"^(`{3,})", line)
+        if fence is None and mark:
+            fence = mark.group(1)
+        elif fence is not None and line.strip() == fence:
+            fence = None
+        elif fence is None:
+            out.append(line)
+    return "\n".join(out)
+
+
 def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE", judge: float = 0.9) -> str:
     prompt = prompt_of(messages)
     task = task_of(messages)
     if task == "stance":
-        labels = re.findall(r"^### Position ([A-Z])$", prompt, re.MULTILINE)
+        labels = re.findall(r"^### Position ([A-Z])$", structure(prompt), re.MULTILINE)
         rnd = re.search(r"# Critique round (\d+)", prompt).group(1)
         return json.dumps({
             "agreements": [{"with": label, "on": "the first finding"} for label in labels[:1]],
@@ -97,7 +111,7 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
     if task == "alternatives":
         return json.dumps({"alternatives": [{"title": f"Option {x}", "description": f"Do {x}."} for x in "XY"]})
     if task == "rank":
-        labels = re.findall(r"^### Alternative ([A-Z]):", prompt, re.MULTILINE)
+        labels = re.findall(r"^### Alternative ([A-Z]):", structure(prompt), re.MULTILINE)
         dims = ("impact", "quality", "feasibility", "reusability", "risk")
         return json.dumps({"scores": [{"alternative": lab, **{d: 0.9 if i == 0 else 0.4 for d in dims}}
                                       for i, lab in enumerate(labels)],
@@ -107,13 +121,13 @@ def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE
                            "reasoning": f"{model} judged"})
     if task == "vote":
         # Letters, or authors' ids where ballots name them ("## Answer alpha (Alpha)").
-        labels = re.findall(r"^## Answer ([\w.-]+)(?: \(.*\))?$", prompt, re.MULTILINE)
+        labels = re.findall(r"^## Answer ([\w.-]+)(?: \(.*\))?$", structure(prompt), re.MULTILINE)
         votes = [{"label": label, "vote": "APPROVE" if i == 0 else "NEUTRAL",
                   "reasoning": f"{model} on answer {label}"} for i, label in enumerate(labels)]
         return json.dumps({"votes": votes,
                            "termination": {"vote": termination, "reasoning": f"{model} says {termination}"}})
     if task == "critique":
-        labels = re.findall(r"^### Answer ([A-Z])$", prompt, re.MULTILINE)
+        labels = re.findall(r"^### Answer ([A-Z])$", structure(prompt), re.MULTILINE)
         return json.dumps({"critiques": [{"label": label, "critique": f"{model} critiques answer {label}."}
                                          for label in labels]})
     if task == "rebut":

@@ -32,7 +32,8 @@ def test_a_ballot_stays_within_the_budget_whatever_the_panel_and_answers(project
     assert len(prompts) == len(IDS)
     share = budget // len(IDS)
     for prompt in prompts:
-        bodies = [b.strip() for b in re.findall(r"^## Answer [A-Z]\n\n(.*?)\n\n(?=^## [AH])", prompt, re.S | re.M)]
+        bodies = [b.strip() for b in re.findall(r"^## Answer [A-Z]\n\n`{3,}text\n(.*?)\n`{3,}\n+(?=^## [AH])", prompt,
+                                                  re.S | re.M)]
         assert len(bodies) == len(IDS) and all(b.endswith("[...]") for b in bodies)
         # the same cut for every answer, and all of them together within the budget
         assert all(estimate_tokens(b) <= share + 1 for b in bodies)

@@ -4,6 +4,9 @@ Models wrap JSON in code fences or add a sentence around it. We try the
 whole reply, then each fenced block, then each opening brace in turn, and
 take the first that parses as an object: a fence inside a JSON string (a
 YAML snippet in a summary) is part of the string, not the end of the JSON.
+A reply that holds two different objects of the same kind (two ballots,
+one of them perhaps quoted from another panelist's answer) is refused, never
+resolved by their order.
 Anything we cannot read raises `ReplyError` with a message fit to send back
 to the model.
 """
@@ -40,10 +43,19 @@ def _objects(text: str) -> Iterator[tuple[Any, json.JSONDecodeError | None]]:
     start = text.find("{")
     while start >= 0:
         try:
-            yield decoder.raw_decode(text, start)[0], None
+            value, end = decoder.raw_decode(text, start)
+            yield value, None
+            start = text.find("{", end) if isinstance(value, dict) else text.find("{", start + 1)
         except json.JSONDecodeError as exc:
             yield None, exc
-        start = text.find("{", start + 1)
+            start = text.find("{", start + 1)
+
+
+def _rivals(text: str, chosen: dict[str, Any]) -> int:
+    """How many different objects of the chosen one's kind (sharing a key with it) the reply holds."""
+    kinds = {json.dumps(v, sort_keys=True) for v, _ in _objects(text)
+             if isinstance(v, dict) and set(v) & set(chosen)}
+    return len(kinds)
 
 
 def clean_strings(value: Any) -> Any:
@@ -63,6 +75,9 @@ def extract_object(text: str) -> dict[str, Any]:
     first_error: json.JSONDecodeError | None = None
     for value, error in _objects(text):
         if isinstance(value, dict):
+            if (found := _rivals(text, value)) > 1:
+                raise ReplyError(f"the reply holds {found} different JSON objects of this kind; reply with exactly "
+                                 "one, your own")
             value = clean_strings(value)
             if (echo := echoed(value)) is not None:
                 raise EchoError(f"'{echo[0]}' copies the prompt's example ({echo[1][:80]!r}) instead of "

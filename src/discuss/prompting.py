@@ -12,6 +12,7 @@ any other change.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,10 +43,26 @@ BREAK = _Mark(CACHE_BREAK)
 
 def _finalize(value: object) -> object:
     """Every value a template prints, with any copy of the cache mark in it (a background, a model's
-    answer) taken out: the only mark in a prompt is the template's."""
+    answer) taken out: the only mark in a prompt is the template's. A value of more than one line, or one
+    that would begin a heading, is quoted as data (see `as_data`)."""
     if isinstance(value, str) and value is not BREAK:
-        return value.replace(CACHE_BREAK, "")
+        value = value.replace(CACHE_BREAK, "")
+        return as_data(value) if "\n" in value.strip() or value.lstrip().startswith("#") else value
     return value
+
+
+def as_data(text: str) -> str:
+    """`text` fenced so nothing in it reads as the prompt's own structure.
+
+    The structure of a prompt (answer labels, "How to vote", who won, the
+    scores) is the template's alone. Another panelist's answer that writes
+    `## Answer Z`, a second set of voting rules or "(the round's winner)"
+    must reach the reader as quoted text: the fence is longer than any run
+    of backticks inside, so the text cannot close it.
+    """
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text.strip(chr(10))}\n{fence}"
 
 
 class Prompts:

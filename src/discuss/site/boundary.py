@@ -127,7 +127,8 @@ def refused_file(path: Any, docs_dir: Any) -> str | None:
     import os
 
     real, root = os.path.realpath(path), os.path.realpath(docs_dir)
-    if os.path.commonpath([real, root]) != root:
+    found_in_docs = os.path.commonpath([os.path.abspath(path), os.path.abspath(docs_dir)]) == os.path.abspath(docs_dir)
+    if found_in_docs and os.path.commonpath([real, root]) != root:  # a theme's own files live elsewhere
         return "links outside the docs folder"
     if str(path).endswith(".md"):
         try:
