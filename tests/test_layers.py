@@ -16,8 +16,10 @@ LAYERS = [  # lowest first; a module not named here is core
     ("store", ["discuss.store"]),
     ("run", ["discuss.gateway", "discuss.providers", "discuss.runner", "discuss.prepare", "discuss.batch", "discuss.actions",
              "discuss.dry_run", "discuss.scaffold", "discuss.ci", "discuss.doctor"]),
-    ("presentation", ["discuss.cli", "discuss.site", "discuss.entry", "discuss.quick", "discuss.report",
-                      "discuss.listing", "discuss.export", "discuss.leaderboard", "discuss.tables", "discuss.__main__"]),
+    ("presentation", ["discuss.site", "discuss.report", "discuss.listing", "discuss.export", "discuss.leaderboard",
+                      "discuss.tables"]),
+    ("application", ["discuss.commands"]),  # what each command does, returning values
+    ("interfaces", ["discuss.cli", "discuss.mcp_server", "discuss.entry", "discuss.quick", "discuss.__main__"]),
 ]
 
 

@@ -362,36 +362,27 @@ def _unusable(slugs: list[str]) -> None:
 def status(question: str | None = typer.Argument(None, help="One question; default all."),
            as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the README).")):
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost, protocol."""
-    from .listing import STATUS_HEADER, status_json, status_row, table
-    from .store import discussions as store
-    from .store.followups import part_files
-    from .store.questions import find_question, question_files, read_question
+    from .commands.reading import status_rows
+    from .listing import STATUS_HEADER, money, table
 
-    if question is not None:
-        questions = [find_question(content(), question)]
-    else:
-        questions = []
-        for path in question_files(content()) if content().is_dir() else []:
-            try:
-                questions.append(read_question(path))
-            except InputError as exc:
-                typer.echo(f"warning: {exc}", err=True)
-    found = []
-    for q in questions:  # each with its follow-ups after it, under the names `show` takes
-        for one in [q, *(read_question(p) for p in part_files(q))] if question is None else [q]:
-            try:
-                found.append((one.slug, store.summary(one.folder)))
-            except InputError as exc:
-                if question is not None:
-                    raise
-                typer.echo(f"warning: {exc}; left out", err=True)  # one broken discussion hides no other
+    found, warnings = status_rows(content(), question)
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
     if as_json:
         import json
 
-        typer.echo(json.dumps([status_json(slug, s) for slug, s in found], indent=2))
+        typer.echo(json.dumps(found, indent=2))
         return
-    rows = [status_row(slug, s) for slug, s in found]
+    rows = [[row["slug"], _shown_status(row), str(row["rounds"]), row["leader"] or "-",
+             row["terminationReason"] or "-", str(row["usage"]["totalTokens"]), money(row["usage"]["cost"]),
+             row["protocol"] or "-", ", ".join(row["waitingFor"]) or "-"] for row in found]
     typer.echo(table(STATUS_HEADER, rows) if rows else f"no questions under {content()}")
+
+
+def _shown_status(row: dict) -> str:
+    if row["status"] == "closed" and row["terminationReason"] == "budget":
+        return "stopped (budget)"
+    return row["status"] + (" (Dyson)" if row["dyson"] else "")
 
 
 @app.command()
@@ -420,12 +411,9 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
     if as_json:
         import json
 
-        from .export import discussion_json
+        from .commands.reading import discussion_data
 
-        data = discussion_json(d)
-        if round_number is not None:
-            data["rounds"] = [data["rounds"][round_number - 1]]
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(discussion_data(content(), q.slug, round_number), indent=2, ensure_ascii=False))
         return
     typer.echo(render(d, full=full, only=round_number), nl=False)
 
@@ -795,33 +783,35 @@ def ask(
 @handled
 def panels():
     """Each panel: its members, their models, its referees, and whether each key is set (no call is made)."""
+    from .commands.reading import panel_rows
     from .listing import table
-    from .providers import missing_keys
-    from .store.panels import load_panels
 
-    rows = []
-    for name, (panel, _) in load_panels(layout().panels).items():
-        roles = {p.id: role for role, p in (("judge", panel.judge), ("synthesizer", panel.synthesizer),
-                                             ("chairman", panel.chairman)) if p is not None}
-        for p in panel.everyone:
-            missing = missing_keys([p])
-            key = "set" if not missing else "missing " + ", ".join(m.split(" ")[0] for m in missing)
-            role = roles.get(p.id, "member") if p.id not in panel.ids else "member" + (
-                f", {roles[p.id]}" if p.id in roles else "")
-            rows.append([name, p.id, p.name, p.model, role, p.settings_line or "-", key])
+    rows = panel_rows(layout())
     if not rows:
         typer.echo(f"no panels in {layout().panels}")
         return
-    typer.echo(table(["panel", "id", "name", "model", "role", "options", "key"], rows))
+    header = ["panel", "id", "name", "model", "role", "options", "key"]
+    typer.echo(table(header, [[row[k] for k in header] for row in rows]))
+
+
+@app.command()
+@handled
+def mcp():
+    """Serve this project to an agent over MCP (stdio): ask, status, show, panels, protocols."""
+    try:
+        from .mcp_server.server import serve
+    except ImportError as exc:
+        raise InputError(f"the MCP server needs the mcp package ({exc}): pip install 'discuss-panel[mcp]'") from None
+    serve(root())
 
 
 @app.command()
 @handled
 def protocols():
     """The protocols a discussion can follow, each in a line."""
-    from .protocols import get_protocol
+    from .commands.reading import protocol_rows
 
-    typer.echo("\n".join(f"{name:<12} {get_protocol(name).summary}" for name in protocol_names()))
+    typer.echo("\n".join(f"{row['name']:<12} {row['summary']}" for row in protocol_rows()))
 
 
 def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:

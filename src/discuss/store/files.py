@@ -108,3 +108,20 @@ class DiscussionLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+def is_running(folder: Path) -> bool:
+    """Whether a run holds the discussion's lock now (asked without waiting, and without taking it)."""
+    try:
+        fd = os.open(lock_path(folder), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EAGAIN, errno.EACCES)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)

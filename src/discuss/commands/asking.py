@@ -1,0 +1,123 @@
+"""Asking without waiting: the question written at once, its run a process of its own.
+
+An agent's client gives up on a tool call after a minute or so, and a
+deliberation takes minutes. So the question file is written here and the
+run goes on as `discuss ask` in a process of its own, started in a new
+session so it outlives whoever started it. Its state is the discussion's
+files, which anyone can read (`status`, `show`); the discussion's lock
+keeps a second start from running the same question twice; its output goes
+to a log beside the lock, outside the project, so nothing stray reaches git.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..store.layout import Layout
+
+BACKGROUND_BYTES = 1024 * 1024
+
+
+@dataclass
+class AskRequest:
+    question: str
+    background: str | None = None
+    panel: str | None = None
+    models: list[str] = field(default_factory=list)
+    protocol: str | None = None
+    max_rounds: int | None = None
+    max_cost: float | None = None
+
+    def check(self) -> None:
+        """The CLI's checks of the same options, before a file is written."""
+        from ..protocols import get_protocol
+
+        if not self.question.strip():
+            raise InputError("the question is empty")
+        if self.panel and self.models:
+            raise InputError("give a panel or models, not both")
+        if self.protocol is not None:
+            get_protocol(self.protocol)  # an unknown name is refused with the names there are
+        if self.max_rounds is not None and self.max_rounds < 1:
+            raise InputError("max_rounds must be at least 1")
+        if self.max_cost is not None and not self.max_cost >= 0:
+            raise InputError("max_cost must be 0 (no budget) or more dollars")
+        if self.background is not None and len(self.background.encode("utf-8", "replace")) > BACKGROUND_BYTES:
+            raise InputError(f"the background is larger than {BACKGROUND_BYTES // 1024} KB")
+
+    def argv(self, root: Path) -> list[str]:
+        args = [sys.executable, "-m", "discuss", "--root", str(root), "ask", " ".join(self.question.split()), "-q"]
+        for flag, value in (("--panel", self.panel), ("--protocol", self.protocol),
+                            ("--max-rounds", self.max_rounds), ("--max-cost", self.max_cost)):
+            if value is not None:
+                args += [flag, str(value)]
+        for model in self.models:
+            args += ["--model", model]
+        return args
+
+
+def log_path(folder: Path) -> Path:
+    from ..store.files import lock_path
+
+    return lock_path(folder).with_suffix(".log")
+
+
+STARTED: list[subprocess.Popen[bytes]] = []  # runs this process started: polled, so none lingers as a zombie
+
+
+def starting(folder: Path) -> bool:
+    """Whether a run started for `folder` is alive, though it may not hold the lock yet (its first second)."""
+    for child in list(STARTED):
+        if child.poll() is not None:
+            STARTED.remove(child)
+    try:
+        pid = int(log_path(folder).with_suffix(".pid").read_text())
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
+    """Write the question (or find the one an identical ask wrote) and start its run unless one is going.
+
+    Returns `{slug, path, status, started}` at once: `started` is False where a
+    run was already going, or the discussion had ended.
+    """
+    from ..actions import ask_file
+    from ..store import discussions as store
+    from ..store.files import is_running
+    from ..store.questions import read_question
+
+    request.check()
+    path, _ = ask_file(layout.content, "questions", request.question, request.background)
+    q = read_question(path)
+    row = {"slug": q.slug, "path": path.relative_to(layout.root).as_posix()}
+    summary = store.summary(q.folder)
+    if is_running(q.folder) or starting(q.folder):
+        return row | {"status": "running", "started": False}
+    if summary is not None and summary.status in ("concluded", "closed"):
+        return row | {"status": summary.status, "started": False}
+    log = log_path(q.folder)
+    with open(log, "wb") as out:
+        child = subprocess.Popen(request.argv(layout.root), stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                 start_new_session=True, close_fds=True, cwd=layout.root,
+                                 env={**os.environ, "NO_COLOR": "1"})
+    STARTED.append(child)
+    log.with_suffix(".pid").write_text(str(child.pid))
+    return row | {"status": "running", "started": True}
+
+
+def last_words(folder: Path) -> str | None:
+    """The last line a background run wrote, where one ran here: its error, if it stopped with one."""
+    try:
+        lines = log_path(folder).read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return None
+    return lines[-1][:500] if lines else None

@@ -1,0 +1,96 @@
+"""Reading the archive: the status rows, one discussion whole, the panels and the protocols."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..store.layout import Layout
+
+
+def status_rows(content: Path, question: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """`status --json`'s rows (every discussion with its follow-ups after it, or one), and warnings about
+    files left out; a question that was asked for and cannot be read is an InputError."""
+    from ..listing import status_json
+    from ..store import discussions as store
+    from ..store.followups import part_files
+    from ..store.questions import find_question, question_files, read_question
+
+    warnings: list[str] = []
+    if question is not None:
+        questions = [find_question(content, question)]
+    else:
+        questions = []
+        for path in question_files(content) if content.is_dir() else []:
+            try:
+                questions.append(read_question(path))
+            except InputError as exc:
+                warnings.append(str(exc))
+    rows = []
+    for q in questions:
+        for one in [q, *(read_question(p) for p in part_files(q))] if question is None else [q]:
+            try:
+                rows.append(status_json(one.slug, store.summary(one.folder)))
+            except InputError as exc:
+                if question is not None:
+                    raise
+                warnings.append(f"{exc}; left out")  # one broken discussion hides no other
+    return rows, warnings
+
+
+def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, Any] | None:
+    """`show --json`'s discussion, or None where the question has none yet."""
+    from ..export import discussion_json
+    from ..store import discussions as store
+    from ..store.questions import find_question
+
+    q = find_question(content, question)
+    d = store.load(q.folder)
+    if d is None:
+        return None
+    if round_number is not None and round_number > len(d.rounds):
+        raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {round_number}")
+    data = discussion_json(d)
+    if round_number is not None:
+        data["rounds"] = [data["rounds"][round_number - 1]]
+    return data
+
+
+def discussion_text(content: Path, question: str, full: bool = False) -> str:
+    """What `show` prints: what the discussion came to first, then its rounds."""
+    from ..report import show
+    from ..store import discussions as store
+    from ..store.questions import find_question
+
+    q = find_question(content, question)
+    d = store.load(q.folder)
+    if d is None:
+        return f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`\n"
+    return show(d, full=full)
+
+
+def panel_rows(layout: Layout) -> list[dict[str, str]]:
+    """Each panel's members and referees, with whether each key is set; no call is made."""
+    from ..providers import missing_keys
+    from ..store.panels import load_panels
+
+    rows = []
+    for name, (panel, _) in load_panels(layout.panels).items():
+        roles = {p.id: role for role, p in (("judge", panel.judge), ("synthesizer", panel.synthesizer),
+                                             ("chairman", panel.chairman)) if p is not None}
+        for p in panel.everyone:
+            missing = missing_keys([p])
+            key = "set" if not missing else "missing " + ", ".join(m.split(" ")[0] for m in missing)
+            role = roles.get(p.id, "member") if p.id not in panel.ids else "member" + (
+                f", {roles[p.id]}" if p.id in roles else "")
+            rows.append({"panel": name, "id": p.id, "name": p.name, "model": p.model, "role": role,
+                         "options": p.settings_line or "-", "key": key})
+    return rows
+
+
+def protocol_rows() -> list[dict[str, str]]:
+    from ..protocols import get_protocol
+    from ..protocols import names as protocol_names
+
+    return [{"name": name, "summary": get_protocol(name).summary} for name in protocol_names()]

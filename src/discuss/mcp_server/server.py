@@ -1,0 +1,142 @@
+"""The MCP server: the tools an agent calls, each a thin call of the application layer the CLI calls too.
+
+No tool makes an agent wait for the models: `ask` writes the question and
+starts its run as a process of its own, then answers at once (or waits as
+long as the agent says, reporting progress). Everything else reads files, so
+any number of servers and CLIs see the same state. A problem the CLI would
+report (a missing question, panel or key, an unknown protocol) is a tool
+error in the same words; the server goes on serving. Nothing outside the
+project is read or written, and no key is ever part of a result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from .. import __version__
+from ..errors import DiscussError
+from ..store.layout import Layout
+
+T = TypeVar("T")
+POLL_SECONDS = 0.5
+MAX_WAIT = 600.0
+
+
+def answered(call: Callable[[], T]) -> T:
+    """The application's result, or its refusal as a tool error in the CLI's words."""
+    from ..secrets import scrub
+
+    try:
+        return call()
+    except DiscussError as exc:
+        raise ToolError(scrub(str(exc))) from None
+    except OSError as exc:
+        raise ToolError(scrub(f"{exc.filename or 'a file'}: {exc.strerror or exc}")) from None
+
+
+def build(root: Path) -> MCPServer:
+    """A server over the project at `root` (found as the CLI finds it)."""
+    from .. import placeholders, secrets
+    from ..commands import asking, reading
+
+    layout = Layout(root)
+    secrets.remember_project(layout.root)
+    placeholders.remember_project(layout.prompts)
+    app = MCPServer("discuss", version=__version__, instructions=(
+        "A panel of language models deliberates on a research question; every step is a file in this project. "
+        "Call `ask` to start a discussion (it returns at once with a slug), `status` to follow it, `show` to read "
+        "its conclusion. Use it before a decision that is hard to undo."))
+
+    @app.tool()
+    async def ask(question: str, ctx: Context, background: str | None = None, panel: str | None = None,
+                  models: list[str] | None = None, protocol: str | None = None, max_rounds: int | None = None,
+                  max_cost: float | None = None, wait_seconds: float = 0) -> dict[str, Any]:
+        """Put a research question to the panel. Returns at once with {slug, status, path}; with wait_seconds,
+        waits up to that long (reporting progress) and returns the conclusion if it came."""
+        request = asking.AskRequest(question, background, panel, list(models or []), protocol, max_rounds, max_cost)
+        started = answered(lambda: asking.start(layout, request))
+        ends = time.monotonic() + min(max(wait_seconds, 0.0), MAX_WAIT)
+        row = started
+        while time.monotonic() < ends:
+            row = started | answered(lambda: reading.status_rows(layout.content, started["slug"])[0][0])
+            await ctx.report_progress(row["rounds"], None, f"{row['slug']}: {row['status']}, round {row['rounds']}")
+            if row["status"] in ("concluded", "closed") or not _running(layout, started["slug"]):
+                break
+            await asyncio.sleep(POLL_SECONDS)
+        return _with_outcome(layout, started | {k: row[k] for k in ("status",) if k in row})
+
+    @app.tool()
+    def status(question: str | None = None) -> dict[str, Any]:
+        """Every discussion's row (status, rounds, leader, termination, usage, protocol), or one question's."""
+        rows, warnings = answered(lambda: reading.status_rows(layout.content, question))
+        for row in rows:
+            row["running"] = _running(layout, row["slug"])
+            if question is not None and not row["running"] and row["status"] not in ("concluded", "closed"):
+                row["lastOutput"] = _last_words(layout, row["slug"])
+        return {"discussions": rows, "warnings": warnings}
+
+    @app.tool()
+    def show(question: str, full: bool = False) -> dict[str, Any]:
+        """One discussion: what it came to first (text), then the whole record as `show --json` gives it."""
+        text = answered(lambda: reading.discussion_text(layout.content, question, full))
+        data = answered(lambda: reading.discussion_data(layout.content, question))
+        return {"text": text, "discussion": data}
+
+    @app.tool()
+    def panels() -> dict[str, Any]:
+        """The panels of the project: members, models, roles, and whether each key is set (never its value)."""
+        return {"members": answered(lambda: reading.panel_rows(layout))}
+
+    @app.tool()
+    def protocols() -> dict[str, Any]:
+        """The protocols a discussion can follow, each with a line on what it does."""
+        return {"protocols": reading.protocol_rows()}
+
+    @app.resource("discussion://{slug}", mime_type="text/markdown")
+    def discussion(slug: str) -> str:
+        """A discussion as `show` prints it: its conclusion first, to cite."""
+        return answered(lambda: reading.discussion_text(layout.content, slug, full=True))
+
+    return app
+
+
+def _running(layout: Layout, slug: str) -> bool:
+    from ..commands.asking import starting
+    from ..store.files import is_running
+    from ..store.questions import find_question
+
+    try:
+        folder = find_question(layout.content, slug).folder
+    except DiscussError:
+        return False
+    return is_running(folder) or starting(folder)
+
+
+def _last_words(layout: Layout, slug: str) -> str | None:
+    from ..commands.asking import last_words
+    from ..secrets import scrub
+    from ..store.questions import find_question
+
+    words = last_words(find_question(layout.content, slug).folder)
+    return scrub(words) if words else None
+
+
+def _with_outcome(layout: Layout, row: dict[str, Any]) -> dict[str, Any]:
+    """The ask's row, with the conclusion once the discussion has one."""
+    from ..commands import reading
+
+    if row.get("status") in ("concluded", "closed"):
+        row["conclusion"] = answered(lambda: reading.discussion_text(layout.content, row["slug"]))
+    return row
+
+
+def serve(root: Path) -> None:
+    """Serve the project over stdio until the client closes it."""
+    build(root).run("stdio")

@@ -1,0 +1,137 @@
+"""`discuss mcp`: the SDK's own client lists the tools, starts a discussion on a slow panel and gets its slug at
+once, follows it from a second server to its end, reads its conclusion, and gets named errors."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from conftest import fake_panel  # noqa: E402
+from discuss.mcp_server.server import build  # noqa: E402
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def call(root: Path, tool: str, arguments: dict | None = None, **options):
+    async def go():
+        async with Client(build(root)) as client:
+            return await client.call_tool(tool, arguments or {}, **options)
+    return asyncio.run(go())
+
+
+def test_the_tools_are_listed_with_their_schemas(project):
+    async def go():
+        async with Client(build(project.root)) as client:
+            return await client.list_tools()
+    tools = {t.name: t for t in asyncio.run(go()).tools}
+    assert {"ask", "status", "show", "panels", "protocols"} <= set(tools)
+    assert tools["ask"].input_schema["required"] == ["question"]
+    assert {"background", "panel", "models", "protocol", "max_rounds", "max_cost", "wait_seconds"} <= \
+        set(tools["ask"].input_schema["properties"])
+
+
+def test_ask_returns_before_a_slow_panel_answers_and_status_follows_it_from_another_server(project, fake):
+    fake.latency = 0.4  # every call waits: a discussion takes seconds
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    started = time.monotonic()
+    result = call(project.root, "ask", {"question": "Which bus voltage for the swarm?", "panel": "fake",
+                                        "background": "Power is shared over one bus."})
+    assert time.monotonic() - started < 3 and not result.is_error, result
+    row = result.structured_content
+    assert row["status"] == "running" and row["started"] and row["path"].startswith("content/questions/")
+    again = call(project.root, "ask", {"question": "Which bus voltage for the swarm?", "panel": "fake"})
+    assert again.structured_content["started"] is False  # the same question is not run twice
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # a second server, as another agent would start it
+        (found,) = call(project.root, "status", {"question": row["slug"]}).structured_content["discussions"]
+        if found["status"] == "concluded" and not found["running"]:
+            break
+        time.sleep(0.5)
+    assert found["status"] == "concluded", found
+    shown = call(project.root, "show", {"question": row["slug"]}).structured_content
+    assert shown["discussion"]["status"] == "concluded" and shown["discussion"]["conclusion"]
+    responds = [r for r in fake.requests if r["task"] == "respond"]
+    assert len(responds) == len({(r["model"], r["messages"][-1]["content"]) for r in responds})  # none twice
+
+
+def test_ask_with_wait_seconds_reports_progress_and_returns_the_conclusion(project):
+    seen = []
+
+    async def progress(done, total, message):
+        seen.append(message)
+
+    result = call(project.root, "ask", {"question": "Should the swarm keep a spare unit?", "panel": "offline",
+                                        "background": "One unit in ten fails each year.", "wait_seconds": 60},
+                  progress_callback=progress)
+    row = result.structured_content
+    assert row["status"] == "concluded" and "Conclusion" in row["conclusion"], row
+    assert seen and all(row["slug"] in m for m in seen)
+
+
+@pytest.mark.parametrize("tool, arguments, words", [
+    ("show", {"question": "no-such-question"}, "no-such-question"),
+    ("status", {"question": "no-such-question"}, "no-such-question"),
+    ("ask", {"question": "Q?", "panel": "nope"}, "no panel 'nope'"),
+    ("ask", {"question": "Q?", "protocol": "votes"}, "votes"),
+    ("ask", {"question": "Q?", "max_rounds": 0}, "max_rounds"),
+])
+def test_a_refusal_is_a_named_tool_error_and_the_server_goes_on(project, tool, arguments, words):
+    async def go():
+        async with Client(build(project.root)) as client:
+            failed = await client.call_tool(tool, arguments)
+            after = await client.call_tool("protocols", {})
+            return failed, after
+    failed, after = asyncio.run(go())
+    if tool == "ask" and arguments.get("panel") == "nope":
+        # the panel is checked by the run, which says so in its last words
+        slug = failed.structured_content["slug"]
+        for _ in range(60):
+            (row,) = call(project.root, "status", {"question": slug}).structured_content["discussions"]
+            if not row["running"] and row.get("lastOutput"):
+                break
+            time.sleep(0.5)
+        assert words in row["lastOutput"], row
+    else:
+        assert failed.is_error and words in failed.content[0].text, failed
+    assert not after.is_error and after.structured_content["protocols"]
+
+
+def test_no_key_is_ever_part_of_a_result(project, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-3Jk9LmQ2xPz7Wv4R")
+    project.write_panels("    hosted:\n      members:\n        - {id: g, model: openai/gpt-4o-mini}\n")
+    result = call(project.root, "panels")
+    assert not result.is_error and "3Jk9LmQ2" not in str(result.structured_content)
+    assert result.structured_content["members"][0]["key"] == "set"
+
+
+def test_a_discussion_is_a_resource_to_cite(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+
+    async def go():
+        async with Client(build(project.root)) as client:
+            return await client.read_resource("discussion://swarm-power")
+    text = asyncio.run(go()).contents[0].text
+    assert "swarm" in text.lower() and "conclusion" in text.lower()
+
+
+def test_the_server_over_stdio_as_a_client_starts_it(project):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "discuss", "--root", str(project.root), "mcp"],
+                                   env={**os.environ, "PYTHONPATH": SRC})
+
+    async def go():
+        async with Client(params) as client:
+            tools = await client.list_tools()
+            rows = await client.call_tool("status", {})
+            return tools, rows
+    tools, rows = asyncio.run(go())
+    assert "ask" in {t.name for t in tools.tools}
+    assert [r["slug"] for r in rows.structured_content["discussions"]] == ["swarm-power"]
