@@ -155,3 +155,19 @@ def test_an_exported_title_and_reason_cannot_run_in_a_spreadsheet(project, tmp_p
         for line in path.read_text().splitlines()[1:]:
             assert not any(cell.startswith(("=", "+", "@")) for cell in line.split(",")), (path.name, line)
     assert "'=HYPERLINK" in (tmp_path / "out" / "discussions.csv").read_text()
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u200b", "\u2066", "\u200f"])
+def test_a_title_or_name_that_shows_something_else_is_refused_everywhere_by_name(project, char):
+    text = project.question.read_text()
+    project.question.write_text(text.replace("title: ", f"title: Power{char}gnihtemos ", 1))
+    checked = project.cli("check")
+    assert checked.exit_code != 0 and f"U+{ord(char):04X}" in checked.output, checked.output
+    run = project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1")
+    assert run.exit_code == 2 and f"U+{ord(char):04X}" in run.stderr
+    project.question.write_text(text)
+    project.write_panels(f"    odd:\n      members:\n        - {{id: a, model: offline/a, name: 'Ann{char}'}}\n")
+    for args in (["panels"], ["run", "swarm-power", "--panel", "odd", "--rounds", "1"]):
+        result = project.cli(*args)
+        assert result.exit_code == 2 and f"U+{ord(char):04X}" in result.stderr, result.output
+    assert not project.folder.exists()

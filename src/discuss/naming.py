@@ -18,6 +18,16 @@ def slugify(text: str, max_len: int = 80) -> str:
     return slug[:max_len].rstrip("-")
 
 
+def unprintable(text: str) -> str | None:
+    """The first character of `text` no reader can see as it is (a direction override such as U+202E, a
+    zero-width space, a control character), named; None where there is none. A title or a name holding one
+    can show a reader something else than it says."""
+    for ch in text:
+        if not ch.isprintable():
+            return f"U+{ord(ch):04X} ({unicodedata.name(ch, 'a control character').lower()})"
+    return None
+
+
 def did_you_mean(name: str, known: list[str]) -> str:
     """'; did you mean x or y?' for the known names closest to a mistyped one, else ''."""
     close = difflib.get_close_matches(name, sorted(set(known)), n=3)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
-from ..naming import derived_id, is_safe_id
+from ..naming import derived_id, is_safe_id, unprintable
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FORBID = ConfigDict(strict=True, extra="forbid")
@@ -91,6 +91,14 @@ class MemberModel(BaseModel):
         if not value.strip():
             raise ValueError("'model' is missing")
         return value.strip()
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        if value is not None and (hidden := unprintable(value)) is not None:
+            raise ValueError(f"name {value.strip()!r} holds {hidden}, which shows a reader something else than "
+                             "it says; a name is printable text")
+        return value
 
     @field_validator("id")
     @classmethod

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..naming import is_safe_id
+from ..naming import is_safe_id, unprintable
 
 # Keys others read that sit close to ours: Project Dyson's, MkDocs' and the theme's, and follow-ups'.
 KNOWN = frozenset({"priority", "sourcePhase", "sourceBOMItemId", "sourceBOMItemSlug", "description", "hide",
@@ -55,6 +55,9 @@ class FrontMatterModel(BaseModel):
     def _title(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("front matter has no 'title'")
+        if (hidden := unprintable(value.strip())) is not None:
+            raise ValueError(f"the title holds {hidden}, which shows a reader something else than it says; "
+                             "a title is one line of printable text")
         return value.strip()
 
     @field_validator("slug")

@@ -30,7 +30,7 @@ from ..domain import (
     usage_from,
 )
 from ..errors import InputError
-from ..naming import camel, is_safe_id
+from ..naming import camel, is_safe_id, unprintable
 from ..protocols import DEFAULT, get_protocol
 from ..protocols.vote import dyson
 from ..stats import discussion_stats, leader
@@ -241,6 +241,8 @@ def _settings_from(raw, where: Path, protocol: str) -> Settings:
 def _panelist_from(m: dict) -> Panelist:
     if not is_safe_id(str(m["id"])):
         raise ValueError(f"panel member id {m['id']!r} is not a safe name (lowercase letters, digits, '.', '_', '-')")
+    if (hidden := unprintable(str(m.get("name") or ""))) is not None:
+        raise ValueError(f"panel member {m['id']}'s name holds {hidden}, which shows a reader something else")
     return Panelist(id=str(m["id"]), model=str(m.get("model", "")), name=str(m.get("name") or m["id"]),
                     persona=str(m.get("persona") or ""),
                     options=dict(m["options"]) if isinstance(m.get("options"), dict) else {},
