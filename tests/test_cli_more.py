@@ -381,3 +381,22 @@ def test_ask_estimate_prices_the_question_and_leaves_nothing(project):
     assert project.snapshot() == before  # no question file, no discussion
     asked = project.cli("ask", "Which orbit for the first collectors?", "--panel", "offline", "-q")
     assert asked.exit_code == 0 and "Conclusion" in asked.stdout  # the same ask then runs as ever
+
+
+def test_no_prompt_and_no_page_carries_the_scaffolds_placeholder(project, fake):
+    from conftest import fake_panel
+    from discuss.store.questions import PLACEHOLDER
+    from sitekit import build
+
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    asked = project.cli("ask", "Which swarm unit goes first?", "--panel", "fake", "--max-rounds", "1", "-q")
+    assert asked.exit_code == 0, asked.output
+    new = project.cli("new", "How many spares should a swarm keep?")
+    assert new.exit_code == 0 and PLACEHOLDER in (project.content / "questions" /
+                                                  "how-many-spares-should-a-swarm-keep.md").read_text()
+    run = project.cli("run", "how-many-spares-should-a-swarm-keep", "--panel", "fake", "--rounds", "1", "--yes")
+    assert run.exit_code == 0, run.output
+    assert fake.requests and not any(PLACEHOLDER in str(r["messages"]) for r in fake.requests)
+    (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\nplugins:\n  - discuss\n")
+    site = build(project.root)
+    assert not any(PLACEHOLDER in p.read_text(errors="replace") for p in site.rglob("*.html"))

@@ -57,7 +57,7 @@ def ask_file(content: Path, section: str, question: str, background: str | None)
     earlier = question_path(content, section, question)
     if earlier.is_file():
         return earlier, False
-    return create_question(content, section, question, [], background=background)[0], True
+    return create_question(content, section, question, [], background=background, placeholder=False)[0], True
 
 
 def follow_up_file(content: Path, ref: str, text: str | None, panel: str | None, protocol: str | None) -> Path:

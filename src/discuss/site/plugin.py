@@ -159,7 +159,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         page.meta, refused = boundary.page_meta(page.meta, status)
         if refused:
             log.warning(f"{page.file.src_uri}: front matter {', '.join(refused)} not passed to the theme")
-        return markdown
+        return without_placeholder(markdown)
 
     def on_page_content(self, html: str, page, config, files: Files) -> str:
         if not self.config.enabled:
@@ -194,3 +194,10 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         # Discussion files are removed from the page list, so watch them explicitly.
         server.watch(config.docs_dir)
         return server
+
+
+def without_placeholder(markdown: str) -> str:
+    """A question page's text without the scaffold's placeholder: a question nobody described shows none."""
+    from ..store.questions import PLACEHOLDER
+
+    return "" if markdown.strip() == PLACEHOLDER else markdown

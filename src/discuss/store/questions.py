@@ -40,7 +40,7 @@ def read_question(path: Path) -> Question:
         path=path,
         slug=slug,
         title=fm.title,
-        background=body.strip(),
+        background="" if body.strip() == PLACEHOLDER else body.strip(),  # the scaffold's line is no background
         question_id=str(fm.question_id or ""),
         tags=[str(t) for t in fm.tags],
         panel=fm.panel,
@@ -133,12 +133,13 @@ PLACEHOLDER = "Describe the background of the question here: what is known, what
 
 def background_problem(q: Question) -> str | None:
     """Why a question's background would leave the panel guessing, or None when it has one."""
-    text = q.background.strip()
-    if not text:
-        return "its background is empty"
-    if text == PLACEHOLDER:
-        return "its background is still the template's text"
-    return None
+    if q.background.strip():
+        return None
+    try:  # the scaffold's line is read as no background; the file still holding it deserves the plainer word
+        scaffold = PLACEHOLDER in q.path.read_text("utf-8", "replace")
+    except OSError:
+        scaffold = False
+    return "its background is still the template's text" if scaffold else "its background is empty"
 
 
 BOM_ID = re.compile(r"bom-\d+-\d+")
@@ -189,8 +190,11 @@ def question_path(content: Path, section: str, title: str) -> Path:
 
 def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,
                     background: str | None = None, bom: tuple[str | None, str | None] = (None, None),
-                    extra: dict[str, object] | None = None) -> tuple[Path, str]:
+                    extra: dict[str, object] | None = None, placeholder: bool = True) -> tuple[Path, str]:
     """A new question file, and where its BOM item came from (Dyson's) or "".
+
+    `placeholder`: a question without a background gets the scaffold's line asking for one (`new`, which
+    suggests editing the file), or none (`ask`, which runs it at once).
 
     `dyson`: named and numbered as Project Dyson's site expects, in a phase folder. `extra`: more
     front matter (a follow-up's `followUpOf` and `part`).
@@ -214,6 +218,6 @@ def create_question(content: Path, section: str, title: str, tags: list[str], dy
     if tags:
         meta["tags"] = tags
     meta.update(extra or {})
-    body = (background.strip() if background and background.strip() else PLACEHOLDER) + "\n"
+    body = (background.strip() if background and background.strip() else PLACEHOLDER if placeholder else "") + "\n"
     write_atomic(path, documents.render(meta, body))
     return path, note
