@@ -99,3 +99,28 @@ def test_a_newcomers_whole_path(tmp_path, monkeypatch):
     assert links and all(link.endswith(".html") and (site / link).is_file() for link in links)  # from disk
     page = (site / "questions" / "which-orbit-first.html").read_text()
     assert "Follow-up 1: And after the first ten years?" in page and 'class="discuss"' in home + page
+
+
+def test_every_example_in_the_panel_file_parses_when_uncommented_and_names_models_litellm_prices(tmp_path):
+    from discuss.providers.litellm import load, price_check
+    from discuss.store.panels import load_panels
+
+    assert CliRunner().invoke(app, ["init", str(tmp_path)]).exit_code == 0
+    path = tmp_path / "discussions" / "panels.yaml"
+    lines = path.read_text().splitlines()
+    uncommented = [line.replace("  # ", "  ", 1) if line.startswith("  #   ") or line.startswith("  # default:")
+                   or line.startswith("  # local:") else line for line in lines]
+    path.write_text("\n".join(uncommented) + "\n")
+    panels = load_panels(path)
+    assert {"offline", "default", "local"} <= set(panels)
+    litellm = load()
+    for member in panels["default"][0].members:
+        assert price_check(litellm, member).startswith("ok"), member.model
+
+
+def test_a_project_with_one_panel_runs_without_naming_it(tmp_path, monkeypatch):
+    assert CliRunner().invoke(app, ["init", str(tmp_path)]).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(app, ["new", "Which swarm unit goes first?"]).exit_code == 0
+    ran = CliRunner().invoke(app, ["run", "which-swarm-unit-goes-first", "--auto", "--yes", "-q"])
+    assert ran.exit_code == 0, ran.output

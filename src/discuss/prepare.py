@@ -35,11 +35,25 @@ class Options:
     own: dict | None = None  # the protocol's own settings given on the command line, camelCase
 
 
+def default_panel(path) -> str:
+    """The panel a run takes when none is named: `default`, else the project's only panel."""
+    from .store.panels import load_panels
+
+    panels = load_panels(path)
+    if "default" in panels or len(panels) != 1:
+        if "default" not in panels:
+            raise InputError(f"{path}: no panel is named; add --panel with one of {', '.join(sorted(panels))} "
+                             "(or name one of them `default`)")
+        return "default"
+    return next(iter(panels))
+
+
 def _panel(layout: Layout, q: Question, existing: Discussion | None, wanted: str | None,
            models: list[str] | None = None):
     if models and wanted:
         raise InputError("give --panel or -m/--model, not both")
-    name = ADHOC if models else wanted or (existing.panel.name if existing else None) or q.panel or "default"
+    chosen = ADHOC if models else wanted or (existing.panel.name if existing else None) or q.panel
+    name = chosen or default_panel(layout.panels)
     if existing and existing.panel.name and name != existing.panel.name:
         raise InputError(f"{q.folder}: this discussion was started with panel "
                          f"{existing.panel.name!r}; it cannot go on with {name!r}")

@@ -28,14 +28,14 @@ panels:
   # Real models: uncomment, set the keys in your environment, and `discuss doctor` checks them.
   # default:
   #   members:
-  #     - {id: claude, model: anthropic/claude-opus-4-6, name: Claude}           # ANTHROPIC_API_KEY
-  #     - {id: gemini, model: gemini/gemini-3-pro-preview, name: Gemini}         # GEMINI_API_KEY
-  #     - {id: gpt, model: openai/gpt-5.2, name: GPT}                           # OPENAI_API_KEY
+  #     - {id: claude, model: anthropic/claude-opus-4-6, name: Claude}          # ANTHROPIC_API_KEY
+  #     - {id: gemini, model: gemini/gemini-3.1-pro-preview, name: Gemini}      # GEMINI_API_KEY
+  #     - {id: gpt, model: openai/gpt-5.2, name: GPT}                          # OPENAI_API_KEY
   # A model on this machine (ollama; llama.cpp and vLLM alike, with their own address):
   # local:
   #   members:
-  #     - {model: openai/qwen2.5:7b, api_base: http://127.0.0.1:11434/v1, responseFormat: json_schema}
-  #     - {model: openai/llama3.1:8b, api_base: http://127.0.0.1:11434/v1, responseFormat: json_schema}
+  #     - {model: 'openai/qwen2.5:7b', api_base: 'http://127.0.0.1:11434/v1', responseFormat: json_schema}
+  #     - {model: 'openai/llama3.1:8b', api_base: 'http://127.0.0.1:11434/v1', responseFormat: json_schema}
 """
 
 MKDOCS = """\
