@@ -411,10 +411,18 @@ def test_export_csv_gives_the_paper_tables_computed_from_the_threads_by_hand(rep
         assert int(row["total_votes"]) == len(cast) and int(row["total_rounds"]) == len(data["rounds"])
         for vote, column in (("APPROVE", "approve_count"), ("NEUTRAL", "neutral_count"), ("REJECT", "reject_count")):
             assert int(row[column]) == sum(v["vote"] == vote for v in cast)
-        assert float(row["approve_rate"]) == round(100 * sum(v["vote"] == "APPROVE" for v in cast) / len(cast), 1)
+        approved = sum(v["vote"] == "APPROVE" for v in cast)
+        assert row["approve_rate"] == str(round(approved / len(cast), 4))  # the paper's fraction, four places
+        assert float(row["approve_pct"]) == round(100 * approved / len(cast), 1)
+        question = YAML(typ="safe").load(thread.parent.with_suffix(".md").read_text().split("---")[1])
+        assert row["category"] == str(question.get("category") or "")
         rounds = [x for x in read["rounds"] if x["question_slug"] == slug]
         assert [x["winner_id"] for x in rounds] == [r["winnerId"] for r in data["rounds"]]
-        assert [x["should_terminate"] for x in rounds] == [str(r["shouldTerminate"]) for r in data["rounds"]]
+        majority = [sum(t["vote"] == "CONCLUDE" for t in r["terminationVotes"])
+                    > sum(t["vote"] == "CONTINUE" for t in r["terminationVotes"]) for r in data["rounds"]]
+        assert [x["should_terminate"] for x in rounds] == [str(m) for m in majority]  # the paper's: the majority
+        assert [x["stopping_rule_met"] for x in rounds] == [str(r["shouldTerminate"]) for r in data["rounds"]]
+        assert {x["phase_id"] for x in rounds} == {"phase-1"}
         assert [int(x["conclude_votes"]) for x in rounds] == [
             sum(t["vote"] == "CONCLUDE" for t in r["terminationVotes"]) for r in data["rounds"]]
         votes = [x for x in read["votes"] if x["question_slug"] == slug]

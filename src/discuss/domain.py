@@ -113,6 +113,7 @@ class Question:
     sources: list[str] = field(default_factory=list)  # files, globs and URLs the panel is grounded in
     question_type: str = ""  # Project Dyson's `questionType`: only `discussion` questions are for a panel
     bom_item: tuple[str, str] = ("", "")  # Project Dyson's `sourceBOMItemId` and `sourceBOMItemSlug`
+    category: str = ""  # Project Dyson's `category`, where a question has one (a column of its paper's tables)
 
     @property
     def folder(self) -> Path:

@@ -37,6 +37,7 @@ class Located:
     tags: tuple[str, ...] = ()
     phase: str = ""
     bom: tuple[str, str] = ("", "")  # Project Dyson's BOM item id and slug
+    category: str = ""
 
 
 def _mean_words(replies: Iterable[Any]) -> float:
@@ -58,7 +59,7 @@ def discussion_row(x: Located) -> dict[str, Any]:
     d, c = x.d, x.d.conclusion
     replies = [reply for r in d.rounds for reply in r.replies.values()]
     return {"question_id": d.question_id, "question_slug": d.question_slug, "question_title": d.question_title,
-            "status": d.status, "total_rounds": sum(r.complete for r in d.rounds),
+            "category": x.category, "status": d.status, "total_rounds": sum(r.complete for r in d.rounds),
             "termination_reason": d.termination_reason or "", "conclusion_generated_by": c.generated_by if c else "",
             **get_protocol(d.protocol).table_discussion(d),
             "total_responses": len(replies), "mean_word_count": _mean_words(replies),
@@ -68,8 +69,8 @@ def discussion_row(x: Located) -> dict[str, Any]:
 def round_row(x: Located, r: Round) -> dict[str, Any]:
     d = x.d
     similarity = agreement([reply.text for reply in r.replies.values()])
-    return {"question_id": d.question_id, "question_slug": d.question_slug, "round_number": r.number,
-            "num_responses": len(r.replies), "mean_word_count": _mean_words(r.replies.values()),
+    return {"question_id": d.question_id, "question_slug": d.question_slug, "category": x.category,
+            "phase_id": x.phase, "round_number": r.number, "num_responses": len(r.replies), "mean_word_count": _mean_words(r.replies.values()),
             **get_protocol(d.protocol).table_round(r),
             "stage": r.stage or "", "agreement": "" if r.agreement is None else r.agreement,
             "answer_similarity": "" if similarity is None else similarity,
@@ -78,8 +79,8 @@ def round_row(x: Located, r: Round) -> dict[str, Any]:
 
 def vote_rows(x: Located, r: Round) -> list[dict[str, Any]]:
     d = x.d
-    return [{"question_id": d.question_id, "question_slug": d.question_slug, "round_number": r.number,
-             **row, **_ours(x)} for row in get_protocol(d.protocol).table_votes(r)]
+    return [{"question_id": d.question_id, "question_slug": d.question_slug, "category": x.category,
+             "phase_id": x.phase, "round_number": r.number, **row, **_ours(x)} for row in get_protocol(d.protocol).table_votes(r)]
 
 
 def divergent_views(located: list[Located]) -> list[dict[str, Any]]:
@@ -153,4 +154,4 @@ def inert(value: Any) -> Any:
 
 def located(q: Question, d: Discussion, folder: Path, content: Path, part: int | None = None) -> Located:
     """`d`, the discussion in `folder` of question `q` (its own, a part's or a trial's)."""
-    return Located(d, folder.relative_to(content).as_posix(), part, tuple(q.tags), q.phase, q.bom_item)
+    return Located(d, folder.relative_to(content).as_posix(), part, tuple(q.tags), q.phase, q.bom_item, q.category)

@@ -15,7 +15,7 @@ from ..naming import is_safe_id, unprintable
 
 # Keys others read that sit close to ours: Project Dyson's, MkDocs' and the theme's, and follow-ups'.
 KNOWN = frozenset({"priority", "sourcePhase", "sourceBOMItemId", "sourceBOMItemSlug", "description", "hide",
-                   "template", "icon", "subtitle", "search", "followUpOf", "part", "phaseId", "status"})
+                   "template", "icon", "subtitle", "search", "followUpOf", "part", "phaseId", "status", "category"})
 
 
 class FrontMatterModel(BaseModel):

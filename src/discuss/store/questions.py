@@ -51,6 +51,7 @@ def read_question(path: Path) -> Question:
         sources=list(fm.sources),
         question_type=str(fm.question_type or ""),
         bom_item=(str(meta.get("sourceBOMItemId") or ""), str(meta.get("sourceBOMItemSlug") or "")),
+        category=str(meta.get("category") or ""),
     )
 
 

@@ -21,7 +21,10 @@ def round_row(r: Round) -> dict[str, Any]:
         "winner_id": box.winner_id or "", "winner_score": whole(box.winner_score),
         "total_votes": len(cast), "approve_count": cast.count("APPROVE"), "neutral_count": cast.count("NEUTRAL"),
         "reject_count": cast.count("REJECT"), "conclude_votes": closing.count("CONCLUDE"),
-        "continue_votes": closing.count("CONTINUE"), "should_terminate": box.should_terminate,
+        # The paper's should_terminate is the round's majority; whether our stopping rule fired has its own name.
+        "continue_votes": closing.count("CONTINUE"),
+        "should_terminate": closing.count("CONCLUDE") > closing.count("CONTINUE"),
+        "stopping_rule_met": box.should_terminate,
         "invented": sum(v.invented for v in box.votes), "abstained": len(box.abstentions),
         "tie_break": box.tie_break or "", "method": box.method or "",
     }
@@ -34,8 +37,10 @@ def vote_rows(r: Round) -> list[dict[str, Any]]:
 
 
 def discussion_row(d: Discussion) -> dict[str, Any]:
-    """The discussion's votes counted; `approve_rate` a percentage of recorded votes, to one decimal."""
+    """The discussion's votes counted; `approve_rate` the paper's fraction of recorded votes, to four places, and
+    `approve_pct` the same as a percentage to one decimal."""
     cast = [v.vote for r in d.rounds for v in ballot_box(r).votes]
     approve = cast.count("APPROVE")
     return {"total_votes": len(cast), "approve_count": approve, "neutral_count": cast.count("NEUTRAL"),
-            "reject_count": cast.count("REJECT"), "approve_rate": round(100 * approve / len(cast), 1) if cast else 0.0}
+            "reject_count": cast.count("REJECT"), "approve_rate": round(approve / len(cast), 4) if cast else 0.0,
+            "approve_pct": round(100 * approve / len(cast), 1) if cast else 0.0}
