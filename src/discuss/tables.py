@@ -70,7 +70,8 @@ def round_row(x: Located, r: Round) -> dict[str, Any]:
     d = x.d
     similarity = agreement([reply.text for reply in r.replies.values()])
     return {"question_id": d.question_id, "question_slug": d.question_slug, "category": x.category,
-            "phase_id": x.phase, "round_number": r.number, "num_responses": len(r.replies), "mean_word_count": _mean_words(r.replies.values()),
+            "phase_id": x.phase, "round_number": r.number, "num_responses": len(r.replies),
+            "mean_word_count": _mean_words(r.replies.values()),
             **get_protocol(d.protocol).table_round(r),
             "stage": r.stage or "", "agreement": "" if r.agreement is None else r.agreement,
             "answer_similarity": "" if similarity is None else similarity,
