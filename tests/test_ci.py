@@ -137,3 +137,18 @@ def test_actionlint_accepts_this_repositorys_own_workflows():
     assert {w.name for w in workflows} >= {"tests.yml", "release.yml"}
     done = subprocess.run([exe, "-no-color", *map(str, workflows)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_documentation_site_builds_strictly_and_its_cli_reference_is_current(tmp_path):
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    from discuss.commands.reference import cli_reference
+
+    root = Path(__file__).resolve().parent.parent
+    assert (root / "docs" / "cli.md").read_text() == cli_reference(), "run python scripts/cli_reference.py"
+    config = load_config(str(root / "mkdocs-docs.yml"), strict=True)
+    config["site_dir"] = str(tmp_path / "site")
+    mkdocs_build(config)
+    assert (tmp_path / "site" / "mcp" / "index.html").is_file()
+    assert len((root / "README.md").read_text().splitlines()) <= 300

@@ -127,4 +127,4 @@ def workflow(shards: int, secrets: list[str], install: str,
         "concurrency": {"group": "discuss", "cancel-in-progress": False},
         "jobs": {"run": shard_job(shards, secrets, install), "gather": gather_job(install, branch)},
     }
-    return "# Written by `discuss ci init`; the README's \"Many questions\" explains it.\n" + yamlio.dump(data)
+    return "# Written by `discuss ci init`; the documentation's \"Many questions\" page explains it.\n" + yamlio.dump(data)

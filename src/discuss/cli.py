@@ -42,7 +42,9 @@ def _flags_without_type() -> None:
 
 _flags_without_type()
 app = typer.Typer(
-    help="A panel of language models deliberates on a research question, in files.",
+    help="A panel of language models deliberates on a research question, in files.\n\n"
+         "Start with: discuss init my-study; cd my-study; "
+         "discuss ask \"Which unit goes first?\" --panel offline; discuss show (the conclusion first).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
@@ -360,7 +362,7 @@ def _unusable(slugs: list[str]) -> None:
 @app.command()
 @handled
 def status(question: str | None = typer.Argument(None, help="One question; default all."),
-           as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the README).")):
+           as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the documentation's commands page).")):
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost, protocol."""
     from .commands.reading import status_rows
     from .listing import STATUS_HEADER, money, table
@@ -391,7 +393,7 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
                                                 "default the discussion that changed last."),
          round_number: int | None = typer.Option(None, "--round", min=1, help="Only this round."),
          full: bool = typer.Option(False, "--full", help="With every answer's text and every vote's reasons."),
-         as_json: bool = typer.Option(False, "--json", help="The whole discussion as JSON (see the README)."),
+         as_json: bool = typer.Option(False, "--json", help="The whole discussion as JSON (see the documentation's commands page)."),
          rescore: str | None = typer.Option(None, "--rescore", help="Tally the recorded ballots again under "
                                             "other values: selfVoteWeight=0,0.5,1.")):
     """Print a discussion: what it came to, then its rounds, scores, votes and termination."""

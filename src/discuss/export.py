@@ -1,6 +1,6 @@
 """Discussions as plain JSON values: `discuss show --json`, `status --json` and the site's discussions.json.
 
-The shape is documented in the README and versioned by `schema`; fields are
+The shape is documented in docs/commands.md and versioned by `schema`; fields are
 added, never renamed or removed, within a version. Pure: values in, values out.
 """
 

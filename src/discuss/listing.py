@@ -35,7 +35,7 @@ def status_row(slug: str, s: Summary | None) -> list[str]:
 
 
 def status_json(slug: str, s: Summary | None) -> dict[str, Any]:
-    """A `discuss status --json` row: its shape is documented in the README and kept stable."""
+    """A `discuss status --json` row: its shape is documented in docs/commands.md and kept stable."""
     if s is None:
         return {"slug": slug, "status": "not started", "dyson": False, "rounds": 0, "leader": None,
                 "terminationReason": None, "usage": usage_json(Usage()), "protocol": None, "waitingFor": []}

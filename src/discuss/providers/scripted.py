@@ -34,7 +34,7 @@ _LOADED: dict[tuple[Path, int, int], list[Any]] = {}
 def load_script(path: Path) -> list[Any]:
     """The script's entries, read again only when the file changes (a run asks for them on every call)."""
     if not path.is_file():
-        raise InputError(f"{path}: no script for this scripted panelist; write one (see the README)")
+        raise InputError(f"{path}: no script for this scripted panelist; write one (see the documentation: panels and providers)")
     stat = path.stat()
     key = (path, stat.st_mtime_ns, stat.st_size)
     if key not in _LOADED:

@@ -2,7 +2,7 @@
 
 This module imports neither ruamel nor pydantic: the status of a thousand
 discussions must cost less than loading either. The head of an index
-(before `panel:`) is a documented layout (README, "Files"): `from_head`
+(before `panel:`) is a documented layout (docs/file-formats.md): `from_head`
 reads it line by line, or with libyaml where a line is not plain, and gives
 None where anything is unexpected; the store then reads the whole file
 with the one YAML reader.
