@@ -143,10 +143,11 @@ def test_the_documentation_site_builds_strictly_and_its_cli_reference_is_current
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
+    from discuss.cli import app
     from discuss.commands.reference import cli_reference
 
     root = Path(__file__).resolve().parent.parent
-    assert (root / "docs" / "cli.md").read_text() == cli_reference(), "run python scripts/cli_reference.py"
+    assert (root / "docs" / "cli.md").read_text() == cli_reference(app), "run python scripts/cli_reference.py"
     config = load_config(str(root / "mkdocs-docs.yml"), strict=True)
     config["site_dir"] = str(tmp_path / "site")
     mkdocs_build(config)

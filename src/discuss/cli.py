@@ -393,7 +393,7 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
                                                 "default the discussion that changed last."),
          round_number: int | None = typer.Option(None, "--round", min=1, help="Only this round."),
          full: bool = typer.Option(False, "--full", help="With every answer's text and every vote's reasons."),
-         as_json: bool = typer.Option(False, "--json", help="The whole discussion as JSON (see the documentation's commands page)."),
+         as_json: bool = typer.Option(False, "--json", help="The whole discussion as JSON (see the commands page of the docs)."),
          rescore: str | None = typer.Option(None, "--rescore", help="Tally the recorded ballots again under "
                                             "other values: selfVoteWeight=0,0.5,1.")):
     """Print a discussion: what it came to, then its rounds, scores, votes and termination."""

@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def cli_reference() -> str:
-    """Markdown for every command of `discuss`, in the order `--help` lists them."""
+def cli_reference(app: Any) -> str:
+    """Markdown for every command of the typer `app` (discuss's), in the order `--help` lists them."""
     import typer
-
-    from ..cli import app
 
     root = typer.main.get_command(app)
     lines = ["# CLI reference", "", "Made from the commands themselves (`python scripts/cli_reference.py`);",
