@@ -8,8 +8,6 @@ estimate, taken before the run, must cover every call the run then makes.
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +16,6 @@ from scripted import ballot, scripted_panel, write_scripts
 
 IDS = ("ann", "bob", "cy")
 NEUTRAL = {i: "NEUTRAL" for i in IDS}
-LIBRARY = Path(__file__).resolve().parent.parent / "discussions" / "personas"
 
 SCENARIOS = {
     "vote": ({i: [{"task": "vote", "json": ballot("CONTINUE", **NEUTRAL)}] for i in IDS}, "", ""),
@@ -51,7 +48,6 @@ def test_the_worst_scripted_run_stays_within_the_estimate(project, protocol):
     write_scripts(project.root, **{i: scripts.get(i, []) for i in IDS})
     if front:
         project.question.write_text(project.question.read_text().replace("tags: [power]", f"tags: [power]\n{front}"))
-    shutil.copytree(LIBRARY, project.root / "discussions" / "personas")
     estimate = project.cli("run", "swarm-power", "--protocol", protocol, "--auto", "--estimate")
     assert estimate.exit_code == 0, estimate.output
     assert not project.folder.exists()  # an estimate writes nothing

@@ -91,11 +91,7 @@ PROTOCOLS = ["council", "debate", "adversarial", "auto", "critique", "tournament
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_every_protocol_goes_on_without_a_panelist_that_always_fails(project, fake, protocol):
-    import shutil
-    from pathlib import Path
 
-    shutil.copytree(Path(__file__).resolve().parent.parent / "discussions" / "personas",
-                    project.root / "discussions" / "personas")
     fake.fail_always("beta", status=500)
     fake.script("gamma", Action(text=""), DEFAULT)  # and gamma's first reply comes back empty, once
     judge = f"      judge: {{id: referee, model: openai/referee, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
@@ -122,11 +118,7 @@ TRANSPORT = [m for m in MATRIX if m[0] not in ("empty reply", "reply of 5 MB", "
 @pytest.mark.parametrize("protocol", [p for p in PROTOCOLS if p != "auto"])
 @pytest.mark.parametrize("case, actions, outcome, requests", TRANSPORT, ids=[m[0] for m in TRANSPORT])
 def test_fault_matrix_in_every_protocol(project, fake, protocol, case, actions, outcome, requests):
-    import shutil
-    from pathlib import Path
 
-    shutil.copytree(Path(__file__).resolve().parent.parent / "discussions" / "personas",
-                    project.root / "discussions" / "personas")
     fake.script("beta", *actions)  # beta's first call meets the fault, whatever that call is
     judge = f"      judge: {{id: referee, model: openai/referee, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, attempts: 2, timeoutSeconds: 1}")

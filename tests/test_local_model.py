@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -28,7 +26,6 @@ pytestmark = pytest.mark.local_model
 URL = os.environ.get("DISCUSS_LOCAL_URL", "http://127.0.0.1:8765/v1")
 PROTOCOLS = ["vote", "council", "debate", "critique", "adversarial", "tournament", "deliberate", "decompose"]
 FIGURES: dict[str, dict] = {}
-PERSONAS = Path(__file__).resolve().parent.parent / "discussions" / "personas"
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +54,6 @@ def panel(form: str) -> str:
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_every_protocol_ends_honestly_with_a_small_model(project, server, protocol, stream, tmp_path_factory):
     (project.root / "discussions" / "panels.yaml").write_text(panel("json_object"))
-    shutil.copytree(PERSONAS, project.root / "discussions" / "personas")  # deliberate's library
     started = time.monotonic()
     result = project.cli("run", "swarm-power", "--panel", "local", "--protocol", protocol, "--auto", "--yes", stream)
     wall = time.monotonic() - started

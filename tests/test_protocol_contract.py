@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,11 @@ from discuss.store import discussions as store
 from fakeserver import Action
 from sitekit import MKDOCS, build
 
-PERSONAS = Path(__file__).resolve().parent.parent / "discussions" / "personas"
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ|latencyMs: \d+")  # times differ, nothing else may
 SETTINGS = "{retryBaseDelay: 0.0, attempts: 1, timeoutSeconds: 5}"
 
 
 def ready(project: Project, url: str) -> Project:
-    shutil.copytree(PERSONAS, project.root / "discussions" / "personas", dirs_exist_ok=True)
     project.write_panels(fake_panel(url, settings=SETTINGS))
     return project
 
@@ -82,7 +79,7 @@ def test_it_resumes_after_failed_calls_with_every_answered_call_on_record(projec
 def test_the_site_renders_a_discussion_of_every_protocol(tmp_path):
     root = tmp_path / "site"
     (root / "content" / "questions").mkdir(parents=True)
-    shutil.copytree(PERSONAS, root / "discussions" / "personas")
+    (root / "discussions").mkdir()
     members = "".join(f"        - {{id: {i}, model: offline/{i}, name: {i.title()}}}\n"
                       for i in ("pragmatist", "skeptic", "visionary"))
     (root / "discussions" / "panels.yaml").write_text(f"panels:\n    offline:\n      members:\n{members}")
