@@ -135,3 +135,40 @@ def test_the_server_over_stdio_as_a_client_starts_it(project):
     tools, rows = asyncio.run(go())
     assert "ask" in {t.name for t in tools.tools}
     assert [r["slug"] for r in rows.structured_content["discussions"]] == ["swarm-power"]
+
+
+def wait_until(root: Path, slug: str, done, seconds: float = 60) -> dict:
+    deadline = time.monotonic() + seconds
+    while True:
+        (row,) = call(root, "status", {"question": slug}).structured_content["discussions"]
+        if done(row) or time.monotonic() > deadline:
+            return row
+        time.sleep(0.3)
+
+
+def test_a_person_answers_through_the_agent_and_the_run_goes_on(project, fake):
+    from test_people import ANSWER, with_person
+
+    with_person(project, fake)
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 3
+    result = call(project.root, "reply", {"question": "swarm-power", "person": "ann", "text": ANSWER})
+    assert not result.is_error and result.structured_content["started"], result
+    row = wait_until(project.root, "swarm-power", lambda r: not r["running"] and r["waitingFor"])
+    assert row["waitingFor"] == ["ann"]  # now her ballot waits: the run went on past her answer
+    from discuss.store import discussions as store
+
+    assert store.load(project.folder).rounds[0].replies["ann"].text.strip() == ANSWER
+    wrong = call(project.root, "reply", {"question": "swarm-power", "person": "bob", "text": "Hi."})
+    assert wrong.is_error and "bob" in wrong.content[0].text
+
+
+def test_a_follow_up_through_the_agent_is_a_part_of_its_own(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    result = call(project.root, "follow_up", {"question": "swarm-power", "text": "And at night?"})
+    assert not result.is_error, result
+    part = result.structured_content["slug"]
+    assert part != "swarm-power"
+    row = wait_until(project.root, part, lambda r: r["status"] == "concluded" and not r["running"])
+    assert row["status"] == "concluded", row
+    unfinished = call(project.root, "follow_up", {"question": "no-such", "text": "Why?"})
+    assert unfinished.is_error and "no-such" in unfinished.content[0].text

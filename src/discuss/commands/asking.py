@@ -52,7 +52,7 @@ class AskRequest:
             raise InputError(f"the background is larger than {BACKGROUND_BYTES // 1024} KB")
 
     def argv(self, root: Path) -> list[str]:
-        args = [sys.executable, "-m", "discuss", "--root", str(root), "ask", " ".join(self.question.split()), "-q"]
+        args = command(root, "ask", " ".join(self.question.split()), "-q")
         for flag, value in (("--panel", self.panel), ("--protocol", self.protocol),
                             ("--max-rounds", self.max_rounds), ("--max-cost", self.max_cost)):
             if value is not None:
@@ -92,7 +92,6 @@ def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
     """
     from ..actions import ask_file
     from ..store import discussions as store
-    from ..store.files import is_running
     from ..store.questions import read_question
 
     request.check()
@@ -100,18 +99,56 @@ def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
     q = read_question(path)
     row = {"slug": q.slug, "path": path.relative_to(layout.root).as_posix()}
     summary = store.summary(q.folder)
-    if is_running(q.folder) or starting(q.folder):
-        return row | {"status": "running", "started": False}
     if summary is not None and summary.status in ("concluded", "closed"):
         return row | {"status": summary.status, "started": False}
-    log = log_path(q.folder)
+    started = launch(layout, q.folder, request.argv(layout.root))
+    return row | {"status": "running", "started": started}
+
+
+def launch(layout: Layout, folder: Path, argv: list[str]) -> bool:
+    """Start `argv` (a `discuss` command) as a process of its own for the discussion in `folder`, unless a run
+    of it is going already; False then."""
+    from ..store.files import is_running
+
+    if is_running(folder) or starting(folder):
+        return False
+    log = log_path(folder)
     with open(log, "wb") as out:
-        child = subprocess.Popen(request.argv(layout.root), stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                 start_new_session=True, close_fds=True, cwd=layout.root,
-                                 env={**os.environ, "NO_COLOR": "1"})
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
+                                 close_fds=True, cwd=layout.root, env={**os.environ, "NO_COLOR": "1"})
     STARTED.append(child)
     log.with_suffix(".pid").write_text(str(child.pid))
-    return row | {"status": "running", "started": True}
+    return True
+
+
+def command(root: Path, *args: str) -> list[str]:
+    """`discuss --root ROOT ARGS...` as this Python runs it."""
+    return [sys.executable, "-m", "discuss", "--root", str(root), *args]
+
+
+def follow_up(layout: Layout, question: str, text: str) -> dict[str, Any]:
+    """Write a finished discussion's follow-up part and start its run; `{slug, path, status, started}`."""
+    from ..actions import follow_up_file
+    from ..store.questions import read_question
+
+    if not text.strip():
+        raise InputError("the follow-up question is empty")
+    part = read_question(follow_up_file(layout.content, question, text, None, None))
+    started = launch(layout, part.folder, command(layout.root, "run", str(part.path), "--auto", "-q", "--yes"))
+    return {"slug": part.slug, "path": part.path.relative_to(layout.root).as_posix(), "status": "running",
+            "started": started}
+
+
+def answer_as(layout: Layout, question: str, person: str, text: str, ballot: bool) -> dict[str, Any]:
+    """A person's reply (or ballot) saved as `reply`/`vote` would save it, and the run started again."""
+    from ..actions import save_form, waiting_form
+    from ..providers.human import MARK
+
+    form = waiting_form(layout.content, question, person, ballot)
+    head = form.path.read_text(encoding="utf-8").split(MARK, 1)[0]
+    save_form(form, head + MARK + "\n\n" + text.strip() + "\n")
+    started = launch(layout, form.q.folder, command(layout.root, "run", form.q.slug, "--auto", "-q", "--yes"))
+    return {"slug": form.q.slug, "saved": form.path.relative_to(layout.root).as_posix(), "started": started}
 
 
 def last_words(folder: Path) -> str | None:

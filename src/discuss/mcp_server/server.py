@@ -90,6 +90,18 @@ def build(root: Path) -> MCPServer:
         return {"text": text, "discussion": data}
 
     @app.tool()
+    def follow_up(question: str, text: str) -> dict[str, Any]:
+        """Ask a finished discussion a further question: a part that reads its conclusion and ends in its own.
+        Returns at once with the part's {slug, status, path}; follow it with `status`."""
+        return answered(lambda: asking.follow_up(layout, question, text))
+
+    @app.tool()
+    def reply(question: str, person: str, text: str, ballot: bool = False) -> dict[str, Any]:
+        """Answer as a person on the panel (the person's id), or vote (ballot: true, the ballot's YAML), where
+        the run stopped waiting for them; the run then goes on by itself."""
+        return answered(lambda: asking.answer_as(layout, question, person, text, ballot))
+
+    @app.tool()
     def panels() -> dict[str, Any]:
         """The panels of the project: members, models, roles, and whether each key is set (never its value)."""
         return {"members": answered(lambda: reading.panel_rows(layout))}
