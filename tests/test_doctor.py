@@ -92,3 +92,22 @@ def test_doctor_passes_an_unknown_model_whose_member_says_its_price_or_allows_it
                          "        - {id: bad, model: anthropic/claude-next, price: {input: -1, output: 15}}\n")
     refused = project.cli("doctor", "--panel", "hosted")
     assert refused.exit_code == 2 and "price" in refused.stderr
+
+
+def test_doctor_and_estimate_price_hosted_members_without_importing_litellm(project):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    project.write_panels("    hosted:\n      members:\n        - {id: a, model: openai/gpt-4o-mini}\n"
+                         "        - {id: b, model: anthropic/claude-opus-4-6}\n")
+    probe = ("import sys\nfrom typer.testing import CliRunner\nfrom discuss.cli import app\n"
+             f"root = {str(project.root)!r}\n"
+             "d = CliRunner().invoke(app, ['--root', root, 'doctor', '--panel', 'hosted'])\n"
+             "e = CliRunner().invoke(app, ['--root', root, 'run', 'swarm-power', '--panel', 'hosted', '--estimate'])\n"
+             "print('litellm' in sys.modules, '| ok' in d.output.replace('  ', ' ') or ' ok ' in d.output, "
+             "'$' in e.output)\n")
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": src})
+    assert done.stdout.split() == ["False", "True", "True"], done.stdout + done.stderr

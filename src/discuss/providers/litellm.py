@@ -322,11 +322,9 @@ class LitellmProvider:
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
         if p.price is not None:
             return own_price(p, prompt_tokens, completion_tokens)
-        try:
-            return float(sum(load().cost_per_token(model=p.model, prompt_tokens=prompt_tokens,
-                                                   completion_tokens=completion_tokens)))
-        except Exception:  # no price for this model
-            return None
+        from .prices import table_price
+
+        return table_price(p.model, prompt_tokens, completion_tokens)  # litellm's own table, without its import
 
     def missing_keys(self, panelists: list[Panelist]) -> list[str]:
         missing = []
@@ -367,7 +365,7 @@ class LitellmProvider:
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         missing = self.missing_keys([p])
         key = "ok" if not missing else "fail: missing " + ", ".join(m.split(" ")[0] for m in missing)
-        return Diagnosis(key, price_check(load(), p), endpoint(p, timeout))
+        return Diagnosis(key, price_check(p), endpoint(p, timeout))
 
 
 def call_cost(litellm: Any, p: Panelist, response: Any, prompt: int, completion: int) -> float | None:
@@ -388,7 +386,7 @@ def own_price(p: Panelist, prompt_tokens: int, completion_tokens: int) -> float:
     return (prompt_tokens * rate_in + completion_tokens * rate_out) / 1_000_000
 
 
-def price_check(litellm: Any, p: Panelist) -> str:
+def price_check(p: Panelist) -> str:
     """Whether the model's calls can be priced; a model nobody prices fails, with a close name if there is one.
 
     litellm answers for a misspelt name of a known provider with a price of
@@ -396,14 +394,14 @@ def price_check(litellm: Any, p: Panelist) -> str:
     member's own server (`api_base`) is expected to be unknown: a warning.
     """
     from ..naming import did_you_mean
+    from .prices import entry, same_provider
 
     if p.price is not None:
         return "ok (its own price)"
-    table = litellm.model_cost
     provider, _, name = p.model.partition("/")
-    if p.model in table or (name and name in table):
+    if entry(p.model) is not None:
         return "ok"
-    kin = [k.split("/", 1)[-1] for k, v in table.items() if isinstance(v, dict) and v.get("litellm_provider") == provider]
+    kin = same_provider(provider)
     unknown = f"unknown to litellm, cost not tracked{did_you_mean(name or p.model, kin)}"
     if p.api_base or p.allow_unknown_model:
         return f"warn: {unknown}"

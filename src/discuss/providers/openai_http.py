@@ -22,7 +22,6 @@ import re
 import weakref
 from collections.abc import AsyncIterator
 from functools import cache
-from importlib.util import find_spec
 from typing import Any
 
 from ..calls import CallSpec
@@ -53,16 +52,10 @@ def known_to_litellm(model: str) -> bool:
 
 @cache
 def litellm_models() -> frozenset[str]:
-    """The models of litellm's price table (the copy it ships, which it reads offline): its top-level keys."""
-    found = find_spec("litellm")
-    if found is None or not found.submodule_search_locations:
-        return frozenset()
-    path = os.path.join(list(found.submodule_search_locations)[0], "model_prices_and_context_window_backup.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return frozenset(json.load(f))  # 30 ms, once; the table itself is not kept
-    except (OSError, ValueError):
-        return frozenset()
+    """The models of litellm's price table (the copy it ships, which it reads offline)."""
+    from .prices import price_table
+
+    return frozenset(price_table())
 
 
 class ServerError(Exception):

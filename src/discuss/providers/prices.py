@@ -1,0 +1,51 @@
+"""litellm's price table, read from the JSON file litellm ships, without importing litellm (seconds, 170 MB).
+
+`doctor` and `--estimate` only need to know whether a model is priced and
+at what rate per token; reading the table they would make litellm read
+costs tens of milliseconds. A call still goes through litellm where it
+goes there, and is priced by litellm after it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from importlib.util import find_spec
+from typing import Any
+
+
+@cache
+def price_table() -> dict[str, Any]:
+    """litellm's table of models and their prices (the copy it ships and reads offline); {} without litellm."""
+    found = find_spec("litellm")
+    if found is None or not found.submodule_search_locations:
+        return {}
+    path = os.path.join(list(found.submodule_search_locations)[0], "model_prices_and_context_window_backup.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            table = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in table.items() if isinstance(v, dict)} if isinstance(table, dict) else {}
+
+
+def entry(model: str) -> dict[str, Any] | None:
+    """The table's entry for `model`, as litellm finds it: the whole name, else the name after the provider."""
+    table = price_table()
+    name = model.partition("/")[2]
+    return table.get(model) or (table.get(name) if name else None)
+
+
+def table_price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """What the tokens cost at the table's rates; None where the table gives the model no price."""
+    found = entry(model)
+    rate_in, rate_out = (found or {}).get("input_cost_per_token"), (found or {}).get("output_cost_per_token")
+    if not isinstance(rate_in, int | float) or not isinstance(rate_out, int | float):
+        return None
+    return prompt_tokens * float(rate_in) + completion_tokens * float(rate_out)
+
+
+def same_provider(provider: str) -> list[str]:
+    """The names of the table's models of `provider`, for a did-you-mean."""
+    return [k.split("/", 1)[-1] for k, v in price_table().items() if v.get("litellm_provider") == provider]
