@@ -3,9 +3,7 @@
 import asyncio
 import contextlib
 import re
-import shutil
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -153,11 +151,6 @@ INTERRUPTIONS = [
     ("decompose", "beta", 0, ["round-2/part-2.md", "round-2/part-1.md|round-2/part-3.md"]),
     ("deliberate", "gamma", 1, ["round-3/alpha.md", "round-3/beta.md"]),
 ]
-LIBRARY = Path(__file__).resolve().parent.parent / "discussions" / "personas"
-
-
-def with_personas(project: Project) -> None:
-    shutil.copytree(LIBRARY, project.root / "discussions" / "personas", dirs_exist_ok=True)
 
 
 @pytest.mark.parametrize("protocol, model, before, files", INTERRUPTIONS)
@@ -172,14 +165,13 @@ def test_resume_after_an_interruption_mid_protocol(project, tmp_path, protocol, 
     with FakeLLM() as fake:
         fake.script(model, *[DEFAULT] * before, Action(delay=60))
         project.write_panels(panel_with_chair(fake.url))
-        with_personas(project)
         q = read_question(project.question)
         panel, settings = pick_panel(project.root / "discussions" / "panels.yaml", "fake")
 
         async def interrupted():
             d = start(q, panel, settings, "2026-01-01T00:00:00Z", protocol)
             if protocol == "deliberate":
-                d.personas = assign(load_personas(LIBRARY), panel.ids, "")
+                d.personas = assign(load_personas(project.root / "none"), panel.ids, "")  # the shipped ones
             task = asyncio.create_task(Runner(Gateway(attempts=1), prompts_for(project.root)).run(q, d, Plan()))
             for _ in range(1000):
                 hung = len(fake.requests_for(model)) > before
@@ -201,7 +193,6 @@ def test_resume_after_an_interruption_mid_protocol(project, tmp_path, protocol, 
 
     with FakeLLM() as clean:
         other = Project(tmp_path / "clean")
-        with_personas(other)
         other.write_panels(panel_with_chair(clean.url))
         assert other.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol).exit_code == 0
         needed = Counter((r["model"], r["task"]) for r in clean.requests)

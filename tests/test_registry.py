@@ -118,3 +118,39 @@ def test_vote_checks_its_agreement_measure_before_any_call(project, fake, monkey
     assert result.exit_code == 2, result.output
     assert "agreementMeasure" in result.stderr and "embeddings" in result.stderr
     assert fake.requests == [] and project.snapshot() == before
+
+
+def test_the_nine_built_in_protocols_are_registered_through_the_entry_point_group():
+    from importlib.metadata import entry_points
+
+    declared = {ep.name: ep.value for ep in entry_points(group=protocols.GROUP)}
+    assert declared == protocols.BUILT_IN and len(declared) == 9
+
+
+def test_a_package_installed_beside_discuss_adds_a_protocol_through_its_entry_point(tmp_path, monkeypatch):
+    """No register() call: a distribution on the path that names its protocol in `discuss.protocols`."""
+    plugins = tmp_path / "plugins"
+    (plugins / "toyproto").mkdir(parents=True)
+    (plugins / "toyproto" / "__init__.py").write_text(textwrap.dedent(TOY))
+    (plugins / "toyproto" / "site.html.j2").write_text(PARTIAL)
+    info = plugins / "discuss_toy-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: discuss-toy\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[discuss.protocols]\ntoy = toyproto:Toy\n")
+    monkeypatch.syspath_prepend(str(plugins))
+    protocols.plugins.cache_clear()
+    try:
+        assert protocols.names()[:9] == list(protocols.BUILT_IN) and "toy" in protocols.names()
+        root = tmp_path / "site"
+        (root / "content" / "questions").mkdir(parents=True)
+        (root / "discussions").mkdir()
+        (root / "discussions" / "panels.yaml").write_text("panels:\n" + OFFLINE_PANEL)
+        (root / "content" / "questions" / "swarm-power.md").write_text(QUESTION)
+        result = CliRunner().invoke(app, ["--root", str(root), "run", "swarm-power", "--panel", "offline",
+                                          "--protocol", "toy", "-q"])
+        assert result.exit_code == 0, result.output
+        assert store.load(root / "content" / "questions" / "swarm-power").protocol == "toy"
+        typo = CliRunner().invoke(app, ["--root", str(root), "run", "swarm-power", "--protocol", "tyo"])
+        assert typo.exit_code == 2 and "did you mean toy" in typo.stderr
+    finally:
+        protocols.plugins.cache_clear()

@@ -227,8 +227,6 @@ def test_council_family_pages_show_their_structure(tmp_path):
     root = sample_site(tmp_path)
     (root / "discussions").mkdir()
     (root / "discussions" / "panels.yaml").write_text("panels:\n" + OFFLINE_PANEL)
-    shutil.copytree(Path(__file__).resolve().parent.parent / "discussions" / "personas",
-                    root / "discussions" / "personas")
     for protocol in ("debate", "adversarial", "tournament", "decompose", "deliberate"):
         (root / "content" / "questions" / f"{protocol}.md").write_text(
             QUESTION.replace("slug: swarm-power", f"slug: {protocol}"))

@@ -20,8 +20,7 @@ from .errors import DiscussError, InputError, RunError, WaitingForPeople
 
 if TYPE_CHECKING:
     from .domain import Discussion, Question
-from .protocols import DEFAULT
-from .protocols import names as protocol_names
+from .protocols import BUILT_IN, DEFAULT
 from .store.layout import PANELS_FILE, SETTINGS_DIR, Layout
 
 
@@ -176,7 +175,7 @@ def run(
     conclude: bool = typer.Option(False, "--conclude", help="Write the conclusion now (reason: forced)."),
     panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
     protocol: str | None = typer.Option(
-        None, "--protocol", help=f"{', '.join(protocol_names())} (default: the question's, the panel's, "
+        None, "--protocol", help=f"{', '.join(BUILT_IN)} or a plugin's (default: the question's, the panel's, "
         f"else {DEFAULT}); `discuss protocols` describes them."),
     max_rounds: int | None = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
     max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
@@ -708,7 +707,7 @@ def check() -> None:
 def ask(
     question: str = typer.Argument(..., help="The research question, in words; - reads it from stdin."),
     panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
-    protocol: str | None = typer.Option(None, "--protocol", help=f"{', '.join(protocol_names())}."),
+    protocol: str | None = typer.Option(None, "--protocol", help=f"{', '.join(BUILT_IN)} or a plugin's."),
     background: Path | None = typer.Option(None, "--background", help="A file whose text is the background; "
                                            "- reads it from stdin."),
     section: str = typer.Option("questions", help="Folder under content/ for the question file."),

@@ -1,36 +1,52 @@
 """The protocols, by name: the one place that maps a name to a protocol.
 
-Each protocol is a package under `protocols/` with a `Protocol` subclass;
-adding one is a package and a line in `REGISTRY`. `register` adds one at
-run time (a plugin, or a test's toy protocol).
+Protocols are plugins: each is named in the entry-point group
+`discuss.protocols` ("name = package.module:Factory"), the nine built-in
+ones by discuss's own package metadata, and a package installed beside
+discuss adds one the same way, with its prompts beside its module and its
+settings in its `settings_model`. `BUILT_IN` repeats the built-in entries so
+a run of a built-in protocol needs no scan of every installed package's
+metadata (a tenth of a second); a test checks the two agree. `register`
+adds one at run time (a test's toy protocol).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from importlib import import_module
 
 from ..errors import InputError
 from .base import Protocol
 
 DEFAULT = "vote"
-# name -> "module:factory"; the module is imported only when the protocol is used.
-REGISTRY: dict[str, str] = {
-    "vote": "vote:VoteProtocol",
-    "critique": "critique:Critique",
-    "council": "council:Council",
-    "debate": "council:Debate",
-    "adversarial": "council:Adversarial",
-    "auto": "council:Auto",
-    "tournament": "tournament:Tournament",
-    "decompose": "decompose:Decompose",
-    "deliberate": "deliberate:Deliberate",
+GROUP = "discuss.protocols"
+# name -> "module:factory", as pyproject.toml's entry points say; the module is imported only when used.
+BUILT_IN: dict[str, str] = {
+    "vote": "discuss.protocols.vote:VoteProtocol",
+    "critique": "discuss.protocols.critique:Critique",
+    "council": "discuss.protocols.council:Council",
+    "debate": "discuss.protocols.council:Debate",
+    "adversarial": "discuss.protocols.council:Adversarial",
+    "auto": "discuss.protocols.council:Auto",
+    "tournament": "discuss.protocols.tournament:Tournament",
+    "decompose": "discuss.protocols.decompose:Decompose",
+    "deliberate": "discuss.protocols.deliberate:Deliberate",
 }
 _EXTRA: dict[str, Callable[[], Protocol]] = {}
 
 
+@cache
+def plugins() -> dict[str, str]:
+    """Every protocol the entry-point group names, the built-in ones first."""
+    from importlib.metadata import entry_points
+
+    found = {ep.name: ep.value for ep in entry_points(group=GROUP)}
+    return {**BUILT_IN, **{name: found[name] for name in sorted(found) if name not in BUILT_IN}}
+
+
 def names() -> list[str]:
-    return [*REGISTRY, *_EXTRA]
+    return [*plugins(), *_EXTRA]
 
 
 def register(name: str, factory: Callable[[], Protocol]) -> None:
@@ -57,10 +73,16 @@ def get_protocol(name: str) -> Protocol:
         extra = _EXTRA[name]()
         extra.name = name
         return extra
-    if name not in REGISTRY:
-        raise InputError(f"unknown protocol {name!r} (protocols: {', '.join(names())})")
-    module, factory = REGISTRY[name].split(":")
-    protocol: Protocol = getattr(import_module(f"{__name__}.{module}"), factory)()
+    target = BUILT_IN.get(name) or plugins().get(name)
+    if target is None:
+        from ..naming import did_you_mean
+
+        raise InputError(f"unknown protocol {name!r} (protocols: {', '.join(names())})" + did_you_mean(name, names()))
+    module, factory = target.split(":")
+    try:
+        protocol: Protocol = getattr(import_module(module), factory)()
+    except (ImportError, AttributeError) as exc:
+        raise InputError(f"protocol {name!r} ({target}) cannot be loaded: {exc}") from None
     protocol.name = name
     return protocol
 
