@@ -172,3 +172,15 @@ def test_a_follow_up_through_the_agent_is_a_part_of_its_own(project):
     assert row["status"] == "concluded", row
     unfinished = call(project.root, "follow_up", {"question": "no-such", "text": "Why?"})
     assert unfinished.is_error and "no-such" in unfinished.content[0].text
+
+
+def test_estimate_prices_a_run_before_any_call_and_writes_nothing(project, fake):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    before = project.snapshot()
+    result = call(project.root, "estimate", {"question": "swarm-power", "panel": "fake"})
+    assert not result.is_error, result
+    e = result.structured_content
+    assert e["calls"] > 0 and e["promptTokens"] > 0 and e["panel"] == "fake" and e["protocol"] == "vote"
+    assert fake.requests == [] and project.snapshot() == before
+    cli = project.cli("run", "swarm-power", "--panel", "fake", "--estimate", "--auto")
+    assert f"calls:             {e['calls']} " in cli.stdout  # the CLI prints the same value

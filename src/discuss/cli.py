@@ -244,6 +244,14 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     from .runner import Plan, Runner, prompts_for
     from .store.questions import background_problem
 
+    plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
+    if estimate:
+        from .commands.estimating import estimate as estimated
+
+        e = estimated(root(), content(), question, options, plan)
+        for note in e.get("notes", []):
+            typer.echo(note, err=True)
+        return _print_estimate(e)
     r = ready(root(), content(), question, options)
     for note in r.notes:
         typer.echo(note, err=True)
@@ -251,10 +259,7 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     if d.concluded:
         typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return
-    plan = Plan(auto=auto, rounds=rounds, conclude=conclude)
     prompts = prompts_for(root())
-    if estimate:
-        return _print_estimate(r.asked, d, plan, prompts)
     check_ready(d, root())
     if not d.rounds and not yes and (problem := background_problem(q)):
         typer.echo(f"warning: {q.path}: {problem}; the panel will answer without the question's context "
@@ -276,36 +281,27 @@ def _run_one(question, options, auto, rounds, conclude, estimate, quiet, yes=Fal
     typer.echo(f"files: {q.folder}", err=to_stderr)
 
 
-def _print_estimate(q, d, plan, prompts) -> None:
-    from collections import Counter
-
-    from . import providers
-    from .domain import Usage
-    from .dry_run import estimate_run
+def _print_estimate(e: dict) -> None:
     from .listing import money
-    from .protocols import get_protocol
-    from .runner import Runner
 
-    usage, calls, unpriced, reasks = providers.run(estimate_run(lambda g: Runner(g, prompts), q, d, plan))
-    tasks = ", ".join(f"{n} {task}" for task, n in Counter(t for _, t, _ in calls).items())
-    s = d.settings
-    typer.echo(f"{q.slug}: estimate of this run ({d.protocol}, panel {d.panel.name}), an upper bound")
-    typer.echo(f"  calls:             {usage.calls} ({tasks or 'none'})")
-    typer.echo(f"  prompt tokens:     at most {usage.prompt_tokens}")
-    typer.echo(f"  completion tokens: at most {usage.completion_tokens}")
-    unknown = f" (no price known for {', '.join(unpriced)})" if unpriced else ""
-    typer.echo(f"  cost:              at most {money(usage.cost)}{unknown}")
-    typer.echo(f"  assumed: no early stop (up to {get_protocol(d.protocol).most_rounds(d)} rounds in all), every "
-               f"reply as long as its limit (answers {s.max_response_words * 2} tokens), every structured reply "
-               "usable at the first ask")
-    structured = sum(1 for _, _, shaped in calls if shaped)
-    if structured and s.vote_attempts > 1:
-        typer.echo(f"  re-asks:           up to {structured * (s.vote_attempts - 1)} more calls if every "
-                   f"structured reply ({structured}) must be asked again (voteAttempts {s.vote_attempts})")
-        worst = Usage(usage.prompt_tokens, usage.completion_tokens, usage.cost, usage.calls)
-        worst.add(reasks)
-        typer.echo(f"  with every re-ask: at most {worst.calls} calls, {worst.prompt_tokens} prompt and "
-                   f"{worst.completion_tokens} completion tokens, {money(worst.cost)}{unknown}")
+    if e["concluded"]:
+        typer.echo(f"{e['slug']}: already {e['status']} ({e['terminationReason']}); nothing to do")
+        return
+    tasks = ", ".join(f"{n} {task}" for task, n in e["tasks"].items())
+    typer.echo(f"{e['slug']}: estimate of this run ({e['protocol']}, panel {e['panel']}), an upper bound")
+    typer.echo(f"  calls:             {e['calls']} ({tasks or 'none'})")
+    typer.echo(f"  prompt tokens:     at most {e['promptTokens']}")
+    typer.echo(f"  completion tokens: at most {e['completionTokens']}")
+    unknown = f" (no price known for {', '.join(e['unpriced'])})" if e["unpriced"] else ""
+    typer.echo(f"  cost:              at most {money(e['cost'])}{unknown}")
+    typer.echo(f"  assumed: no early stop (up to {e['mostRounds']} rounds in all), every reply as long as its "
+               f"limit (answers {e['answerTokens']} tokens), every structured reply usable at the first ask")
+    if e["structured"] and e["voteAttempts"] > 1:
+        worst = e["withReasks"]
+        typer.echo(f"  re-asks:           up to {e['structured'] * (e['voteAttempts'] - 1)} more calls if every "
+                   f"structured reply ({e['structured']}) must be asked again (voteAttempts {e['voteAttempts']})")
+        typer.echo(f"  with every re-ask: at most {worst['calls']} calls, {worst['promptTokens']} prompt and "
+                   f"{worst['completionTokens']} completion tokens, {money(worst['cost'])}{unknown}")
 
 
 def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False) -> None:

@@ -44,7 +44,7 @@ def answered(call: Callable[[], T]) -> T:
 def build(root: Path) -> MCPServer:
     """A server over the project at `root` (found as the CLI finds it)."""
     from .. import placeholders, secrets
-    from ..commands import asking, reading
+    from ..commands import asking, estimating, reading
 
     layout = Layout(root)
     secrets.remember_project(layout.root)
@@ -100,6 +100,16 @@ def build(root: Path) -> MCPServer:
         """Answer as a person on the panel (the person's id), or vote (ballot: true, the ballot's YAML), where
         the run stopped waiting for them; the run then goes on by itself."""
         return answered(lambda: asking.answer_as(layout, question, person, text, ballot))
+
+    @app.tool()
+    def estimate(question: str, panel: str | None = None, protocol: str | None = None) -> dict[str, Any]:
+        """What running the question to its end would take at most (calls, tokens, dollars), before any call;
+        nothing is written."""
+        from ..prepare import Options
+        from ..runner import Plan
+
+        options = Options(panel=panel, protocol=protocol)
+        return answered(lambda: estimating.estimate(layout.root, layout.content, question, options, Plan(auto=True)))
 
     @app.tool()
     def panels() -> dict[str, Any]:
