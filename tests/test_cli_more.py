@@ -400,3 +400,28 @@ def test_no_prompt_and_no_page_carries_the_scaffolds_placeholder(project, fake):
     (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\nplugins:\n  - discuss\n")
     site = build(project.root)
     assert not any(PLACEHOLDER in p.read_text(errors="replace") for p in site.rglob("*.html"))
+
+
+def test_panels_doctor_and_check_give_json_with_the_rows_they_print(project):
+    import json
+
+    panels = json.loads(project.cli("panels", "--json").stdout)
+    assert {row["id"] for row in panels} >= {"pragmatist", "skeptic", "visionary"} and all("key" in r for r in panels)
+    doctor = project.cli("doctor", "--panel", "offline", "--json")
+    rows = json.loads(doctor.stdout)
+    assert doctor.exit_code == 0 and rows and not any(r["failed"] for r in rows)
+    project.question.write_text(project.question.read_text().replace("title: ", "title: Bad\u202e ", 1))
+    check = project.cli("check", "--json")
+    found = json.loads(check.stdout)
+    assert check.exit_code == 1 and found["refused"][0]["path"].endswith("swarm-power.md")
+
+
+def test_ci_init_outside_a_project_writes_nothing(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from discuss.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["ci", "init"])
+    assert result.exit_code == 2 and "not a discuss project" in result.stderr
+    assert list(tmp_path.iterdir()) == []

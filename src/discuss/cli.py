@@ -63,7 +63,7 @@ def content() -> Path:
     return layout().content
 
 
-ANYWHERE = ("init", "protocols", "ci_init")  # commands that need no project around them
+ANYWHERE = ("init", "protocols")  # commands that need no project around them
 
 
 def handled(fn):
@@ -453,7 +453,8 @@ def _rescore(d: Discussion, wanted: str, as_json: bool) -> None:
 
 @app.command()
 @handled
-def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all.")):
+def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all."),
+           as_json: bool = typer.Option(False, "--json", help="JSON: a row per panelist, with `failed`.")):
     """Check every panelist before spending: key, model known to litellm, endpoint answering."""
     from .doctor import check
     from .listing import table
@@ -468,7 +469,13 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
         panels = {panel: panels[panel]}
     rows = check(panels, scripts=layout().scripts)
     header = ["panel", "member", "model", "key", "price", "endpoint"]
-    typer.echo(table(header, [[r.panel, r.member, r.model, r.key, r.price, r.endpoint] for r in rows]))
+    if as_json:
+        import json
+
+        typer.echo(json.dumps([{k: getattr(r, k) for k in header} | {"failed": bool(r.failed)} for r in rows],
+                              indent=2))
+    else:
+        typer.echo(table(header, [[r.panel, r.member, r.model, r.key, r.price, r.endpoint] for r in rows]))
     failed = [f"{r.panel}/{r.member}" for r in rows if r.failed]
     if failed:
         typer.echo(f"error: {len(failed)} panelist(s) would fail: {', '.join(failed)}", err=True)
@@ -675,7 +682,7 @@ def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or 
 
 @app.command()
 @handled
-def check() -> None:
+def check(as_json: bool = typer.Option(False, "--json", help="JSON: {files, refused: [{path, problem}]}.")) -> None:
     """List every question file that discuss, or Project Dyson's content rules, would refuse; changes nothing."""
     from .errors import InputError as Refused
     from .store.dysonrules import problems
@@ -690,6 +697,15 @@ def check() -> None:
         except Refused as exc:
             found.append((path, str(exc).removeprefix(f"{path}: ")))
     found += problems(content())
+    if as_json:
+        import json
+
+        refused = [{"path": path.relative_to(root()).as_posix(), "problem": problem}
+                   for path, problem in sorted(found, key=lambda x: str(x[0]))]
+        typer.echo(json.dumps({"files": len(files), "refused": refused}, indent=2, ensure_ascii=False))
+        if found:
+            raise typer.Exit(1)
+        return
     for path, problem in sorted(found, key=lambda x: str(x[0])):
         typer.echo(f"{path.relative_to(root())}: {problem}")
     if found:
@@ -778,12 +794,17 @@ def ask(
 
 @app.command()
 @handled
-def panels():
+def panels(as_json: bool = typer.Option(False, "--json", help="JSON: a row per member.")):
     """Each panel: its members, their models, its referees, and whether each key is set (no call is made)."""
     from .commands.reading import panel_rows
     from .listing import table
 
     rows = panel_rows(layout())
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
     if not rows:
         typer.echo(f"no panels in {layout().panels}")
         return
