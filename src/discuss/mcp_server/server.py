@@ -70,7 +70,7 @@ def build(root: Path) -> MCPServer:
             if row["status"] in ("concluded", "closed") or not _running(layout, started["slug"]):
                 break
             await asyncio.sleep(POLL_SECONDS)
-        return _with_outcome(layout, started | {k: row[k] for k in ("status",) if k in row})
+        return _with_outcome(layout, started | {"status": row["status"]})
 
     @app.tool()
     def status(question: str | None = None) -> dict[str, Any]:

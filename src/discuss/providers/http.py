@@ -96,8 +96,7 @@ class Unpacker:
 def _checked(request: httpx.Request, response: httpx.Response) -> Unpacker:
     if 300 <= response.status_code < 400:
         raise RedirectRefused(response.status_code, request.url, response.headers.get("location"))
-    unpacker = Unpacker(response.headers.get("content-encoding", ""))
-    return unpacker
+    return Unpacker(response.headers.get("content-encoding", ""))
 
 
 def _plain_headers(response: httpx.Response) -> httpx.Headers:
