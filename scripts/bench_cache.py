@@ -23,7 +23,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from benchkit import DEFAULT, Action, FakeLLM
-from discuss.tokens import encoding
+from discuss.text.tokens import encoding
 
 ROUNDS, PANELISTS = 5, 3
 MODELS = {"openai": ("openai/gpt-4o", "gpt-4o"),
@@ -47,7 +47,7 @@ def marked_of(messages: list[dict]) -> str:
 
 
 def run(kind: str, words: int, background: int) -> list[dict]:
-    from discuss.cli import app
+    from discuss.cli.app import app
 
     model = MODELS[kind][0]
     answer = "## Position\n\n" + " ".join(f"point{i % 97}" for i in range(words)) + "\n"

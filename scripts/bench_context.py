@@ -18,11 +18,11 @@ import tempfile
 from pathlib import Path
 
 from benchkit import DEFAULT, Action, FakeLLM, make_project
-from discuss.gateway import Gateway
-from discuss.prompting import estimate_tokens
-from discuss.runner import Plan, Runner, prompts_for, start
+from discuss.engine.gateway import Gateway
+from discuss.engine.runner import Plan, Runner, prompts_for, start
 from discuss.store.panels import pick_panel
 from discuss.store.questions import read_question
+from discuss.text.prompting import estimate_tokens
 
 ROUNDS = 10
 

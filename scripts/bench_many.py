@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from benchkit import FakeLLM, make_project
-from discuss.batch import run_many, select
-from discuss.prepare import Options, prepare
+from discuss.engine.batch import run_many, select
+from discuss.engine.prepare import Options, prepare
 
 
 def main() -> None:

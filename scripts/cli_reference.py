@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from discuss.cli import app
+from discuss.cli.app import app
 from discuss.commands.reference import cli_reference
 
 Path(__file__).resolve().parent.parent.joinpath("docs", "cli.md").write_text(cli_reference(app), encoding="utf-8")

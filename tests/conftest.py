@@ -73,7 +73,7 @@ class Project:
         (self.root / "discussions" / "panels.yaml").write_text(text)
 
     def cli(self, *args: str, input: str | None = None):
-        from discuss.cli import app
+        from discuss.cli.app import app
 
         return CliRunner().invoke(app, ["--root", str(self.root), *args], input=input)
 

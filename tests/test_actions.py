@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from discuss import actions
+from discuss.engine import actions
+from discuss.engine.prepare import Options
 from discuss.errors import InputError
-from discuss.prepare import Options
 
 
 def test_ready_gives_the_discussion_and_the_notes_to_show_first(project):

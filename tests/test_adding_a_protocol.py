@@ -23,7 +23,7 @@ ECHO = '''
 from pydantic import Field
 
 from discuss.calls import CallSpec
-from discuss.conclusions import CONCLUSION_SCHEMA, parse_conclusion
+from discuss.text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from discuss.domain import Round
 from discuss.protocols.base import Phase, Protocol, Step, messages, record_reply
 from discuss.schema.settings import ProtocolSettings

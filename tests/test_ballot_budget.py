@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from conftest import fake_panel
-from discuss.prompting import estimate_tokens
 from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
+from discuss.text.prompting import estimate_tokens
 from fakeserver import DEFAULT, Action
 
 IDS = tuple(f"p{i}" for i in range(6))

@@ -15,12 +15,12 @@ import json
 import re
 
 from conftest import fake_panel
-from discuss.prompting import Prompts
 from discuss.protocols import get_protocol
 from discuss.protocols.vote.protocol import vote_specs
 from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from discuss.store.questions import read_question
+from discuss.text.prompting import Prompts
 from fakeserver import FakeLLM
 from test_dyson import IDS, THREAD, cli, folder, raw, repo  # noqa: F401  (repo is a fixture)
 
@@ -120,6 +120,7 @@ def test_a_named_round_stays_named_when_its_vote_is_resumed(repo):  # noqa: F811
     box.votes = [v for v in box.votes if v.voter_id == first]
     box.termination_votes = [t for t in box.termination_votes if t.model_id == first]
     box.results, box.winner_id, box.method, rnd.completed_at = [], None, None, None
+    d.status, d.termination_reason, d.concluded_at, d.conclusion = "active", None, None, None  # not concluded yet
     store.save(d, folder(repo))
     d = store.load(folder(repo))
     assert ballot_box(d.rounds[-1]).method == "named"  # read back from the ballots themselves
@@ -135,5 +136,15 @@ def test_a_method_is_refused_where_it_means_nothing(project, fake):
     bad = project.cli("run", "swarm-power", "--panel", "fake", "--method", "shuffled")
     assert bad.exit_code == 2 and "anonymised, dyson" in bad.output
     council = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "council", "--method", "dyson")
-    assert council.exit_code == 2 and "not a setting of the council protocol" in council.output
+    assert council.exit_code == 2 and "--method is not an option of the council protocol" in council.output
+    for wrong, said in ((("--set", "ballots"), "give KEY=VALUE"), (("--set", "rounds=2"), "not a setting of the vote"),
+                        (("--protocol", "council", "--set", "ballots=named"), "not a setting of the council")):
+        refused = project.cli("run", "swarm-power", "--panel", "fake", *wrong)
+        assert refused.exit_code == 2 and said in refused.output, refused.output
     assert not fake.requests and not project.folder.exists()
+
+
+def test_a_protocols_own_setting_goes_through_set_as_through_its_flag(project):
+    later = second_round_prompts(project, "--set", "showWinner=false")
+    assert all("Which answer each round's vote chose is not shown" in p for p in later)
+    assert "showWinner: false" in (project.folder / "discussion.yaml").read_text()

@@ -3,8 +3,8 @@
 import pytest
 
 from conftest import fake_panel
-from discuss.budget import overrun
 from discuss.domain import Settings, Usage
+from discuss.engine.budget import overrun
 from discuss.store import discussions as store
 from fakeserver import FakeLLM
 

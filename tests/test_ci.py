@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from discuss.batch import select
+from discuss.engine.batch import select
 from discuss.store import yamlio
 
 PANELS = """panels:
@@ -101,7 +101,7 @@ def test_a_branch_instead_of_a_pull_request(repo):
     ("not json", "0.9.0", None),
 ])
 def test_the_workflow_installs_discuss_as_it_was_installed_here(direct_url, version, expected):
-    from discuss.ci import install_line
+    from discuss.commands.ci import install_line
 
     assert install_line(direct_url, version) == expected
 
@@ -144,7 +144,7 @@ def test_the_documentation_site_builds_strictly_and_its_cli_reference_is_current
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
-    from discuss.cli import app
+    from discuss.cli.app import app
     from discuss.commands.reference import cli_reference
 
     root = Path(__file__).resolve().parent.parent

@@ -42,8 +42,8 @@ def test_auto_run_concludes_and_writes_every_file(project):
 
 def test_golden_discussion(project):
     """One whole offline discussion, with a fixed clock, equals the files checked in."""
-    from discuss.gateway import Gateway
-    from discuss.runner import Plan, Runner, prompts_for, start
+    from discuss.engine.gateway import Gateway
+    from discuss.engine.runner import Plan, Runner, prompts_for, start
     from discuss.store.panels import pick_panel
     from discuss.store.questions import read_question
 
@@ -121,7 +121,7 @@ def test_status_and_show_read_project_dyson_folders(tmp_path):
     (root / "discussions" / "panels.yaml").write_text("panels: {}\n")
     from typer.testing import CliRunner
 
-    from discuss.cli import app
+    from discuss.cli.app import app
 
     status = CliRunner().invoke(app, ["--root", str(root), "status"])
     assert status.exit_code == 0, status.output
@@ -203,7 +203,7 @@ def test_missing_key_is_reported_before_any_call(project, fake, monkeypatch):
 
 def test_help_does_not_import_litellm():
     code = ("import sys; sys.argv=['discuss','--help']\n"
-            "from discuss.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "from discuss.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
             "assert 'litellm' not in sys.modules, 'litellm was imported'\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

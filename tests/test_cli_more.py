@@ -121,7 +121,7 @@ def test_run_all_estimate_prices_the_batch_and_writes_nothing(project):
 
 
 def test_the_leaderboard_has_panelists_only_and_counts_rounds_with_a_winner(project):
-    from discuss.leaderboard import standings
+    from discuss.archive.leaderboard import standings
     from discuss.store import discussions as store
     from discuss.store.questions import question_files, read_question
 
@@ -152,7 +152,7 @@ def _events():
 def test_progress_on_a_terminal_rewrites_one_line_per_call_with_running_totals():
     import io
 
-    from discuss.report import Progress
+    from discuss.archive.report import Progress
 
     out = io.StringIO()
     progress = Progress(out, live=True)
@@ -170,7 +170,7 @@ def test_progress_on_a_terminal_rewrites_one_line_per_call_with_running_totals()
 def test_progress_in_a_log_prints_plain_lines():
     import io
 
-    from discuss.report import Progress
+    from discuss.archive.report import Progress
 
     out = io.StringIO()  # not a terminal
     progress = Progress(out)
@@ -185,7 +185,7 @@ def test_progress_in_a_log_prints_plain_lines():
 def test_progress_is_live_on_a_terminal_by_itself():
     import os
 
-    from discuss.report import Progress
+    from discuss.archive.report import Progress
 
     leader, follower = os.openpty()
     with os.fdopen(follower, "w") as tty:
@@ -224,7 +224,7 @@ def test_panels_of_the_usual_providers_need_no_litellm(project, monkeypatch):
         assert one_of(report.get("missing_keys") or []) == [names[0]], provider
     members = "".join(f"        - {{model: {p}/m-{p}}}\n" for p in KEY_VARIABLES)
     project.write_panels(f"    hosted:\n      members:\n{members}")
-    code = ("import sys; from typer.testing import CliRunner; from discuss.cli import app; "
+    code = ("import sys; from typer.testing import CliRunner; from discuss.cli.app import app; "
             f"r = CliRunner().invoke(app, ['--root', {str(project.root)!r}, 'panels']); "
             "print(r.stdout); print('litellm' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
@@ -259,11 +259,11 @@ def test_export_csv_has_a_row_per_discussion_round_and_vote_for_every_protocol(p
 
 def test_export_gives_the_divergent_views_and_each_rounds_answer_similarity(project, fake, tmp_path):
     from conftest import fake_panel
+    from discuss.archive.tables import divergent_views, located
     from discuss.rules.agreement import agreement
     from discuss.store import discussions as store
     from discuss.store.questions import read_question
     from discuss.store.yamlio import load
-    from discuss.tables import divergent_views, located
 
     project.write_panels(fake_panel(fake.url))
     assert project.cli("run", "swarm-power", "--panel", "fake", "--auto").exit_code == 0
@@ -338,7 +338,7 @@ def test_status_names_each_discussions_protocol(project):
 
 
 def test_the_fast_status_shows_the_protocol_as_the_full_one(project, capsys):
-    from discuss.quick import status as fast_status
+    from discuss.cli.quick import status as fast_status
 
     assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "debate", "-q").exit_code == 0
     full = project.cli("status").stdout
@@ -419,7 +419,7 @@ def test_panels_doctor_and_check_give_json_with_the_rows_they_print(project):
 def test_ci_init_outside_a_project_writes_nothing(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from discuss.cli import app
+    from discuss.cli.app import app
 
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["ci", "init"])

@@ -17,7 +17,7 @@ def first_run(project, fake, settings: str) -> subprocess.Popen:
     fake.script("gamma", DEFAULT, Action(delay=30))
     project.write_panels(fake_panel(fake.url, settings=settings))
     return subprocess.Popen(
-        [sys.executable, "-m", "discuss.cli", "--root", str(project.root), "run", "swarm-power", "--panel", "fake",
+        [sys.executable, "-m", "discuss.cli.app", "--root", str(project.root), "run", "swarm-power", "--panel", "fake",
          "--auto", "-q"], env={**os.environ, "PYTHONPATH": SRC}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

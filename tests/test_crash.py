@@ -31,7 +31,7 @@ KILLS = 12
 
 def start(project: Project) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "discuss.cli", "--root", str(project.root), "run", "swarm-power", "--panel", "fake",
+        [sys.executable, "-m", "discuss.cli.app", "--root", str(project.root), "run", "swarm-power", "--panel", "fake",
          "--auto", "-q"], env={**os.environ, "PYTHONPATH": SRC}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

@@ -101,8 +101,8 @@ def test_invalid_critique_and_judge_json_are_asked_again_then_recorded(project, 
 
 
 def test_resume_when_the_judge_was_interrupted(project, tmp_path):
-    from discuss.gateway import Gateway
-    from discuss.runner import Plan, Runner, prompts_for, start
+    from discuss.engine.gateway import Gateway
+    from discuss.engine.runner import Plan, Runner, prompts_for, start
     from discuss.store.panels import pick_panel
     from discuss.store.questions import read_question
 

@@ -101,7 +101,7 @@ def test_doctor_and_estimate_price_hosted_members_without_importing_litellm(proj
 
     project.write_panels("    hosted:\n      members:\n        - {id: a, model: openai/gpt-4o-mini}\n"
                          "        - {id: b, model: anthropic/claude-opus-4-6}\n")
-    probe = ("import sys\nfrom typer.testing import CliRunner\nfrom discuss.cli import app\n"
+    probe = ("import sys\nfrom typer.testing import CliRunner\nfrom discuss.cli.app import app\n"
              f"root = {str(project.root)!r}\n"
              "d = CliRunner().invoke(app, ['--root', root, 'doctor', '--panel', 'hosted'])\n"
              "e = CliRunner().invoke(app, ['--root', root, 'run', 'swarm-power', '--panel', 'hosted', '--estimate'])\n"

@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 from typer.testing import CliRunner
 
 from conftest import fake_panel
-from discuss.cli import app
+from discuss.cli.app import app
 from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 
@@ -144,7 +144,7 @@ def test_list_order_ties_and_invented_ballots_are_marked_not_counted(repo):
     assert [sum(v.invented for v in ballot_box(r).votes) for r in d.rounds] == [3, 3]
     assert [[t.model_id for t in ballot_box(r).termination_votes if t.invented] for r in d.rounds] == [["gpt-5-2"], ["gpt-5-2"]]
     from discuss.protocols import get_protocol
-    from discuss.stats import approval_rate
+    from discuss.protocols.stats import approval_rate
 
     # Of the 12 votes on others' answers, 6 were invented; of the 6 cast, 3 approve.
     assert approval_rate([j for r in d.rounds for j in get_protocol(d.protocol).figures(r).judgements]) == 50.0
@@ -157,7 +157,7 @@ def test_list_order_ties_and_invented_ballots_are_marked_not_counted(repo):
 
 
 def test_the_leaderboard_counts_list_order_wins_as_tie_break_wins(repo):
-    from discuss.leaderboard import standings
+    from discuss.archive.leaderboard import standings
 
     table = {s.panelist_id: s for s in standings([store.load(folder(repo))])}
     assert table["claude-opus-4-6"].wins == 2 and table["claude-opus-4-6"].tie_break_wins == 2
@@ -220,7 +220,7 @@ def test_dyson_key_points_are_read_clean_and_words_averaged_half_up(repo):
     concluded = folder(repo).parent / "rq-1-11-swarm-power-architecture-end-use"
     d = store.load(concluded)
     assert d.conclusion.key_points == ["Industry first"]  # not '**Industry** first' as discussion.yaml has it
-    from discuss.stats import discussion_stats
+    from discuss.protocols.stats import discussion_stats
 
     replies = d.rounds[0].replies
     replies["claude-opus-4-6"].text, replies["gemini-3-pro"].text = "two words", "three words here"
@@ -435,6 +435,21 @@ def test_export_csv_gives_the_paper_tables_computed_from_the_threads_by_hand(rep
     as_json = json.loads(cli(repo, "export", "--json").stdout)
     assert len(as_json["votes"]) == len(read["votes"]) and as_json["rounds"][0]["round_number"] == 1
     assert cli(repo, "export").exit_code == 2  # neither --csv nor --json: nothing to do
+
+
+def test_a_round_a_finished_thread_never_listed_is_said_by_show_and_check_and_never_read(repo):
+    done = repo / "content" / "research-questions" / "phase-1" / "rq-1-11-swarm-power-architecture-end-use"
+    shutil.copytree(folder(repo) / "round-2", done / "round-2")  # a round begun and left by the tool
+    shown = cli(repo, "show", "swarm-power-architecture-end-use")
+    assert shown.exit_code == 0 and "Left out: round-2/, which discussion.yaml does not list" in shown.stdout
+    assert "## Round 2" not in shown.stdout
+    import json
+
+    data = json.loads(cli(repo, "show", "swarm-power-architecture-end-use", "--json").stdout)
+    assert data["orphanRounds"] == [2] and [r["number"] for r in data["rounds"]] == [1]
+    checked = cli(repo, "check", "--json")
+    assert {"path": done.relative_to(repo).as_posix(), "note": "round-2/ not listed in discussion.yaml: left out, "
+            "never counted"} in json.loads(checked.stdout)["notices"]
 
 
 from hypothesis import given  # noqa: E402

@@ -106,16 +106,16 @@ def test_a_follow_up_is_in_status_and_show_under_the_name_it_was_given(project, 
     import json
 
     finished(project, fake)
-    result = project.cli("follow-up", "swarm-power", FOLLOW_UP, "--auto", "-q")
+    result = project.cli("follow-up", "swarm-power", FOLLOW_UP, "--auto")
     assert result.exit_code == 0, result.output
-    named = re.search(r"^(swarm-power-part-2): concluded", result.output, re.MULTILINE).group(1)
+    named = re.search(r"^(swarm-power-part-2): concluded", result.stderr, re.MULTILINE).group(1)
     for args in (("status",), ("status", "--json")):  # the full CLI
         listed = project.cli(*args).stdout
         assert listed.index("swarm-power") < listed.index(named)
     import contextlib
     import io
 
-    from discuss.quick import status as quick_status  # the fast path must say the same
+    from discuss.cli.quick import status as quick_status  # the fast path must say the same
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -125,3 +125,12 @@ def test_a_follow_up_is_in_status_and_show_under_the_name_it_was_given(project, 
     shown = project.cli("show", named)
     assert shown.exit_code == 0 and FOLLOW_UP in shown.stdout
     assert project.cli("show", "swarm-power-part-3").exit_code == 2  # no such part
+
+
+def test_a_follow_up_runs_to_its_end_by_default_and_prints_what_it_came_to(project, fake):
+    finished(project, fake)
+    result = project.cli("follow-up", "swarm-power", FOLLOW_UP, "-q")  # neither --auto nor --rounds
+    assert result.exit_code == 0, result.output
+    second = store.load(project.folder / "part-2")
+    assert second.concluded and second.conclusion.summary in result.stdout
+    assert "swarm-power-part-2: concluded" not in result.stdout  # the status line goes to stderr, not stdout

@@ -13,9 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discuss.conclusions import parse_conclusion
 from discuss.errors import InputError
-from discuss.jsonreply import ReplyError
 from discuss.protocols.council.critiques import parse_critiques
 from discuss.protocols.critique.replies import parse_judge, parse_stance
 from discuss.protocols.decompose.replies import parse_split
@@ -24,6 +22,8 @@ from discuss.protocols.tournament.replies import parse_match
 from discuss.protocols.vote.ballots import parse_ballot
 from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
+from discuss.text.conclusions import parse_conclusion
+from discuss.text.jsonreply import ReplyError
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -106,11 +106,11 @@ hostile_text = st.text(alphabet=st.characters(categories=["L", "N", "P", "S", "Z
 @given(text=hostile_text, reasoning=hostile_text)
 def test_the_whole_text_path_holds_for_any_code_point(tmp_path, text, reasoning):
     """Reply in (cleaned at the edge), file out, file read back, page rendered: no crash, no control code."""
-    from discuss.jsonreply import extract_object
     from discuss.site.collect import Entry
     from discuss.site.render import question_section
     from discuss.store.questions import read_question
-    from discuss.text import clean
+    from discuss.text.clean import clean
+    from discuss.text.jsonreply import extract_object
     from test_store import sample
 
     reply = clean(text)

@@ -92,13 +92,13 @@ def test_echoed_conclusions_are_asked_again_then_close_the_discussion(project, f
     ("Ann (the reviewer): slower is safer", False), ("Why it matters: two or three paragraphs are too few", False),
 ])
 def test_what_counts_as_an_echo_of_the_prompts_examples(text, echo):
-    from discuss.placeholders import is_echo
+    from discuss.text.placeholders import is_echo
 
     assert is_echo(text) is echo
 
 
 def test_a_new_prompt_is_covered_the_day_it_is_written(tmp_path):
-    from discuss.placeholders import is_echo
+    from discuss.text.placeholders import is_echo
 
     (tmp_path / "mine.j2").write_text('Reply with JSON: {"verdict": "your verdict in a few words"}\n')
     assert is_echo("Your verdict in a few words.", tmp_path) and not is_echo("Your verdict in a few words.")

@@ -138,7 +138,7 @@ def test_a_csv_cell_a_spreadsheet_would_evaluate_is_text(cell):
     import csv
     import io
 
-    from discuss.tables import as_csv
+    from discuss.archive.tables import as_csv
 
     written = as_csv([{"reason": cell, "score": -1.5, "plain": "a reason"}])
     (row,) = list(csv.DictReader(io.StringIO(written, newline="")))

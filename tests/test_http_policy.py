@@ -177,3 +177,18 @@ def test_a_key_inside_api_base_is_kept_out_of_every_file_and_output(project, fak
         if path.is_file():
             assert "Zq81pLmx" not in path.read_text(errors="replace"), path
     assert "no route" in failure_of(project).error  # the error itself is kept, the key masked
+
+
+def test_a_provider_litellm_calls_natively_follows_no_redirect_either(project, fake, monkeypatch):
+    """Anthropic's API is reached through litellm's own HTTP handler, not the OpenAI SDK: the same policy."""
+    monkeypatch.setenv("FAKE_KEY", "sk-test-9fQ2xW7kLp3Zt8Vn")
+    with FakeLLM() as elsewhere:
+        fake.script("alpha", *[Action(status=307, headers={"location": elsewhere.url + "/v1/messages"})] * 2)
+        project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, attempts: 2, timeoutSeconds: 5}")
+                             .replace("model: openai/alpha", "model: anthropic/alpha"))
+        result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "--no-stream")
+        assert result.exit_code == 0, result.output
+        assert elsewhere.requests == []  # neither the prompt nor the key went there
+    assert fake.requests and all(r["model"] == "alpha" for r in fake.requests if r.get("task") is None)
+    failure = failure_of(project)
+    assert "a redirect to" in failure.error and "never followed" in failure.error

@@ -6,7 +6,7 @@ import os
 
 from typer.testing import CliRunner
 
-from discuss.cli import app
+from discuss.cli.app import app
 
 
 def cli(*args: str, cwd=None):

@@ -1,7 +1,8 @@
 """Layers import one way and modules form no cycle: read from the source, as an import linter would.
 
-core (domain, schema, rules, the pure figures) <- protocols <- store <- the run (gateway, providers,
-runner) <- what people see (cli, site, reports). Imports for type checking only are left out.
+core (domain, calls, errors, text, schema, rules) <- protocols <- store <- engine (the run and its
+providers) <- presentation (site, archive) <- commands <- interfaces (cli, mcp_server). Imports for type
+checking only are left out here; the cycle test counts them too.
 """
 
 from __future__ import annotations
@@ -11,15 +12,13 @@ import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
-LAYERS = [  # lowest first; a module not named here is core
-    ("protocols", ["discuss.protocols", "discuss.stats", "discuss.trialstats"]),  # stats read the protocols' figures
+LAYERS = [  # lowest first, by package; everything else (domain, calls, errors, text, schema, rules) is core
+    ("protocols", ["discuss.protocols"]),
     ("store", ["discuss.store"]),
-    ("run", ["discuss.gateway", "discuss.providers", "discuss.runner", "discuss.prepare", "discuss.batch", "discuss.actions",
-             "discuss.dry_run", "discuss.scaffold", "discuss.ci", "discuss.doctor"]),
-    ("presentation", ["discuss.site", "discuss.report", "discuss.listing", "discuss.export", "discuss.leaderboard",
-                      "discuss.tables"]),
+    ("engine", ["discuss.engine", "discuss.providers"]),  # the run: gateway, runner, providers
+    ("presentation", ["discuss.site", "discuss.archive"]),  # what a reader sees of the record
     ("application", ["discuss.commands"]),  # what each command does, returning values
-    ("interfaces", ["discuss.cli", "discuss.mcp_server", "discuss.entry", "discuss.quick", "discuss.__main__"]),
+    ("interfaces", ["discuss.cli", "discuss.mcp_server", "discuss.__main__"]),
 ]
 
 
@@ -44,14 +43,14 @@ def type_only(tree: ast.Module) -> set[int]:
     return lines
 
 
-def imports() -> dict[str, set[str]]:
+def imports(type_only_too: bool = False) -> dict[str, set[str]]:
     """Each module of discuss, and the modules of discuss it imports (a package's name for its __init__)."""
     files = {name_of(p): p for p in (SRC / "discuss").rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         tree = ast.parse(path.read_text())
-        skip, found = type_only(tree), set()
+        skip, found = (set() if type_only_too else type_only(tree)), set()
         for node in ast.walk(tree):
             if getattr(node, "lineno", None) in skip:
                 continue
@@ -71,7 +70,7 @@ def test_no_layer_imports_a_layer_above_it():
 
 
 def test_no_module_imports_itself_through_others():
-    graph = imports()
+    graph = imports(type_only_too=True)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -124,3 +123,56 @@ def test_no_module_outside_the_vote_package_names_a_vote_field():
             if VOTE_NAMES.search(line):
                 found.append(f"{path.relative_to(SRC)}:{number}: {line.strip()}")
     assert found == []
+
+
+def package_of(module: str) -> str:
+    """A module's package under discuss, or "core" for the modules at its top."""
+    parts = module.split(".")
+    if module == "discuss.__main__":
+        return "cli"
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (SRC / "discuss" / parts[1]).is_dir()) else "core"
+
+
+def picture() -> str:
+    """The layers and the imports between their packages above the core, as a Mermaid chart (from the code)."""
+    graph = imports()
+    packages = sorted({package_of(m) for m in graph if m != "discuss"})
+    # Every package may use the core layer; the chart draws only the arrows between the layers above it.
+    edges = sorted({(package_of(m), package_of(d)) for m, deps in graph.items() for d in deps
+                    if package_of(m) != package_of(d) and m != "discuss" and layer(f"discuss.{package_of(d)}")})
+    ranks = [("core", [])] + LAYERS
+    out = ["```mermaid", "flowchart BT"]
+    for rank, (name, _) in enumerate(ranks):
+        members = [p for p in packages if layer(f"discuss.{p}") == rank] if rank else \
+            [p for p in packages if layer(f"discuss.{p}") == 0]
+        out.append(f"  subgraph layer{rank}[{name}]")
+        out += [f"    {p}[{'domain, calls, errors' if p == 'core' else p}]" for p in members]
+        out.append("  end")
+    out += [f"  {a} --> {b}" for a, b in edges]
+    return "\n".join([*out, "```"]) + "\n"
+
+
+PICTURE = re.compile(r"(<!-- layers: made by scripts/architecture\.py -->\n).*?(?=<!-- /layers -->)", re.S)
+
+
+def test_the_architecture_page_shows_the_layers_as_the_code_has_them():
+    page = (SRC.parent / "docs" / "architecture.md").read_text()
+    found = PICTURE.search(page)
+    assert found and found.group(0) == found.group(1) + picture(), "run python scripts/architecture.py"
+
+
+def test_few_modules_at_the_top_and_no_long_files():
+    top = sorted(p.name for p in (SRC / "discuss").glob("*.py"))
+    assert len(top) <= 8, top
+    long = [str(p.relative_to(SRC)) for p in (SRC / "discuss").rglob("*.py") if len(p.read_text().splitlines()) > 500]
+    assert long == []
+
+
+def test_no_protocol_package_is_imported_from_outside_protocols():
+    """The store, the run and the CLI ask a protocol through the registry and its hooks, never by importing it."""
+    packages = {f"discuss.protocols.{p.name}" for p in (SRC / "discuss" / "protocols").iterdir()
+                if (p / "__init__.py").is_file()}
+    reached = sorted(f"{m} -> {d}" for m, deps in imports(type_only_too=True).items()
+                     if not m.startswith("discuss.protocols") for d in deps
+                     if any(d == p or d.startswith(p + ".") for p in packages))
+    assert packages and reached == []

@@ -18,9 +18,9 @@ import urllib.request
 
 import pytest
 
-from discuss.placeholders import is_echo
 from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
+from discuss.text.placeholders import is_echo
 
 pytestmark = pytest.mark.local_model
 URL = os.environ.get("DISCUSS_LOCAL_URL", "http://127.0.0.1:8765/v1")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from discuss.naming import derived_id, is_safe_id
+from discuss.text.naming import derived_id, is_safe_id
 
 
 @pytest.mark.parametrize("model,expected", [

@@ -58,7 +58,10 @@ def test_a_run_on_a_local_server_never_imports_litellm(project, fake, protocol):
     assert store.load(project.folder).conclusion is not None  # and the discussion went to its end
 
 
-def test_a_members_connection_is_kept_for_its_next_calls(project, fake):
+def test_a_members_connection_is_kept_for_its_next_calls(project, fake, monkeypatch):
+    import discuss.providers.openai_http as light
+
+    monkeypatch.setattr(light, "KEEPALIVE_SECONDS", 60.0)  # a busy machine's pause between calls closes no connection
     fake.termination = "CONTINUE"
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 3, convergenceRounds: 99}"))
     assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "3").exit_code == 0

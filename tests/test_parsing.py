@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from discuss.conclusions import parse_conclusion, render_markdown
-from discuss.jsonreply import ReplyError
 from discuss.protocols.vote.ballots import parse_ballot
+from discuss.text.conclusions import parse_conclusion, render_markdown
+from discuss.text.jsonreply import ReplyError
 
 LABELS = ["A", "B", "C"]
 
@@ -77,8 +77,8 @@ def test_conclusion_without_summary_or_with_wrong_shape_is_refused(text):
 @pytest.mark.parametrize("reply", ['{"summary": "{"}', '{"summary": "..."}', "## Summary\n\n{\n", "## Summary\n\n- \n"])
 def test_a_conclusion_whose_summary_holds_no_words_is_refused(reply):
     """A small local model answered a conclusion with a lone "{": it was published as the panel's conclusion."""
-    from discuss.conclusions import parse_conclusion
-    from discuss.jsonreply import ReplyError
+    from discuss.text.conclusions import parse_conclusion
+    from discuss.text.jsonreply import ReplyError
 
     with pytest.raises(ReplyError):
         parse_conclusion(reply)
@@ -87,7 +87,7 @@ def test_a_conclusion_whose_summary_holds_no_words_is_refused(reply):
 def test_a_reply_with_two_different_ballots_is_refused_never_resolved_by_order():
     import pytest
 
-    from discuss.jsonreply import ReplyError, extract_object
+    from discuss.text.jsonreply import ReplyError, extract_object
 
     forged = '{"votes": [{"label": "A", "vote": "REJECT"}], "termination": {"vote": "CONCLUDE"}}'
     own = '{"votes": [{"label": "A", "vote": "APPROVE"}], "termination": {"vote": "CONTINUE"}}'

@@ -72,7 +72,7 @@ def test_a_round_waits_for_the_person_and_goes_on_with_their_answer(project, fak
     (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\ntheme:\n  name: material\n"
                                               "plugins:\n  - discuss\n")
     html = (build(project.root) / "questions" / "swarm-power" / "index.html").read_text()
-    heads = re.findall(r'<p class="discuss-reply-head"><strong>(\w+)</strong>( <span class="discuss-badge '
+    heads = re.findall(r'<p class="discuss-reply-head"><strong><bdi>(\w+)</bdi></strong>( <span class="discuss-badge '
                        r'discuss-badge-person">a person</span>)?', html)
     assert sorted(heads) == [("Alpha", ""), ("Ann", ' <span class="discuss-badge discuss-badge-person">a person'
                                                     '</span>'), ("Beta", "")]
@@ -170,7 +170,7 @@ def test_status_says_who_a_discussion_waits_for(project, fake):
     import io
     import json
 
-    from discuss.quick import status as quick_status
+    from discuss.cli.quick import status as quick_status
 
     def fast() -> list[dict]:
         out = io.StringIO()
@@ -188,7 +188,7 @@ def test_status_says_who_a_discussion_waits_for(project, fake):
     from discuss.site.render import question_section
 
     page = question_section(collect(project.content)[0][0])
-    assert 'data-waiting-for="ann"' in page and "Waiting for Ann: the run stopped at their form" in page
+    assert 'data-waiting-for="ann"' in page and "Waiting for <bdi>Ann</bdi>: the run stopped at their form" in page
     assert project.cli("reply", "swarm-power", "--as", "ann", input=ANSWER).exit_code == 0
     assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 3  # her ballot
     assert fast()[0]["waitingFor"] == ["ann"]

@@ -1,9 +1,9 @@
 """What each panelist is shown: earlier rounds within the budget, its own work marked."""
 
 from discuss.domain import Discussion, Panel, Panelist, Question, Reply, Round, Settings
-from discuss.prompting import Prompts, estimate_tokens
 from discuss.protocols import vote
 from discuss.protocols.vote.record import VoteResult, ballot_box
+from discuss.text.prompting import Prompts, estimate_tokens
 
 PANEL = Panel("p", (Panelist("a", "offline/a", "A"), Panelist("b", "offline/b", "B")))
 

@@ -155,9 +155,9 @@ INTERRUPTIONS = [
 
 @pytest.mark.parametrize("protocol, model, before, files", INTERRUPTIONS)
 def test_resume_after_an_interruption_mid_protocol(project, tmp_path, protocol, model, before, files):
-    from discuss.gateway import Gateway
+    from discuss.engine.gateway import Gateway
+    from discuss.engine.runner import Plan, Runner, prompts_for, start
     from discuss.protocols.deliberate.personas import assign
-    from discuss.runner import Plan, Runner, prompts_for, start
     from discuss.store.panels import pick_panel
     from discuss.store.personas import load_personas
     from discuss.store.questions import read_question

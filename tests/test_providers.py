@@ -143,7 +143,7 @@ def test_a_run_killed_mid_round_resumes_without_repeating_paid_calls(project, tm
         project.write_panels(fake_panel(fake.url))
         env = {**os.environ, "PYTHONPATH": SRC}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "discuss.cli", "--root", str(project.root), "run", "swarm-power",
+            [sys.executable, "-m", "discuss.cli.app", "--root", str(project.root), "run", "swarm-power",
              "--panel", "fake", "--auto"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         votes = project.folder / "round-1" / "votes.yaml"

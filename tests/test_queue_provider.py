@@ -7,12 +7,12 @@ import asyncio
 import pytest
 
 from discuss.domain import Panel, Panelist, Question, Settings
-from discuss.gateway import Gateway
-from discuss.prompting import Prompts
+from discuss.engine.gateway import Gateway
+from discuss.engine.runner import Plan, Runner, start
 from discuss.protocols.vote.record import ballot_box
 from discuss.providers.base import TransientError
 from discuss.providers.queue import QueueProvider
-from discuss.runner import Plan, Runner, start
+from discuss.text.prompting import Prompts
 
 PANEL = Panel("q", tuple(Panelist(i, f"queued/{i}", i.title()) for i in ("ann", "bob", "cy")))
 

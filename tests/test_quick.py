@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from discuss import quick
+from discuss.cli import quick
 from discuss.store import yamlio
 from discuss.store.summary import from_head
 
@@ -93,7 +93,7 @@ def test_the_head_reader_never_disagrees_with_the_yaml_reader(head):
 
 
 def test_status_imports_nothing_it_does_not_use(archive):
-    code = ("import sys\nfrom discuss.entry import main\n"
+    code = ("import sys\nfrom discuss.cli.entry import main\n"
             f"sys.argv = ['discuss', '--root', {str(archive.root)!r}, 'status']\n"
             "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code\n"
             "heavy = {'typer', 'click', 'pydantic', 'ruamel', 'litellm', 'frontmatter', 'jinja2', 'mkdocs'}\n"

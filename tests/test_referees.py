@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from discuss.standins import PERSONAS, persona_of
 from discuss.store import discussions as store
+from discuss.text.standins import PERSONAS, persona_of
 from scripted import scripted_panel, write_scripts
 
 MEMBERS = ("pragmatist", "skeptic", "visionary")

@@ -10,13 +10,13 @@ from typer.testing import CliRunner
 
 from conftest import OFFLINE_PANEL, QUESTION, fake_panel
 from discuss import protocols
-from discuss.cli import app
+from discuss.cli.app import app
 from discuss.store import discussions as store
 from sitekit import MKDOCS, build
 
 TOY = '''
 """A one-round toy: everyone answers; the chair writes the conclusion."""
-from discuss.conclusions import parse_conclusion
+from discuss.text.conclusions import parse_conclusion
 from discuss.domain import Round
 from discuss.protocols.base import Protocol, Step, messages, record_failure, record_reply
 

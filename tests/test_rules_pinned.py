@@ -116,7 +116,7 @@ def test_every_default_setting_is_the_documented_one(name):
 
 
 def test_the_documentation_tables_state_the_defaults():
-    from discuss.naming import camel
+    from discuss.text.naming import camel
 
     docs = "".join(p.read_text() for p in (Path(__file__).resolve().parent.parent / "docs").glob("*.md"))
     rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|$", docs, re.MULTILINE))
@@ -227,8 +227,8 @@ def test_conformity_warnings_by_hand():
     ('{"termination": {}}', "'votes' is missing"),
 ])
 def test_ballot_refusals_say_why(text, message):
-    from discuss.jsonreply import ReplyError
     from discuss.protocols.vote.ballots import parse_ballot
+    from discuss.text.jsonreply import ReplyError
 
     with pytest.raises(ReplyError) as caught:
         parse_ballot(text, ["A"])
@@ -246,7 +246,7 @@ def test_a_ballot_is_read_whole():
 
 def test_the_key_of_a_panelist_is_known_whatever_its_variable_is_called(monkeypatch):
     from discuss.domain import Panelist
-    from discuss.secrets import known_secrets, scrub
+    from discuss.text.secrets import known_secrets, scrub
 
     monkeypatch.setenv("LOCAL_LLM", "local-secret-value")
     p = Panelist("l", "openai/x", "L", api_key_env="LOCAL_LLM")

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import fake_panel
 from discuss.domain import Discussion
-from discuss.runner import Saving
+from discuss.engine.runner import Saving
 
 
 class Clock:

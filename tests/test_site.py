@@ -4,8 +4,8 @@ import re
 import shutil
 from pathlib import Path
 
+from discuss.archive.leaderboard import match_standings, participation, standings
 from discuss.domain import Discussion, Panel, Panelist, Reply, Round, Settings
-from discuss.leaderboard import match_standings, participation, standings
 from discuss.store import discussions as store
 from sitekit import build, first_discussion, sample_site, second_discussion, with_abstention
 
@@ -13,6 +13,11 @@ DYSON = Path(__file__).parent / "data" / "dyson"
 
 
 def page(site: Path, uri: str) -> str:
+    """A page's HTML with names' direction isolation taken out, so a test reads the names as text."""
+    return re.sub(r"</?bdi>", "", raw_page(site, uri))
+
+
+def raw_page(site: Path, uri: str) -> str:
     return (site / uri / "index.html").read_text()
 
 
@@ -92,7 +97,8 @@ def test_index_lists_every_question_with_sort_and_filter_data(tmp_path):
     rows = index_rows(html)
     assert [(r["href"], r["status"], r["cells"][0], r["cells"][4], r["cells"][5], r["cells"][6], r["cells"][8])
             for r in rows] == [
-        ("../questions/first/", "concluded", "First question?", "2", "Bob", "unanimous-conclude", "power, policy"),
+        ("../questions/first/", "concluded", "First question?Both agree in the end.", "2", "Bob", "unanimous-conclude",
+         "power, policy"),
         ("../questions/second/", "active", "Second question?", "1", "Bob", "-", ""),
         ("../questions/third/", "not started", "Third question?", "0", "-", "-", ""),
     ]
@@ -222,7 +228,7 @@ def test_council_family_pages_show_their_structure(tmp_path):
     from typer.testing import CliRunner
 
     from conftest import OFFLINE_PANEL, QUESTION
-    from discuss.cli import app
+    from discuss.cli.app import app
 
     root = sample_site(tmp_path)
     (root / "discussions").mkdir()
@@ -262,7 +268,7 @@ def test_critique_pages_show_judge_scores_and_stances(tmp_path):
     from typer.testing import CliRunner
 
     from conftest import OFFLINE_PANEL, QUESTION
-    from discuss.cli import app
+    from discuss.cli.app import app
 
     root = sample_site(tmp_path)
     (root / "discussions").mkdir()
@@ -351,7 +357,7 @@ def test_pages_name_referees_by_display_name_and_list_only_those_who_took_part(t
     from typer.testing import CliRunner
 
     from conftest import QUESTION
-    from discuss.cli import app
+    from discuss.cli.app import app
 
     root = sample_site(tmp_path)
     (root / "discussions").mkdir()
@@ -427,7 +433,7 @@ def test_a_rebuild_reads_and_renders_only_the_discussion_that_changed(tmp_path, 
     loads, renders = [], []
     real_load, real_render = store.load, render.question_section
     monkeypatch.setattr(store, "load", lambda folder: loads.append(folder.name) or real_load(folder))
-    monkeypatch.setattr(render, "question_section", lambda e: renders.append(e.question.slug) or real_render(e))
+    monkeypatch.setattr(render, "question_section", lambda e, *first: renders.append(e.question.slug) or real_render(e, *first))
     root = sample_site(tmp_path)
     build(root)
     assert sorted(loads) == ["first", "second", "third"] and sorted(renders) == ["first", "second", "third"]
@@ -479,3 +485,39 @@ def test_agreement_is_explained_where_it_is_shown(project):
     assert "agreement of the answers, 0 to 1" in page
     assert re.search(r'title="How alike the last round.s answers are: [^"]*consensus from 0.7, contested at or below 0.3"',
                      page)
+
+
+def test_every_name_on_a_page_keeps_its_own_direction(tmp_path):
+    html = raw_page(build(sample_site(tmp_path)), "questions/first")
+    for shown in ("held by <bdi>Ann</bdi>", "<td><bdi>Bob</bdi></td>", "<strong><bdi>Ann</bdi></strong>",
+                  'data-figure="leader"><bdi>Bob</bdi>', "Written by <bdi>Bob</bdi>"):
+        assert shown in html, shown
+
+
+def test_a_page_says_what_was_decided_before_how(tmp_path):
+    site = build(sample_site(tmp_path))
+    html = page(site, "questions/first")
+    article = html[html.index('<article'):]
+    verdict, background = article.index('id="verdict"'), article.index("Background of first.")
+    assert article.index("<h1") < verdict < article.index('id="conclusion"') < background
+    assert background < article.index('class="discuss-cards"') < article.index('id="rounds"')
+    assert html.count('id="conclusion"') == 1 and 'href="#discussion-summary"' in article
+    assert "stopped because every panelist that voted asked to conclude" in article[verdict:background]
+    unfinished = page(site, "questions/second")  # no conclusion yet: nothing above its text
+    assert 'id="verdict"' not in unfinished
+
+
+def test_the_index_and_home_give_each_outcome_in_a_line():
+    from discuss.site.render import gist
+
+    assert gist("Both **agree** in the end. Then more.") == "Both agree in the end."
+    assert gist("See [the paper](http://x) first") == "See the paper first"
+    long = gist("word " * 100)
+    assert long.endswith("…") and len(long) <= 161 and "  " not in long
+
+
+def test_the_index_and_home_show_what_each_discussion_came_to(tmp_path):
+    site = build(sample_site(tmp_path))
+    index, home = page(site, "discussions"), (site / "index.html").read_text()
+    for html in (index, home):
+        assert '<small class="discuss-outcome">Both agree in the end.</small>' in html

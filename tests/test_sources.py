@@ -112,7 +112,7 @@ def test_a_long_source_is_cut_to_its_share_with_a_note(project, fake):
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, sourceTokens: 1000}"))
     assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
     prompt = next(r["messages"][-1]["content"] for r in fake.requests if r["task"] == "respond")
-    from discuss.tokens import count
+    from discuss.text.tokens import count
 
     kept = int(re.search(r"\[cut: the first (\d+) of 25000 characters\]", prompt).group(1))
     text = "word " * 5000
@@ -132,7 +132,8 @@ def test_the_page_lists_sources_and_who_cites_them(project, fake):
     html = (build(project.root) / "questions" / "swarm-power" / "index.html").read_text()
     rows = dict(__import__("re").findall(r'<tr data-source="(S\d)">(.*?)</tr>', html))
     assert set(rows) == {"S1", "S2", "S3", "S4", "S5"}
-    assert "Beta (round 1)" in rows["S4"] and "Beta (round 1)" in rows["S2"] and "none" in rows["S1"]
+    assert "<bdi>Beta</bdi> (round 1)" in rows["S4"] and "<bdi>Beta</bdi> (round 1)" in rows["S2"]
+    assert "none" in rows["S1"]
     assert "<code>paper.pdf</code>" in rows["S4"] and "https://example.org/report (not fetched)" in rows["S5"]
 
 

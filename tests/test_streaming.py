@@ -44,10 +44,10 @@ def test_without_a_terminal_replies_are_not_streamed(project, fake):
 def test_the_live_board_counts_the_tokens_of_a_streamed_reply(tmp_path):
     import asyncio
 
+    from discuss.archive.report import Progress
     from discuss.calls import CallSpec
     from discuss.domain import Panelist
-    from discuss.gateway import Gateway
-    from discuss.report import Progress
+    from discuss.engine.gateway import Gateway
 
     out = io.StringIO()
     progress = Progress(out, live=True)

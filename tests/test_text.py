@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from discuss.jsonreply import ReplyError, extract_object
-from discuss.secrets import leaked_spans, scrub
-from discuss.text import clean, encode, valid_unicode
+from discuss.text.clean import clean, encode, valid_unicode
+from discuss.text.jsonreply import ReplyError, extract_object
+from discuss.text.secrets import leaked_spans, scrub
 
 
 @pytest.mark.parametrize("raw, kept", [
@@ -77,7 +77,7 @@ def test_extract_object_refuses_with_a_reason(text, message):
 
 
 def test_the_field_readers_say_exactly_what_is_wrong():
-    from discuss.jsonreply import fraction, per_label, text_field, titled_list
+    from discuss.text.jsonreply import fraction, per_label, text_field, titled_list
 
     assert text_field({}, "k", required=False) == "" and text_field({"k": None}, "k", required=False) == ""
     assert text_field({"k": "  v "}, "k") == "v"

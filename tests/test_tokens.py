@@ -12,8 +12,8 @@ import re
 import pytest
 
 from conftest import fake_panel
-from discuss import tokens
-from discuss.tokens import count, fitting
+from discuss.text import tokens
+from discuss.text.tokens import count, fitting
 from fakeserver import DEFAULT, Action
 
 SAMPLES = {

@@ -160,3 +160,23 @@ def test_the_analysis_page_gives_the_archives_figures_the_trials_and_the_export_
     for name in ("discussions.csv", "rounds.csv", "votes.csv", "divergent_views.yaml"):
         assert (site / "data" / name).read_bytes() == (exported / name).read_bytes(), name  # the page cannot drift
         assert f'href="../data/{name}"' in html
+
+
+def test_a_round_folder_a_finished_trial_does_not_list_is_reported_never_counted(tmp_path, project):
+    folder = tmp_path / "repeated-trials" / "swarm-power"
+    concluded = DYSON / "rq-1-11-swarm-power-architecture-end-use"
+    for k in (1, 2):
+        shutil.copytree(concluded, folder / f"trial-{k}")
+    # Trial 2 holds a round its index never listed: a round the tool began and left (as two of ISRU's do).
+    shutil.copytree(DYSON / "rq-1-40-slot-reallocation-governance" / "round-2", folder / "trial-2" / "round-2")
+    report = json.loads(project.cli("trials", str(folder), "--json").stdout)
+    assert report["orphanRounds"] == {"trial-2": [2]}
+    assert report["rounds"]["mean"] == 1.0 and report["approval"]["sd"] == 0.0  # both read as the same thread
+    text = project.cli("trials", str(folder)).stdout
+    assert "left out:    trial-2: round folder(s) round-2/" in text
+    assert "approval:    " in text and "%" in text.split("approval:")[1].splitlines()[0]
+    assert "2 of 2 trials (100%)" in text
+    from discuss.store import discussions as store
+
+    thread = store.load(folder / "trial-2")
+    assert thread.orphan_rounds == [2] and [r.number for r in thread.rounds] == [1]

@@ -1,5 +1,5 @@
 """`python -m discuss` runs the `discuss` command."""
 
-from .entry import main
+from .cli.entry import main
 
 main()

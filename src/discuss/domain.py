@@ -427,6 +427,9 @@ class Discussion:
     # and its rounds stay as Dyson wrote them; rounds discuss adds are written in that shape too.
     legacy: bool = False
     dyson: dict | None = None
+    # Round folders of a finished thread its index does not list (a round another tool began and left):
+    # never read as rounds, as that tool's own analysis never reads them; reported where they are.
+    orphan_rounds: list[int] = field(default_factory=list)
     # The question's sources as the discussion started with them: label, path or url, sha256.
     sources: list[dict] = field(default_factory=list)
     # One of repeated, independent runs of the question (`discuss trials`): its number, from 1.

@@ -90,7 +90,7 @@ def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
     Returns `{slug, path, status, started}` at once: `started` is False where a
     run was already going, or the discussion had ended.
     """
-    from ..actions import ask_file
+    from ..engine.actions import ask_file
     from ..store import discussions as store
     from ..store.questions import read_question
 
@@ -128,7 +128,7 @@ def command(root: Path, *args: str) -> list[str]:
 
 def follow_up(layout: Layout, question: str, text: str) -> dict[str, Any]:
     """Write a finished discussion's follow-up part and start its run; `{slug, path, status, started}`."""
-    from ..actions import follow_up_file
+    from ..engine.actions import follow_up_file
     from ..store.questions import read_question
 
     if not text.strip():
@@ -141,7 +141,7 @@ def follow_up(layout: Layout, question: str, text: str) -> dict[str, Any]:
 
 def answer_as(layout: Layout, question: str, person: str, text: str, ballot: bool) -> dict[str, Any]:
     """A person's reply (or ballot) saved as `reply`/`vote` would save it, and the run started again."""
-    from ..actions import save_form, waiting_form
+    from ..engine.actions import save_form, waiting_form
     from ..providers.human import MARK
 
     form = waiting_form(layout.content, question, person, ballot)

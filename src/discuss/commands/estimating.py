@@ -13,11 +13,11 @@ def estimate(root: Path, content: Path, question: str, options: Any, plan: Any) 
     `concluded` is set, and nothing else, where the discussion has ended.
     """
     from .. import providers
-    from ..actions import ready
     from ..domain import Usage
-    from ..dry_run import estimate_run
+    from ..engine.actions import ready
+    from ..engine.dry_run import estimate_run
+    from ..engine.runner import Runner, prompts_for
     from ..protocols import get_protocol
-    from ..runner import Runner, prompts_for
 
     r = ready(root, content, question, options)
     q, d = r.q, r.d

@@ -12,7 +12,7 @@ from ..store.layout import Layout
 def status_rows(content: Path, question: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """`status --json`'s rows (every discussion with its follow-ups after it, or one), and warnings about
     files left out; a question that was asked for and cannot be read is an InputError."""
-    from ..listing import status_json
+    from ..archive.listing import status_json
     from ..store import discussions as store
     from ..store.followups import part_files
     from ..store.questions import find_question, question_files, read_question
@@ -41,7 +41,7 @@ def status_rows(content: Path, question: str | None = None) -> tuple[list[dict[s
 
 def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, Any] | None:
     """`show --json`'s discussion, or None where the question has none yet."""
-    from ..export import discussion_json
+    from ..archive.export import discussion_json
     from ..store import discussions as store
     from ..store.questions import find_question
 
@@ -59,7 +59,7 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
 
 def discussion_text(content: Path, question: str, full: bool = False) -> str:
     """What `show` prints: what the discussion came to first, then its rounds."""
-    from ..report import show
+    from ..archive.report import show
     from ..store import discussions as store
     from ..store.questions import find_question
 
@@ -89,8 +89,14 @@ def panel_rows(layout: Layout) -> list[dict[str, str]]:
     return rows
 
 
-def protocol_rows() -> list[dict[str, str]]:
+def protocol_rows() -> list[dict[str, Any]]:
+    """Each protocol: its name, what it does, and the settings of its own (`run --set`, panels.yaml)."""
     from ..protocols import get_protocol
     from ..protocols import names as protocol_names
+    from ..schema.settings import to_camel
 
-    return [{"name": name, "summary": get_protocol(name).summary} for name in protocol_names()]
+    def own(name: str) -> list[str]:
+        model = get_protocol(name).settings_model
+        return [to_camel(field) for field in model.model_fields] if model else []
+
+    return [{"name": name, "summary": get_protocol(name).summary, "settings": own(name)} for name in protocol_names()]

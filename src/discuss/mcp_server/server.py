@@ -31,7 +31,7 @@ MAX_WAIT = 600.0
 
 def answered(call: Callable[[], T]) -> T:
     """The application's result, or its refusal as a tool error in the CLI's words."""
-    from ..secrets import scrub
+    from ..text.secrets import scrub
 
     try:
         return call()
@@ -43,8 +43,8 @@ def answered(call: Callable[[], T]) -> T:
 
 def build(root: Path) -> MCPServer:
     """A server over the project at `root` (found as the CLI finds it)."""
-    from .. import placeholders, secrets
     from ..commands import asking, estimating, reading
+    from ..text import placeholders, secrets
 
     layout = Layout(root)
     secrets.remember_project(layout.root)
@@ -105,8 +105,8 @@ def build(root: Path) -> MCPServer:
     def estimate(question: str, panel: str | None = None, protocol: str | None = None) -> dict[str, Any]:
         """What running the question to its end would take at most (calls, tokens, dollars), before any call;
         nothing is written."""
-        from ..prepare import Options
-        from ..runner import Plan
+        from ..engine.prepare import Options
+        from ..engine.runner import Plan
 
         options = Options(panel=panel, protocol=protocol)
         return answered(lambda: estimating.estimate(layout.root, layout.content, question, options, Plan(auto=True)))
@@ -143,8 +143,8 @@ def _running(layout: Layout, slug: str) -> bool:
 
 def _last_words(layout: Layout, slug: str) -> str | None:
     from ..commands.asking import last_words
-    from ..secrets import scrub
     from ..store.questions import find_question
+    from ..text.secrets import scrub
 
     words = last_words(find_question(layout.content, slug).folder)
     return scrub(words) if words else None

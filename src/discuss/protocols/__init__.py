@@ -18,6 +18,7 @@ from importlib import import_module
 
 from ..errors import InputError
 from .base import Protocol
+from .threads import ThreadFormat
 
 DEFAULT = "vote"
 GROUP = "discuss.protocols"
@@ -66,6 +67,19 @@ def own_setting_names() -> set[str]:
     return found
 
 
+# Threads another tool wrote (Project Dyson's): read and continued by the vote protocol's package, whose
+# `thread_format()` gives the same object. Named here so `status` reads them without loading a protocol.
+LEGACY_FORMAT = "discuss.protocols.vote.dyson:FORMAT"
+
+
+@cache
+def legacy_format() -> ThreadFormat:
+    """The format of threads another tool wrote, from the package of the protocol that owns it."""
+    module, name = LEGACY_FORMAT.split(":")
+    found: ThreadFormat = getattr(import_module(module), name)
+    return found
+
+
 def get_protocol(name: str) -> Protocol:
     """The protocol of that name; an empty name is the default."""
     name = name or DEFAULT
@@ -75,7 +89,7 @@ def get_protocol(name: str) -> Protocol:
         return extra
     target = BUILT_IN.get(name) or plugins().get(name)
     if target is None:
-        from ..naming import did_you_mean
+        from ..text.naming import did_you_mean
 
         raise InputError(f"unknown protocol {name!r} (protocols: {', '.join(names())})" + did_you_mean(name, names()))
     module, factory = target.split(":")

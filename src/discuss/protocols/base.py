@@ -24,9 +24,10 @@ from ..domain import Discussion, Failure, Panelist, Question, Reply, Round, Roun
 from ..errors import InputError, RunError
 
 if TYPE_CHECKING:
-    from ..prompting import Prompts
     from ..rules.convergence import Convergence
     from ..schema.settings import ProtocolSettings
+    from ..text.prompting import Prompts
+    from .threads import ThreadFormat
 
 
 @dataclass
@@ -90,8 +91,6 @@ class Protocol(ABC):
     # The site partial, "package:file": a template with macros `summary(view)` (above the rounds)
     # and `round(r, view)` (inside each round) for what only this protocol records.
     partial: ClassVar[str] = "discuss.protocols:site.html.j2"
-    # True where Project Dyson's site can read the discussion (its files kept in Dyson's shape).
-    dyson_shape: ClassVar[bool] = False
     # The TypedDict of what its rounds record in round.yaml; checked when a discussion is loaded.
     notes_type: ClassVar[Any] = None
     # Settings of its own beyond the shared ones: a `schema.settings.ProtocolSettings` subclass.
@@ -167,6 +166,16 @@ class Protocol(ABC):
     def audit(self, d: Discussion) -> list[str]:
         """Lines on what mechanics rather than the panel decided (list-order ties, invented ballots)."""
         return []
+
+    def own_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        """Its own settings as command-line options name them (`run --method`); one it does not take is refused."""
+        if given := sorted(k for k, v in flags.items() if v is not None):
+            raise InputError(f"--{given[0].replace('_', '-')} is not an option of the {self.name} protocol")
+        return {}
+
+    def thread_format(self) -> ThreadFormat | None:
+        """The format of another tool's threads this protocol reads and continues in their shape, if any."""
+        return None
 
     def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
         """The figure `discuss show` puts under the panel."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
-from ..prompting import estimate_tokens
+from ..text.prompting import estimate_tokens
 from . import offline
 from .base import Diagnosis, OnTokens, Provider
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from ..secrets import mask_url
+from ..text.secrets import mask_url
 
 # An answer is kilobytes; a broken or hostile server can send gigabytes well within a call's timeout.
 MAX_REPLY_BYTES = 32 * 1024 * 1024

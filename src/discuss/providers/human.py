@@ -20,9 +20,9 @@ from typing import Any
 
 from ..calls import CallSpec, PersonForm
 from ..domain import Panelist, Usage
-from ..jsonreply import ReplyError
 from ..store import documents, yamlio
 from ..store.files import write_atomic
+from ..text.jsonreply import ReplyError
 from .base import Diagnosis, Local, OnTokens, Waiting
 
 FOLDER = "for-people"

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..calls import CACHE_BREAK, CallSpec
 from ..domain import Panelist, Usage
-from ..secrets import mask_url
+from ..text.secrets import mask_url
 from .base import Completed, Diagnosis, OnTokens, TransientError
 from .usage import sane_cost, sane_usage
 
@@ -36,7 +36,32 @@ def load() -> Any:
         from .http import async_client
 
         litellm.aclient_session = async_client()
+    _policy_for_native_providers()
     return litellm
+
+
+def _policy_for_native_providers() -> None:
+    """Every provider litellm reaches with its own HTTP handler (Anthropic, Gemini, Bedrock...) under the
+    same policy: each client that handler makes is ours, whatever that version of litellm would build."""
+    try:
+        from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+    except ImportError:  # pragma: no cover - a litellm without the handler has nothing to guard
+        return
+    if getattr(AsyncHTTPHandler.create_client, "discuss_policy", False):
+        return
+    import httpx
+
+    from .http import async_client
+
+    def create_client(self: Any, timeout: Any = None, event_hooks: Any = None, *args: Any, **kwargs: Any) -> Any:
+        client = async_client()
+        client.timeout = httpx.Timeout(timeout if timeout is not None else 600.0)
+        if event_hooks:
+            client.event_hooks = dict(event_hooks)
+        return client
+
+    create_client.discuss_policy = True  # type: ignore[attr-defined]
+    AsyncHTTPHandler.create_client = create_client  # type: ignore[method-assign]
 
 
 def through_openai_sdk(litellm: Any, model: str) -> bool:
@@ -393,7 +418,7 @@ def price_check(p: Panelist) -> str:
     0 rather than an error, so the table itself is asked. A model on the
     member's own server (`api_base`) is expected to be unknown: a warning.
     """
-    from ..naming import did_you_mean
+    from ..text.naming import did_you_mean
     from .prices import entry, same_provider
 
     if p.price is not None:

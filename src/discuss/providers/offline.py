@@ -11,7 +11,7 @@ import re
 
 from ..calls import CallSpec, Move
 from ..domain import Panelist, Usage
-from ..standins import NOTE, TASKS, persona_of, pick
+from ..text.standins import NOTE, TASKS, persona_of, pick
 from .base import Diagnosis, Local, OnTokens
 
 

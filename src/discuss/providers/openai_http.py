@@ -26,7 +26,7 @@ from typing import Any
 
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
-from ..secrets import mask_url
+from ..text.secrets import mask_url
 from . import litellm as via_litellm
 from .base import Completed, Diagnosis, OnTokens, TransientError
 from .http import endpoint_url

@@ -44,11 +44,11 @@ def sane_usage(prompt: Any, completion: Any, cached: Any, messages: list[dict[st
     p, c = whole(prompt), whole(completion)
     recount = False
     if p is None or p == 0 or p > sent_bound:
-        from .. import tokens
+        from ..text import tokens
 
         p, recount = sum(tokens.count(t) for t in sent), True
     if c is None or c > got_bound or (c == 0 and text.strip()):
-        from .. import tokens
+        from ..text import tokens
 
         c, recount = tokens.count(text), True
     return Usage(prompt_tokens=p, completion_tokens=c, calls=1, cached_tokens=min(whole(cached) or 0, p),

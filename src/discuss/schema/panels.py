@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
-from ..naming import derived_id, is_safe_id, unprintable
+from ..text.naming import derived_id, is_safe_id, unprintable
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FORBID = ConfigDict(strict=True, extra="forbid")

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..naming import is_safe_id, unprintable
+from ..text.naming import is_safe_id, unprintable
 
 # Keys others read that sit close to ours: Project Dyson's, MkDocs' and the theme's, and follow-ups'.
 KNOWN = frozenset({"priority", "sourcePhase", "sourceBOMItemId", "sourceBOMItemSlug", "description", "hide",

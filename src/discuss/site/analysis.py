@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..archive.tables import DIVERGENT, Located, as_csv, divergent_views, tables
+from ..archive.trials import report
 from ..domain import Discussion
 from ..protocols import get_protocol
 from ..store.yamlio import dump
-from ..tables import DIVERGENT, Located, as_csv, divergent_views, tables
-from ..trialstats import report
 from .collect import Entry
 
 DATA_DIR = "data"  # under the site: the study's tables

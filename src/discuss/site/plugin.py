@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from importlib.resources import files as package_files
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
-from ..export import discussion_json
+from ..archive.export import discussion_json
 from . import analysis, boundary, render
 from .collect import Entry, collect
 
@@ -38,16 +39,28 @@ STATUS_TOOLTIPS = {
 }
 
 
-_SECTIONS: dict[str, tuple[tuple, str]] = {}  # rendered sections by question, with the files they came from
+# Rendered parts of a page by question, with the files they came from: (verdict, section).
+_SECTIONS: dict[str, tuple[tuple, tuple[str, str]]] = {}
 
 
-def _section(entry: Entry) -> str:
-    """A question's discussion section, rendered again only when its files changed (mkdocs serve)."""
+def _section(entry: Entry, first: bool = False) -> tuple[str, str]:
+    """A question's verdict (its conclusion, for the top of the page; the first part's only) and its
+    discussion section, rendered again only when its files changed (mkdocs serve)."""
     key = entry.src_uri + entry.prefix
     known = _SECTIONS.get(key)
     if known is None or known[0] != entry.signature:
-        known = _SECTIONS[key] = (entry.signature, render.question_section(entry))
+        verdict = render.verdict_section(entry) if first else ""
+        known = _SECTIONS[key] = (entry.signature, (verdict, render.question_section(entry, bool(verdict))))
     return known[1]
+
+
+H1 = re.compile(r"^\s*<h1[^>]*>.*?</h1>", re.S)
+
+
+def verdict_first(html: str, verdict: str) -> str:
+    """The page's text with what was decided at its top, under the page's own title where it has one."""
+    title = H1.match(html)
+    return html[:title.end()] + verdict + html[title.end():] if title else verdict + html
 
 
 def wide_page(title: str) -> str:
@@ -167,7 +180,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         uri = page.file.src_uri
         if uri in self.entries:
             entry = self.entries[uri]
-            return html + _section(entry) + "".join(_section(part) for part in entry.parts)
+            verdict, section = _section(entry, first=True)
+            return verdict_first(html, verdict) + section + "".join(_section(part)[1] for part in entry.parts)
         if self.config.home and uri == self.config.home_page:
             href = self._linker(page, files)
             return html + render.home_section(list(self.entries.values()), href, href(self.config.index_page))

@@ -18,14 +18,15 @@ import nh3
 from jinja2 import ChoiceLoader, Environment, FunctionLoader, PackageLoader
 from markupsafe import Markup
 
+from ..archive.leaderboard import match_standings, participation, standings
+from ..archive.report import budget_line, reply_marks
 from ..domain import Discussion, Usage
-from ..leaderboard import match_standings, participation, standings
-from ..naming import slugify
-from ..outcomes import describe
 from ..protocols import get_protocol
 from ..protocols.base import Protocol
-from ..report import budget_line, reply_marks
-from ..stats import agreement_label, citations, discussion_stats, leader
+from ..protocols.stats import agreement_label, citations, discussion_stats, leader
+from ..rules import signatures
+from ..text.naming import slugify
+from ..text.outcomes import describe
 from . import charts
 from .collect import Entry
 from .diff import word_diff
@@ -55,6 +56,12 @@ def safe_markdown(text: str) -> Markup:
                       url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer nofollow")
     clean = HEADING.sub(lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 3, 6)}>", clean)
     return Markup(clean)
+
+
+def isolated(name: object) -> Markup:
+    """A name people or a recorded file gave, shown in its own direction: right-to-left letters or a stray
+    direction mark in it never reorder the text around it."""
+    return Markup("<bdi>{}</bdi>").format(name) if name else Markup("")
 
 
 def safe_inline(text: str) -> Markup:
@@ -101,6 +108,7 @@ def _env() -> Environment:
     env.filters["pct"] = lambda v: "-" if v is None else f"{v:g}%"
     env.filters["money"] = lambda v: "-" if v is None else f"${v:.4f}"
     env.filters["anchor"] = slugify
+    env.filters["bdi"] = isolated
     env.filters["when"] = when
     env.globals["describe"] = describe
     env.globals["budget_line"] = budget_line
@@ -170,6 +178,7 @@ def discussion_view(d: Discussion) -> dict:
         "agreement_label": agreement_label(d),
         "conclusion_title": protocol.conclusion_title,
         "audit": protocol.audit(d),
+        "named": signatures.lines(signatures.named_in(d), names),
         "participants": participants(d),
         "options": {m.id: m.settings_line for m in d.panel.everyone},
         "why_author": protocol.why_author(d),
@@ -183,9 +192,17 @@ def discussion_view(d: Discussion) -> dict:
     }
 
 
-def question_section(entry: Entry) -> str:
+def question_section(entry: Entry, verdict_first: bool = False) -> str:
+    """The discussion of a question page; its conclusion too unless the page shows it first."""
     view = discussion_view(entry.discussion) if entry.discussion else None
-    return ENV.get_template("question.html.j2").render(entry=entry, view=view)
+    return ENV.get_template("question.html.j2").render(entry=entry, view=view, verdict_first=verdict_first)
+
+
+def verdict_section(entry: Entry) -> str:
+    """What a discussion came to, for the top of its page; empty until it has a conclusion."""
+    if entry.discussion is None or entry.discussion.conclusion is None:
+        return ""
+    return ENV.get_template("verdict.html.j2").render(entry=entry, view=discussion_view(entry.discussion))
 
 
 TABLE = re.compile(r"<table[^>]*>.*?</table>", re.S)
@@ -236,6 +253,14 @@ def home_section(entries: list[Entry], href: Callable[[str], str], index_href: s
         index_href=index_href)
 
 
+def gist(markdown: str, limit: int = 160) -> str:
+    """The first sentence of a conclusion as plain text, cut at a word within `limit` characters."""
+    text = " ".join(re.sub(r"[*_`#>]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", markdown).split())
+    first = re.match(r"(.+?[.!?])(\s|$)", text)
+    text = first.group(1) if first else text
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 def index_row(e: Entry, href: str) -> dict[str, Any]:
     """One question of the index, with the values its columns sort and filter by."""
     d = e.discussion
@@ -244,7 +269,8 @@ def index_row(e: Entry, href: str) -> dict[str, Any]:
     return {"entry": e, "d": d, "href": href, "protocol": d.protocol if d else "",
             "status": "unreadable" if e.error else d.status if d else "not started",
             "started": d.started_at if d else "", "rounds": sum(r.complete for r in d.rounds) if d else 0,
-            "leader": names.get(top, top) if top else None, "cost": d.usage.cost if d else None}
+            "leader": names.get(top, top) if top else None, "cost": d.usage.cost if d else None,
+            "outcome": gist(d.conclusion.summary) if d and d.conclusion else ""}
 
 
 def leaderboard_page(discussions: list[Discussion]) -> str:

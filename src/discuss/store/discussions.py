@@ -12,7 +12,6 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..conclusions import parse_markdown_conclusion, render_markdown
 from ..domain import (
     QUIET_SETTINGS,
     STATUSES,
@@ -30,10 +29,10 @@ from ..domain import (
     usage_from,
 )
 from ..errors import InputError
-from ..naming import camel, is_safe_id, unprintable
-from ..protocols import DEFAULT, get_protocol
-from ..protocols.vote import dyson
-from ..stats import discussion_stats, leader
+from ..protocols import DEFAULT, get_protocol, legacy_format
+from ..protocols.stats import discussion_stats, leader
+from ..text.conclusions import parse_markdown_conclusion, render_markdown
+from ..text.naming import camel, is_safe_id, unprintable
 from . import documents, history, yamlio, yamlsplice
 from .files import write_atomic
 from .layout import DISCUSSION_FILE
@@ -220,7 +219,7 @@ def dyson_text(d: Discussion, folder: Path) -> str:
 
 
 def dyson_index(d: Discussion) -> dict[str, Any]:
-    return dyson.index_dict(d, lambda r: dyson.round_entry(r, _failures(r), usage_dict(r.usage)), usage_dict(d.usage))
+    return legacy_format().index(d, _failures, usage_dict)
 
 
 # ---- reading ---------------------------------------------------------------
@@ -398,8 +397,8 @@ def load(folder: Path) -> Discussion | None:
             raise ValueError("expected a mapping of fields")
         if is_legacy(data):  # another tool wrote it: read it as people's files are read
             data = yamlio.load(text)
-            return dyson.load_legacy(data, folder, lambda raw: _round_from(raw, folder, DEFAULT),
-                                     lambda path: documents.read(path))
+            return legacy_format().load(data, folder, lambda raw: _round_from(raw, folder, DEFAULT),
+                                        lambda path: documents.read(path))
         history.check_index(data, index)
         if data["status"] not in STATUSES:
             raise ValueError(f"status {data['status']!r} is not one of {', '.join(STATUSES)}")

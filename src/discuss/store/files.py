@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import Busy
-from ..text import encode
+from ..text.clean import encode
 
 
 def lock_path(folder: Path) -> Path:

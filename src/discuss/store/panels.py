@@ -12,7 +12,7 @@ from typing import Any
 
 from ..domain import Panel, Panelist, Settings
 from ..errors import InputError
-from ..naming import camel, did_you_mean
+from ..text.naming import camel, did_you_mean
 from . import documents, yamlio
 
 
@@ -85,7 +85,7 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
             raise InputError(f"{where}: chairman, judge and synthesizer that are not members need distinct ids")
         panel = Panel(str(name), members, protocol=spec.protocol, **special)
         panels[str(name)] = (panel, _settings(spec.settings or {}, f"{path}: panels.{name}.settings"))
-    from ..secrets import remember_urls
+    from ..text.secrets import remember_urls
 
     remember_urls([m.api_base for panel, _ in panels.values() for m in panel.everyone])
     return panels

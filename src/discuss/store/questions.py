@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..domain import Question
 from ..errors import InputError
-from ..naming import did_you_mean, is_safe_id, slugify
+from ..text.naming import did_you_mean, is_safe_id, slugify
 from . import documents
 from .files import write_atomic
 from .layout import part_paths, question_files

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..domain import Question
 from ..errors import InputError
-from ..tokens import fitting
+from ..text.tokens import fitting
 
 URL_PREFIXES = ("http://", "https://")
 MAX_BYTES = 20 * 1024 * 1024  # a source's file; its text is cut to a share of sourceTokens anyway

@@ -17,7 +17,7 @@ import threading
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from ..text import valid_unicode
+from ..text.clean import valid_unicode
 from .yamlshape import MAX_DEPTH, check_shape
 
 _local = threading.local()

@@ -20,11 +20,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ... import replyschemas
 from ...calls import CallResult, CallSpec
-from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
 from ...rules.agreement import agreement, measure, pairwise
+from ...text import replyschemas
+from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ..base import (
     Context,
     Phase,

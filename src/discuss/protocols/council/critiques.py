@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...jsonreply import ReplyError, extract_object, per_label
+from ...text.jsonreply import ReplyError, extract_object, per_label
 
 
 def _critique(entry: dict[str, Any], label: str) -> str:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import random
 
-from ... import replyschemas
 from ...calls import CallResult, CallSpec
-from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Reply, Round
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import agreement_test, in_words, judge_test, title_overlap, titles
+from ...text import replyschemas
+from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ..base import (
     Context,
     Phase,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...standins import respond
+from ...text.standins import respond
 
 
 def stance(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...jsonreply import ReplyError, extract_object, fraction
+from ...text.jsonreply import ReplyError, extract_object, fraction
 
 
 def _pointing(raw: object, key: str, labels: list[str], fields: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -7,10 +7,10 @@ turn; the splitter reassembles one answer as the conclusion.
 
 from __future__ import annotations
 
-from ... import replyschemas
 from ...calls import CallResult, CallSpec
-from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
+from ...text import replyschemas
+from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ..base import Context, Phase, Protocol, Step, messages, record_failure, record_reply, require_replies
 from . import moves
 from .notes import DecomposeNotes, Part, notes

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from ... import replyschemas
 from ...calls import CallResult, CallSpec
-from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Panelist, Round
+from ...text import replyschemas
+from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ..base import (
     Context,
     Phase,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import InputError
-from ...naming import is_safe_id
+from ...text.naming import is_safe_id
 
 DEFAULT_ORDER = (
     "technical-architect", "security-analyst", "performance-engineer", "product-manager",

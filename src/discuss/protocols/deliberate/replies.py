@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...jsonreply import extract_object, fraction, per_label, text_field, titled_list
+from ...text.jsonreply import extract_object, fraction, per_label, text_field, titled_list
 
 
 def parse_research(text: str) -> dict[str, Any]:

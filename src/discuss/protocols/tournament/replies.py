@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...jsonreply import ReplyError, extract_object, text_field
-from ...replyschemas import TEXT, obj, one_of
+from ...text.jsonreply import ReplyError, extract_object, text_field
+from ...text.replyschemas import TEXT, obj, one_of
 
 MATCH_SCHEMA = obj({"winner": one_of(["A", "B"]), "reasoning": TEXT})
 

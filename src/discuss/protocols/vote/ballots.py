@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...jsonreply import ReplyError, extract_object, per_label, text_field
-from ...replyschemas import TEXT, listed, obj, one_of
+from ...text.jsonreply import ReplyError, extract_object, per_label, text_field
+from ...text.replyschemas import TEXT, listed, obj, one_of
 from .record import TERMINATION_CHOICES, VOTE_SCORES
 
 

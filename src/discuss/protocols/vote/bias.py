@@ -3,8 +3,9 @@
 Per panelist: how much more it scores its own answer than the others score
 that same answer (self-vote generosity, with a 95% bootstrap interval of
 its mean once there are two answers), its round wins that a tie-break
-decided (by rule, `list-order` included), its ballots a tool invented and
-its abstentions. Across the panel: in which label position (A, B, ...)
+decided (by rule, `list-order` included), its ballots a tool invented,
+its abstentions, and its answers that name a panelist (which undo the
+letters voters see them under). Across the panel: in which label position (A, B, ...)
 voters saw the answer that went on to win, since position can sway a
 voter. For one discussion or many; panelists are known by id. Where the
 rounds were run by more than one method (a Project Dyson thread continued
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...domain import Discussion, Round
+from ...rules.signatures import names_in
 from ...rules.spread import spread
 from .record import VOTE_SCORES, ballot_box
 
@@ -31,6 +33,7 @@ class Leaning:
     tie_break_wins: Counter[str] = field(default_factory=Counter)
     invented_ballots: int = 0
     abstained: int = 0  # rounds it cast no valid ballot in
+    signed: int = 0  # its answers that name it or another panelist, so voters could tell whose they were
 
     @property
     def self_generosity(self) -> float | None:
@@ -58,7 +61,7 @@ class BiasReport:
         return {"panelists": [{"panelist": p.panelist_id, "selfVoteGenerosity": p.self_generosity,
                                "selfVoteGenerosityCi95": p.self_generosity_ci, "ownAnswers": len(p.margins),
                                "tieBreakWins": dict(p.tie_break_wins), "inventedBallots": p.invented_ballots,
-                               "abstentions": p.abstained} for p in self.panelists],
+                               "abstentions": p.abstained, "answersNamingAPanelist": p.signed} for p in self.panelists],
                 "winningPositions": dict(sorted(self.winning_positions.items())),
                 **({"byMethod": {m: rep.as_json() for m, rep in self.by_method.items()}} if self.by_method else {})}
 
@@ -66,7 +69,7 @@ class BiasReport:
     def empty(self) -> bool:
         return not self.panelists or all(
             p.self_generosity is None and not p.tie_break_wins and not p.invented_ballots and not p.abstained
-            for p in self.panelists) and not self.winning_positions
+            and not p.signed for p in self.panelists) and not self.winning_positions
 
 
 def _own_margin(r: Round, author: str) -> float | None:
@@ -96,6 +99,7 @@ def tally(discussions: list[Discussion], method: str | None = None) -> BiasRepor
 
     for d in discussions:
         names = {m.id: m.name for m in d.panel.members}
+        words = {m.id: (m.id, m.name) for m in d.panel.members}
 
         def row(pid: str, names: dict[str, str] = names) -> Leaning:
             return rows.setdefault(pid, Leaning(pid, names.get(pid, pid)))
@@ -103,9 +107,11 @@ def tally(discussions: list[Discussion], method: str | None = None) -> BiasRepor
         for pid in d.panel.ids:
             row(pid)
         for r in (r for r in d.rounds if r.complete and method in (None, method_of(r))):
-            for author in r.replies:
+            for author, reply in r.replies.items():
                 if (margin := _own_margin(r, author)) is not None:
                     row(author).margins.append(margin)
+                if names_in(reply.text, words):
+                    row(author).signed += 1
             box = ballot_box(r)
             if box.winner_id and box.tie_break:
                 row(box.winner_id).tie_break_wins[box.tie_break] += 1
@@ -138,7 +144,8 @@ def figures(rep: BiasReport) -> list[str]:
         if (ci := p.self_generosity_ci) is not None:
             generosity += f" (95% CI {ci[0]:+.2f} to {ci[1]:+.2f}, {len(p.margins)} answers)"
         out.append(f"- {p.name}: self-vote generosity {generosity}, wins by tie-break {ties}, "
-                   f"invented ballots {p.invented_ballots}, abstentions {p.abstained}")
+                   f"invented ballots {p.invented_ballots}, abstentions {p.abstained}"
+                   + (f", answers naming a panelist {p.signed}" if p.signed else ""))
     if rep.winning_positions:
         shown = ", ".join(f"{label} {n}" for label, n in sorted(rep.winning_positions.items()))
         out.append(f"- the winner's label on the ballots: {shown}")

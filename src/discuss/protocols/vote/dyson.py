@@ -16,16 +16,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...conclusions import bullets, split_sections
-from ...domain import Conclusion, Discussion, Panel, Panelist, Reply, Round, Settings, usage_from
-from ...naming import is_safe_id
-from ...stats import discussion_stats
+from ...domain import FINISHED, Conclusion, Discussion, Panel, Panelist, Reply, Round, Settings, usage_from
+from ...text.conclusions import bullets, split_sections
+from ...text.naming import is_safe_id
+from ..stats import discussion_stats
+from ..threads import ReadDoc, ThreadFormat
 from .audit import LIST_ORDER
 from .files import approvals_from_others
 from .record import TerminationVote, Vote, VoteResult, ballot_box, round_seed, whole
-
-# How the store reads one Markdown document with front matter: (meta, body).
-ReadDoc = Callable[[Path], tuple[dict[str, Any], str]]
 
 
 def adopt(d: Discussion, phase: str) -> None:
@@ -152,10 +150,15 @@ def load_legacy(data: dict[str, Any], folder: Path, read_own: Callable[[dict[str
     slug = str(data.get("questionSlug") or folder.name)
     entries = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
     rounds = [read_own(r) if r.get("writtenBy") == OURS else _round(r, names, slug) for r in entries]
-    # A round begun and not finished lives in its folder only, until it is complete.
-    number = len(rounds) + 1
+    # A round begun and not finished lives in its folder only, until it is complete; once the thread is
+    # finished, a folder its index does not list is no round of it (Dyson's analysis reads listed rounds).
+    number, orphans = len(rounds) + 1, []
+    finished = str(data.get("status") or "active") in FINISHED
     while (folder / f"round-{number}").is_dir():
-        rounds.append(read_own({"roundNumber": number}))
+        if finished:
+            orphans.append(number)
+        else:
+            rounds.append(read_own({"roundNumber": number}))
         number += 1
     ids: list[str] = []
     for r in rounds:
@@ -178,6 +181,7 @@ def load_legacy(data: dict[str, Any], folder: Path, read_own: Callable[[dict[str
         conclusion=_conclusion(data, folder, read),
         legacy=True,
         dyson=data,
+        orphan_rounds=orphans,
     )
 
 
@@ -278,3 +282,27 @@ def index_dict(d: Discussion, entry: Callable[[Round], dict[str, Any]], usage: d
                               "recommendedActions": c.recommended_actions,
                               "generatedBy": c.generated_by, "generatedAt": c.generated}
     return data
+
+
+class DysonFormat(ThreadFormat):
+    """Project Dyson's threads, as the store and the run ask for them."""
+
+    def load(self, data: dict[str, Any], folder: Path, read_own: Callable[[dict[str, Any]], Round],
+             read: ReadDoc) -> Discussion:
+        return load_legacy(data, folder, read_own, read)
+
+    def index(self, d: Discussion, failures: Callable[[Round], list[dict[str, Any]]],
+              usage: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+        return index_dict(d, lambda r: round_entry(r, failures(r), usage(r.usage)), usage(d.usage))
+
+    def round_winners(self, rounds: list[dict[str, Any]]) -> list[str | None] | None:
+        return round_winners(rounds)
+
+    def adopt(self, d: Discussion, phase: str) -> None:
+        adopt(d, phase)
+
+    def continued(self, d: Discussion, settings: Settings, panel: Panel) -> tuple[Settings, Panel]:
+        return settings_from((d.dyson or {}).get("config") or {}, settings), continuing_panel(d, panel)
+
+
+FORMAT = DysonFormat()

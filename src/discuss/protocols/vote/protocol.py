@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ...calls import CallResult, CallSpec
-from ...conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...domain import Discussion, Judgement, Panelist, Question, Round, RoundFigures, Score
-from ...outcomes import describe
-from ...prompting import Prompts, estimate_tokens
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
+from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
+from ...text.outcomes import describe
+from ...text.prompting import Prompts, estimate_tokens
 from ..base import (
     Context,
     Phase,
@@ -33,6 +33,7 @@ from ..base import (
     record_reply,
     require_measure,
 )
+from ..threads import ThreadFormat
 from . import files, moves
 from .ballots import ballot_schema, parse_ballot
 from .forms import BALLOT
@@ -240,7 +241,6 @@ class VoteProtocol(Protocol):
     has_winners = True
     counts_tokens = True  # ballots and the thread cut answers to a share of the context
     index_notes = ("convergence", "ballotCut")
-    dyson_shape = True  # Dyson's tool is this protocol
     partial = "discuss.protocols.vote:site.html.j2"
     notes_type = VoteNotes
     settings_model = VoteSettings
@@ -288,6 +288,16 @@ class VoteProtocol(Protocol):
             "failures": failures, "completedAt": r.completed_at,
             **({"method": box.method} if box.method else {}),
         }
+
+    def own_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        from .settings import from_flags
+
+        return from_flags(flags.get("method"), flags.get("hide_winner"))
+
+    def thread_format(self) -> ThreadFormat:
+        from .dyson import FORMAT  # Project Dyson's tool ran this protocol
+
+        return FORMAT
 
     def audit(self, d: Discussion) -> list[str]:
         from .audit import audit

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...domain import Discussion, Round
-from ...prompting import estimate_tokens
-from ...tokens import fitting
+from ...text.prompting import estimate_tokens
+from ...text.tokens import fitting
 from .record import ballot_box
 
 # Tokens the template spends on one earlier round and on one answer besides their texts.

@@ -1,0 +1,50 @@
+"""The status listing: a row and a JSON object per discussion, a plain-text table, money as text.
+
+Light on purpose (no ruamel, pydantic or protocols): `discuss status` over
+a large archive imports this and the store's summary reader, nothing more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..domain import Usage
+from ..store.summary import Summary
+
+STATUS_HEADER = ["question", "status", "rounds", "leader", "termination", "tokens", "cost", "protocol",
+                 "waiting for"]
+
+
+def money(cost: float | None) -> str:
+    return "-" if cost is None else f"${cost:.4f}"
+
+
+def usage_json(u: Usage) -> dict[str, Any]:
+    return {"calls": u.calls, "promptTokens": u.prompt_tokens, "completionTokens": u.completion_tokens,
+            "totalTokens": u.total_tokens, "cost": u.cost, "cachedTokens": u.cached_tokens}
+
+
+def status_row(slug: str, s: Summary | None) -> list[str]:
+    """A row of `discuss status` (None: not started)."""
+    if s is None:
+        return [slug, "not started", "0", "-", "-", "0", "-", "-", "-"]
+    shown = "stopped (budget)" if s.status == "closed" and s.termination_reason == "budget" else s.status
+    return [slug, shown + (" (Dyson)" if s.legacy else ""), str(s.rounds), s.leader or "-",
+            s.termination_reason or "-", str(s.usage.total_tokens), money(s.usage.cost), s.protocol,
+            ", ".join(s.waiting_for) or "-"]
+
+
+def status_json(slug: str, s: Summary | None) -> dict[str, Any]:
+    """A `discuss status --json` row: its shape is documented in docs/commands.md and kept stable."""
+    if s is None:
+        return {"slug": slug, "status": "not started", "dyson": False, "rounds": 0, "leader": None,
+                "terminationReason": None, "usage": usage_json(Usage()), "protocol": None, "waitingFor": []}
+    return {"slug": slug, "status": s.status, "dyson": s.legacy, "rounds": s.rounds, "leader": s.leader,
+            "terminationReason": s.termination_reason, "usage": usage_json(s.usage), "protocol": s.protocol,
+            "waitingFor": list(s.waiting_for)}
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])

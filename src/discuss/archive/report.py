@@ -1,0 +1,211 @@
+"""Text the CLI prints: live progress on stderr, `status` rows and `show` pages.
+
+Pure formatting over the domain; the CLI decides where it goes.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from ..domain import Discussion
+from ..protocols import get_protocol
+from ..protocols.base import Protocol
+from ..protocols.stats import agreement_label, discussion_stats
+from ..rules import signatures
+from ..text.clean import clean
+from ..text.outcomes import describe
+from .listing import money
+
+
+class Progress:
+    """Live progress on stderr: one line per event, or on a terminal a board updated in place.
+
+    On a terminal (or `live=True`) each call of the phase in progress has one
+    line, rewritten as it goes (thinking, retrying, done, failed), under it
+    the running totals of calls, tokens and cost; plain lines otherwise, for
+    CI logs. What is printed never changes what is saved.
+    """
+
+    def __init__(self, stream: TextIO | None = None, live: bool | None = None):
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self.board: dict[str, str] = {}  # the phase in progress: a line per call
+        self.shown = 0  # lines of the board now on screen
+        self.calls, self.tokens, self.cost = 0, 0, 0.0
+
+    def line(self, text: str) -> None:
+        self.board, self.shown = {}, 0  # a new phase: the last board stays on screen as it was
+        print(clean(text), file=self.stream, flush=True)
+
+    def event(self, kind: str, spec, result) -> None:
+        who = f"{spec.panelist.id} [{spec.task}]"
+        if kind in ("done", "failed", "invalid") and result is not None:
+            self.calls += result.attempts if kind != "invalid" else 0
+            self.tokens += result.usage.total_tokens if kind != "invalid" else 0
+            self.cost += (result.usage.cost or 0.0) if kind != "invalid" else 0.0
+        text = self._describe(kind, who, result)
+        if text is None:
+            return
+        if not self.live:
+            print(clean(text), file=self.stream, flush=True)
+            return
+        self.board[f"{spec.key}:{spec.task}"] = text
+        self._draw()
+
+    def streamed(self, spec, pieces: int) -> None:
+        """A streamed reply's progress: on the board only, and redrawn every few pieces."""
+        if self.live and (pieces == 1 or pieces % 8 == 0):
+            self.board[f"{spec.key}:{spec.task}"] = f"  .. {spec.panelist.id} [{spec.task}] writing, {pieces} tokens"
+            self._draw()
+
+    @staticmethod
+    def _describe(kind: str, who: str, result) -> str | None:
+        if kind == "start":
+            return f"  .. {who} thinking"
+        if kind == "retry":
+            return f"  .. {who} retrying after a transient error (attempt {result.attempts})"
+        if kind == "invalid":
+            return f"  !  {who} gave an unusable reply ({result.error}); asking again"
+        if kind == "done":
+            u = result.usage
+            cut = f" (cut: finish_reason {result.finish_reason})" if result.finish_reason else ""
+            return f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.latency_ms / 1000:.1f}s{cut}"
+        if kind == "failed":
+            return f"  !! {who} failed: {result.error}"
+        if kind == "waiting":
+            return f"  .. {who} waits for a person: {result.waiting}"
+        return None
+
+    def _draw(self) -> None:
+        up = f"\x1b[{self.shown}F" if self.shown else ""  # back to the board's first line
+        lines = [*self.board.values(), f"  -- {self.calls} calls, {self.tokens} tokens, {money(self.cost)} so far"]
+        self.stream.write(up + "".join(f"\x1b[2K{clean(x)}\n" for x in lines))
+        self.stream.flush()
+        self.shown = len(lines)
+
+
+FINISHES = {"length": "it reached its token limit (max_tokens)", "content_filter": "the provider's filter stopped it"}
+
+
+SHORT_ANSWER = 5  # words: an answer this short is marked, as a model that did not really answer
+
+
+def reply_marks(reply, max_words: int | None = None) -> list[tuple[str, str]]:
+    """What a reader should know of a reply kept though not whole or not of the length asked: (kind, words)."""
+    marks = []
+    if reply.role == "respondent" and reply.word_count < SHORT_ANSWER:
+        marks.append(("short", f"answer has {reply.word_count} word(s)"))
+    if reply.role == "respondent" and max_words and reply.word_count > max_words:
+        marks.append(("long", f"answer has {reply.word_count} words, over the {max_words} asked for"))
+    if reply.finish_reason:
+        why = FINISHES.get(reply.finish_reason, "the provider stopped it")
+        marks.append(("cut", f"{reply.role} is not whole: {why} (finish_reason: {reply.finish_reason})"))
+    if reply.cut_from is not None:
+        marks.append(("cut", f"{reply.role} was {reply.cut_from} characters, cut to the reply cap"))
+    return marks
+
+
+def cut_lines(r, names: dict[str, str], max_words: int | None = None) -> list[str]:
+    """Replies kept though not whole or not of the length asked: stopped, cut, far too short or too long."""
+    return [f"  {kind}: {names.get(reply.model_id, reply.model_id)}'s {text}"
+            for reply in r.replies.values() for kind, text in reply_marks(reply, max_words)]
+
+
+def budget_line(stop: dict) -> str:
+    return (f"The next phase would have passed the {stop['limit']} limit: {stop['spent']} spent, "
+            f"{stop['nextPhase']} planned, {stop['max']} allowed.")
+
+
+
+
+
+def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
+    """`discuss show`: every round (or round `only`), with answers and vote reasons when `full`."""
+    names = {m.id: m.name for m in d.panel.everyone}
+    protocol = get_protocol(d.protocol)
+    out = _header(d, names)
+    if d.conclusion:  # what it came to first; how it got there after
+        out += _conclusion_lines(d.conclusion, names)
+    elif (pid := protocol.result_of(d)) is not None:
+        out += ["", f"## Result: the answer of {names.get(pid, pid)}"]
+    for r in d.rounds:
+        if only is not None and r.number != only:
+            continue
+        stage = f": {r.stage}" if r.stage else ""
+        out += ["", f"## Round {r.number}{stage}" + ("" if r.complete else " (in progress)")]
+        out += protocol.show_round(r, names)
+        out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}"
+                f"{' (timed out)' if f.timed_out else ''}: {f.error}" for f in r.failures]
+        out += cut_lines(r, names, d.settings.max_response_words)
+        if r.agreement is not None:
+            out.append(f"  {'agreement' if r.stage else 'vote agreement'}: {r.agreement:.2f}")
+        if full:
+            out += _full_round(r, names, protocol)
+    if d.termination_reason:
+        out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
+    if stop := d.budget_stop:
+        out.append(budget_line(stop))
+    if lines := protocol.audit(d):
+        out += ["", "Audit:"] + [f"- {line}" for line in lines]
+    if d.orphan_rounds:
+        out += ["", f"Left out: {', '.join(f'round-{n}/' for n in d.orphan_rounds)}, which discussion.yaml does "
+                "not list (a round another tool began and left; never counted)."]
+    if named := signatures.lines(signatures.named_in(d), names):
+        out += ["", "Answers that name a panelist (voters could tell who wrote them):"] + [f"- {n}" for n in named]
+    if (leaning := protocol.bias([d])) is not None and not leaning.empty:
+        out += ["", "Bias:"] + leaning.lines()
+    if verdict := agreement_label(d):
+        out.append(f"Agreement after the last round: {verdict}.")
+    return clean("\n".join(out)) + "\n"  # files written before text was cleaned may still hold escapes
+
+
+def _full_round(r, names: dict[str, str], protocol: Protocol) -> list[str]:
+    out = []
+    for pid, reply in r.replies.items():
+        out += ["", f"### {names.get(reply.model_id, pid)} ({reply.role})", "", reply.text.strip()]
+        out += protocol.show_reply(r, pid, names)
+    return out
+
+
+def _header(d: Discussion, names: dict[str, str]) -> list[str]:
+    stats = discussion_stats(d)
+    figure = get_protocol(d.protocol).headline(d, stats, agreement_label(d))
+    out = [f"# {d.question_title or d.question_slug}", "",
+           f"status: {d.status}   protocol: {d.protocol}   panel: {d.panel.name or '-'}",
+           f"panelists: {', '.join(f'{m.name} ({m.id})' for m in d.panel.members)}",
+           f"{figure}   average words: {stats['averageResponseWords']}   "
+           f"tokens: {d.usage.total_tokens}"
+           + (f" ({d.usage.cached_tokens} prompt tokens from the provider's cache)" if d.usage.cached_tokens else "")
+           + f"   cost: {money(d.usage.cost)}"]
+    if d.panel.simulated:
+        out.append("simulated: written by the offline or scripted panel, not by language models")
+    for s in d.sources:
+        where = f"{s.get('url')} (not fetched)" if s.get("url") else f"{s.get('path')} sha256 {str(s.get('sha256'))[:12]}"
+        out.append(f"source {s.get('label')}: {where}")
+    return out
+
+
+def result_text(d: Discussion) -> str:
+    """What a discussion came to, for stdout: the conclusion, else the result's answer, else the status."""
+    names = {m.id: m.name for m in d.panel.everyone}
+    if d.conclusion:
+        return clean("\n".join(_conclusion_lines(d.conclusion, names)).strip()) + "\n"
+    if (pid := get_protocol(d.protocol).result_of(d)) is not None:
+        answer = d.rounds[0].replies[pid].text.strip()
+        return clean(f"## Result: the answer of {names.get(pid, pid)}\n\n{answer}") + "\n"
+    return f"{d.question_slug}: {d.status} ({describe(d.termination_reason)}), no conclusion\n"
+
+
+def _conclusion_lines(c, names: dict[str, str]) -> list[str]:
+    out = ["", f"## Conclusion (by {names.get(c.generated_by, c.generated_by)})", "", c.summary]
+    if c.confidence:
+        out += ["", f"Confidence: {c.confidence}"]
+    for title, items in (("Key points", c.key_points), ("Unresolved questions", c.unresolved_questions),
+                         ("Recommended actions", c.recommended_actions), ("Triggers to revisit", c.triggers)):
+        if items:
+            out += ["", f"{title}:"] + [f"- {i}" for i in items]
+    if c.minority_positions:
+        out += ["", "Minority positions:"] + [
+            f"- {m.position}" + (f" ({m.held_by})" if m.held_by else "") for m in c.minority_positions]
+    return out

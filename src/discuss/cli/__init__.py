@@ -1,0 +1,1 @@
+"""The `discuss` command line: `entry` answers `status` before anything heavy loads; `app` is the rest."""

@@ -1,0 +1,62 @@
+"""Commands through which people take a panelist's turn: reply and vote."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    pass
+
+
+from .base import app, content, handled
+
+FAMILY = "Take a turn"  # the panel of `discuss --help` these commands are listed under
+
+
+def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
+    """A person's open form: filled from stdin, or in $EDITOR on a terminal; saved only when it passes."""
+    import shlex
+    import subprocess
+    import tempfile
+
+    from ..engine.actions import save_form, waiting_form
+    from ..providers.human import MARK
+
+    form = waiting_form(content(), question, person, ballot)
+    text = form.path.read_text(encoding="utf-8")
+    if sys.stdin.isatty() if edit is None else edit:
+        with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as tmp:
+            tmp.write(text)
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        subprocess.run([*shlex.split(editor), tmp.name], check=False)
+        edited = Path(tmp.name).read_text(encoding="utf-8")
+        Path(tmp.name).unlink()
+    else:
+        edited = text.split(MARK, 1)[0] + MARK + "\n\n" + sys.stdin.read().strip() + "\n"
+    save_form(form, edited)
+    typer.echo(f"saved {form.path}; `discuss run {form.q.slug}` goes on")
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def reply(question: str = typer.Argument(..., help="Slug of the question, or path to its file."),
+          person: str = typer.Option(..., "--as", help="Your id in the panel."),
+          edit: bool | None = typer.Option(None, "--edit/--stdin", help="Open $EDITOR, or read stdin "
+                                           "(default: the editor on a terminal)."), ):
+    """Answer as a person on the panel: opens your form in $EDITOR, or reads the answer from stdin."""
+    _fill(question, person, False, edit)
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def vote(question: str = typer.Argument(..., help="Slug of the question, or path to its file."),
+         person: str = typer.Option(..., "--as", help="Your id in the panel."),
+         edit: bool | None = typer.Option(None, "--edit/--stdin", help="Open $EDITOR, or read stdin "
+                                          "(default: the editor on a terminal)."), ):
+    """Vote as a person on the panel: opens your ballot in $EDITOR, or reads its YAML from stdin."""
+    _fill(question, person, True, edit)
+

@@ -1,0 +1,463 @@
+"""Commands that run discussions: run, ask, follow-up and trials."""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from ..errors import InputError, RunError, WaitingForPeople
+
+if TYPE_CHECKING:
+    pass
+from ..protocols import BUILT_IN, DEFAULT
+from .base import (
+    BACKGROUND_BYTES,
+    TRIALS,
+    _trial_number,
+    _unusable,
+    _unusable_line,
+    app,
+    content,
+    handled,
+    root,
+)
+
+FAMILY = "Run"  # the panel of `discuss --help` these commands are listed under
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def run(
+    question: str | None = typer.Argument(None, help="Slug of the question, or path to its file."),
+    auto: bool = typer.Option(False, "--auto", help="Run rounds until a stopping rule fires."),
+    rounds: int | None = typer.Option(None, "--rounds", min=1, help="Run this many more rounds."),
+    conclude: bool = typer.Option(False, "--conclude", help="Write the conclusion now (reason: forced)."),
+    panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+    protocol: str | None = typer.Option(
+        None, "--protocol", help=f"{', '.join(BUILT_IN)} or a plugin's (default: the question's, the panel's, "
+        f"else {DEFAULT}); `discuss protocols` describes them."),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
+    max_calls: int | None = typer.Option(None, "--max-calls", min=0, help="Budget: model calls (0: none)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, help="Budget: tokens (0: none)."),
+    max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds a panelist may take per call before "
+                                         "it is dropped from the round (recorded in the config)."),
+    estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the run "
+                                  "would take at most, without making a call or writing a file."),
+    all_open: bool = typer.Option(False, "--all", help="Run every open discussion to its end."),
+    tag: list[str] = typer.Option([], "--tag", help="With --all: only questions with this tag."),
+    glob: str | None = typer.Option(None, "--glob", help="With --all: only question paths matching this."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="With --all: discussions at once."),
+    shard: str | None = typer.Option(None, "--shard", help="With --all: i/n, this machine's share."),
+    any_type: bool = typer.Option(False, "--any-type", help="With --all: questions of every questionType too, "
+                                  "not only discussion questions."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Run even a question whose background is empty or "
+                             "still the template's text."),
+    stream: bool | None = typer.Option(None, "--stream/--no-stream", help="Stream replies from providers "
+                                       "that can, showing tokens as they come (default: on a terminal)."),
+    method: str | None = typer.Option(None, "--method", help="vote: how ballots show the answers to the rounds "
+                                      "this run adds: anonymised (under letters, shuffled per voter) or dyson "
+                                      "(under their authors' names, in the panel's order, as Project Dyson's "
+                                      "tool did); ties go by the same fair rule either way."),
+    hide_winner: bool | None = typer.Option(None, "--hide-winner/--show-winner", help="vote: whether answers "
+                                            "see which earlier answer won (hidden: the winner-hidden ablation)."),
+    assigned: list[str] = typer.Option([], "--set", metavar="KEY=VALUE", help="A setting of the protocol's own, "
+                                       "for the rounds this run adds (`--set ballots=named`); repeatable. "
+                                       "`discuss protocols` lists each protocol's settings."),
+):
+    """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
+    from ..engine.prepare import Options
+
+    overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost,
+                 "timeout_seconds": timeout}
+    options = Options(panel=panel, protocol=protocol, overrides=overrides, own=assignments(assigned),
+                      flags={"method": method, "hide_winner": hide_winner})
+    if all_open:
+        if question or rounds or conclude:
+            raise InputError("--all runs every open discussion to its end: give no QUESTION, --rounds "
+                             "or --conclude with it")
+        return _run_all(options, tag, glob, concurrency, shard, estimate, any_type)
+    if question is None:
+        raise InputError("give a QUESTION (a slug or a path), or --all")
+    if auto and rounds is not None:
+        raise InputError("--auto and --rounds cannot be used together")
+    from ..engine.runner import Plan
+
+    _run_one(question, options, Plan(auto=auto, rounds=rounds, conclude=conclude), estimate=estimate, quiet=quiet,
+             yes=yes, stream=stream)
+
+
+def _grounded(q, d):
+    """The question as the panel reads it (with its sources); a warning for each source changed since."""
+    from ..engine.prepare import ground
+
+    asked, changes = ground(root(), q, d)
+    for line in changes:
+        typer.echo(f"warning: {q.slug}: {line}", err=True)
+    return asked
+
+
+def assignments(given: list[str]) -> dict[str, object]:
+    """`--set key=value` options as settings: true/false and numbers as such, anything else as text."""
+    out: dict[str, object] = {}
+    for item in given:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--set {item}: give KEY=VALUE, e.g. --set ballots=named")
+        value: object = {"true": True, "false": False}.get(raw.strip().lower(), raw.strip())
+        if isinstance(value, str):
+            for kind in (int, float):
+                try:
+                    value = kind(value)
+                    break
+                except ValueError:
+                    continue
+        out[key.strip()] = value
+    return out
+
+
+def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: bool = False, yes: bool = False,
+             to_stderr: bool = False, stream: bool | None = None) -> None:
+    """Run one question under `plan` (or print its estimate), printing progress and the outcome."""
+    from .. import providers
+    from ..archive.listing import money
+    from ..archive.report import Progress
+    from ..engine.actions import ready
+    from ..engine.prepare import check_ready, gateway_for
+    from ..engine.runner import Runner, prompts_for
+    from ..store.questions import background_problem
+
+    if estimate:
+        from ..commands.estimating import estimate as estimated
+
+        e = estimated(root(), content(), question, options, plan)
+        for note in e.get("notes", []):
+            typer.echo(note, err=True)
+        return _print_estimate(e)
+    r = ready(root(), content(), question, options)
+    for note in r.notes:
+        typer.echo(note, err=True)
+    q, d = r.q, r.d
+    if d.concluded:
+        typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
+        return
+    prompts = prompts_for(root())
+    check_ready(d, root())
+    if not d.rounds and not yes and (problem := background_problem(q)):
+        typer.echo(f"warning: {q.path}: {problem}; the panel will answer without the question's context "
+                   "(--yes runs without this warning)", err=True)
+        if sys.stdin.isatty() and not typer.confirm("Run it anyway?", default=False, err=True):
+            raise typer.Exit(1)
+    progress = Progress()
+    streaming = (progress.live and not quiet) if stream is None else stream
+    on_tokens = (progress.streamed if not quiet else lambda spec, pieces: None) if streaming else None
+    runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens,
+                                folder=q.folder), prompts,
+                    on_round=None if quiet else progress.line)
+    d = providers.run(runner.run(r.asked, d, plan))
+    if quiet and to_stderr:
+        return  # `ask -q`: the result on stdout and nothing else
+    typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
+               + (f", stopped: {d.termination_reason}" if d.termination_reason else "")
+               + f", {d.usage.total_tokens} tokens, {money(d.usage.cost)}", err=to_stderr)
+    typer.echo(f"files: {q.folder}", err=to_stderr)
+
+
+def _print_estimate(e: dict) -> None:
+    from ..archive.listing import money
+
+    if e["concluded"]:
+        typer.echo(f"{e['slug']}: already {e['status']} ({e['terminationReason']}); nothing to do")
+        return
+    tasks = ", ".join(f"{n} {task}" for task, n in e["tasks"].items())
+    typer.echo(f"{e['slug']}: estimate of this run ({e['protocol']}, panel {e['panel']}), an upper bound")
+    typer.echo(f"  calls:             {e['calls']} ({tasks or 'none'})")
+    typer.echo(f"  prompt tokens:     at most {e['promptTokens']}")
+    typer.echo(f"  completion tokens: at most {e['completionTokens']}")
+    unknown = f" (no price known for {', '.join(e['unpriced'])})" if e["unpriced"] else ""
+    typer.echo(f"  cost:              at most {money(e['cost'])}{unknown}")
+    typer.echo(f"  assumed: no early stop (up to {e['mostRounds']} rounds in all), every reply as long as its "
+               f"limit (answers {e['answerTokens']} tokens), every structured reply usable at the first ask")
+    if e["structured"] and e["voteAttempts"] > 1:
+        worst = e["withReasks"]
+        typer.echo(f"  re-asks:           up to {e['structured'] * (e['voteAttempts'] - 1)} more calls if every "
+                   f"structured reply ({e['structured']}) must be asked again (voteAttempts {e['voteAttempts']})")
+        typer.echo(f"  with every re-ask: at most {worst['calls']} calls, {worst['promptTokens']} prompt and "
+                   f"{worst['completionTokens']} completion tokens, {money(worst['cost'])}{unknown}")
+
+
+def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False) -> None:
+    from .. import providers
+    from ..engine.batch import parse_shard, run_many, select
+    from ..engine.prepare import check_ready, prepare
+
+    questions = select(content(), tags, glob, parse_shard(shard), any_type)
+    prepared, unusable = [], []
+    for q in questions:  # every source is read, every key checked, before the first call
+        try:
+            d = prepare(root(), q, options)
+            asked = _grounded(q, d)
+            if not estimate:
+                check_ready(d, root())
+        except InputError as exc:  # one broken discussion stops no other; it is reported at the end
+            unusable.append(q.slug)
+            typer.echo(f"cannot start {q.slug}: {exc}", err=True)
+            continue
+        prepared.append((asked, d))
+    if estimate:
+        _estimate_all(prepared)
+        return _unusable(unusable)
+    if not prepared:
+        _unusable(unusable)
+        typer.echo("no open discussion to run")
+        return
+    typer.echo(f"running {len(prepared)} discussion(s), {concurrency} at a time", err=True)
+    outcomes = providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
+    failed = [slug for slug, outcome in outcomes.items() if outcome.startswith("failed")]
+    elsewhere = [slug for slug, outcome in outcomes.items() if outcome.startswith("running elsewhere")]
+    ran = len(outcomes) - len(failed) - len(elsewhere)
+    typer.echo(f"{ran} of {len(outcomes)} discussion(s) ran to their end"
+               + (f"; {len(elsewhere)} running elsewhere ({', '.join(elsewhere)})" if elsewhere else ""))
+    _print_totals([q for q, _ in prepared])
+    if failed or unusable:
+        said = [f"{len(failed)} failed ({', '.join(failed)}); run again to resume them"] if failed else []
+        raise RunError("; ".join(said + ([_unusable_line(unusable)] if unusable else [])))
+    if waiting := [slug for slug, outcome in outcomes.items() if outcome.startswith("waiting")]:
+        raise WaitingForPeople(f"{len(waiting)} wait for a person ({', '.join(waiting)}); fill in their forms "
+                               "and run again")
+
+
+def _estimate_all(prepared) -> None:
+    """The whole batch priced, a line per discussion and the sum: an upper bound, nothing written."""
+    from .. import providers
+    from ..archive.listing import money, table
+    from ..domain import Usage
+    from ..engine.dry_run import estimate_run
+    from ..engine.runner import Plan, Runner, prompts_for
+
+    prompts, total, rows = prompts_for(root()), Usage(), []
+    for q, d in prepared:
+        usage, _, _, _ = providers.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
+        total.add(usage)
+        rows.append([q.slug, d.protocol, str(usage.calls), str(usage.total_tokens), money(usage.cost)])
+    typer.echo(table(["question", "protocol", "calls", "tokens", "cost"], rows) if rows else "no open discussion")
+    typer.echo(f"estimate of the batch, an upper bound: {total.calls} calls, {total.total_tokens} tokens, "
+               f"at most {money(total.cost)}")
+
+
+def _print_totals(questions) -> None:
+    """The batch's summary table and its totals, from the files as they now are."""
+    from ..archive.listing import STATUS_HEADER, money, status_row, table
+    from ..domain import Usage
+    from ..store import discussions as store
+
+    summaries = [(q.slug, store.summary(q.folder)) for q in questions]
+    typer.echo(table(STATUS_HEADER, [status_row(slug, s) for slug, s in summaries]))
+    total = Usage()
+    for _, s in summaries:
+        if s is not None:
+            total.add(s.usage)
+    typer.echo(f"total: {total.calls} calls, {total.total_tokens} tokens, {money(total.cost)}")
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def trials(question: str = typer.Argument(..., help="Slug or path of the question, or a folder of trial-N/ "
+                                          "discussions (Project Dyson's repeated-trials layout)."),
+           runs: int | None = typer.Option(None, "--runs", min=1, help="Run this many trials (to their end); "
+                                           "those already there are resumed, not repeated."),
+           panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+           protocol: str | None = typer.Option(None, "--protocol", help="The protocol of every trial."),
+           estimate: bool = typer.Option(False, "--estimate", help="Price the trials still to run; no call."),
+           concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trials at once."),
+           into: Path | None = typer.Option(None, "--into", help="Keep the trials in this folder of the project "
+                                            "(default: <question>/trials/), e.g. Project Dyson's "
+                                            "publications/data/repeated-trials/<slug>/, where its analysis reads "
+                                            "them."),
+           as_json: bool = typer.Option(False, "--json", help="The report as JSON.")):
+    """Run a question N times, independently, and report how stable its outcome is."""
+    import json
+    from dataclasses import replace
+
+    from .. import providers
+    from ..archive.trials import report
+    from ..engine.batch import run_many
+    from ..engine.prepare import Options, check_ready, prepare
+    from ..store import discussions as store
+    from ..store.questions import find_question
+
+    given = Path(question)
+    if runs is None and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
+        folder = given
+    else:
+        q = find_question(content(), question)
+        folder = into.absolute() if into is not None else q.folder / TRIALS
+        if runs is not None:
+            prepared = []
+            for k in range(1, runs + 1):
+                trial = replace(q, path=folder / f"trial-{k}.md")
+                d = prepare(root(), trial, Options(panel=panel, protocol=protocol))
+                d.trial = k
+                if not d.concluded:
+                    prepared.append((_grounded(trial, d), d))
+            if estimate:
+                return _estimate_all(prepared)
+            for _, d in prepared:
+                check_ready(d, root())
+            providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
+    found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=_trial_number)
+    pairs = [(p.name, d) for p, d in ((p, store.load(p)) for p in found) if d is not None]
+    if not pairs:
+        raise InputError(f"{folder}: no trial yet; run some with --runs N")
+    figures = report([d for _, d in pairs], [name for name, _ in pairs])
+    if as_json:
+        typer.echo(json.dumps(figures, indent=2))
+        return
+    typer.echo(_trial_lines(figures, folder))
+    if figures["finished"] < figures["runs"]:
+        raise RunError(f"{figures['runs'] - figures['finished']} trial(s) have not finished; run again to resume them")
+
+
+def _trial_lines(f: dict[str, Any], folder: Path) -> str:
+    """The report as `show` words its figures: approval in percent, a share as "k of n"."""
+    def shown(x: dict[str, Any], unit: str = "") -> str:
+        if x["mean"] is None:
+            return "-"
+        sd = f", sd {x['sd']:g}{unit}" if x["sd"] is not None else ""
+        return f"{x['mean']:.1f}{unit}{sd} (95% CI {x['ci95'][0]:.1f}{unit} to {x['ci95'][1]:.1f}{unit})"
+
+    def share(fraction: float | None) -> str:
+        if fraction is None:
+            return "-"
+        return f"{round(fraction * f['runs'])} of {f['runs']} trials ({100 * fraction:.0f}%)"
+
+    stable = f["winnerStability"]
+    lines = [
+        f"{f['runs']} trial(s) in {folder} ({f['finished']} finished)",
+        f"  rounds:      {shown(f['rounds'])}",
+        f"  approval:    {shown(f['approval'], '%')}",
+        f"  winner:      {stable['winner'] or '-'}: the final winner in {share(stable['final'])}; "
+        f"the same first-round winner in {share(stable['firstRound'])}",
+        f"  termination: {f['terminationReason'] or '-'} in {share(f['terminationConsistency'])}",
+    ]
+    lines += [f"  left out:    {name}: round folder(s) {', '.join(f'round-{n}/' for n in numbers)} its "
+              "discussion.yaml does not list (not counted, as Dyson's analysis reads only listed rounds)"
+              for name, numbers in f["orphanRounds"].items()]
+    return "\n".join(lines)
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def ask(
+    question: str = typer.Argument(..., help="The research question, in words; - reads it from stdin."),
+    panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+    protocol: str | None = typer.Option(None, "--protocol", help=f"{', '.join(BUILT_IN)} or a plugin's."),
+    background: Path | None = typer.Option(None, "--background", help="A file whose text is the background; "
+                                           "- reads it from stdin."),
+    section: str = typer.Option("questions", help="Folder under content/ for the question file."),
+    model: list[str] = typer.Option([], "--model", "-m", help="A model for an ad-hoc panel (repeat it): "
+                                    "litellm's name, as in panels.yaml; instead of --panel."),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
+    max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the discussion as `show --json` does."),
+    estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the discussion "
+                                  "would take at most, without making a call or leaving a file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+):
+    """Ask in one line: write the question file, run it to its end, print the conclusion."""
+    from ..archive.report import result_text
+    from ..engine.prepare import Options
+    from ..engine.runner import Plan
+    from ..protocols import get_protocol
+    from ..store import discussions as store
+    from ..store.documents import read_text
+    from ..store.questions import read_question
+
+    if question == "-" and str(background) == "-":
+        raise InputError("only one of the question and --background can come from stdin")
+    if question == "-":
+        question = " ".join(sys.stdin.read().split())
+        if not question:
+            raise InputError("no question on stdin")
+    text = None
+    if str(background) == "-":
+        text = sys.stdin.read().removeprefix("\ufeff").replace("\r\n", "\n")[:BACKGROUND_BYTES]
+    elif background is not None:
+        try:
+            text = read_text(background, limit=BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
+        except ValueError as exc:
+            raise InputError(f"--background {background}: cannot be read: {exc}") from None
+    if protocol is not None:
+        get_protocol(protocol)  # an unknown name is refused before a file is written
+    from ..engine.actions import ask_file
+
+    made = [] if (content() / section).is_dir() else [content() / section]  # to take away after an estimate
+    path, created = ask_file(content(), section, question, text)
+    if not quiet and not estimate:
+        typer.echo(f"question: {path}" + ("" if created else " (asked before: going on with it)"), err=True)
+    options = Options(panel=panel, protocol=protocol, overrides={"max_rounds": max_rounds, "max_cost": max_cost},
+                      models=model or None)
+    if estimate:
+        try:
+            return _run_one(str(path), options, Plan(auto=True), estimate=True, quiet=quiet)
+        finally:
+            if created:
+                path.unlink(missing_ok=True)
+                for folder in made:
+                    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        _run_one(str(path), options, Plan(auto=True), quiet=quiet, yes=True, to_stderr=True)  # stdout: the result
+    except InputError:
+        if created and not read_question(path).folder.exists():
+            path.unlink(missing_ok=True)  # nothing ran: exit 2 leaves the project as it was
+            if not quiet:
+                typer.echo(f"question: {path} taken away again (nothing ran)", err=True)
+        raise
+    except RunError as exc:
+        raise RunError(f"{exc}; the same `discuss ask` goes on where it stopped "
+                       f"(or `discuss run {read_question(path).slug} --auto`)") from None
+    d = store.load(read_question(path).folder)
+    if d is not None and as_json:
+        import json
+
+        from ..archive.export import discussion_json
+
+        typer.echo(json.dumps(discussion_json(d), indent=2, ensure_ascii=False))
+    elif d is not None:
+        typer.echo(result_text(d), nl=False)
+
+
+@app.command("follow-up", rich_help_panel=FAMILY)
+@handled
+def follow_up(
+    question: str = typer.Argument(..., help="Slug of a finished discussion's question, or path to its file."),
+    text: str | None = typer.Argument(None, help="The follow-up question; none: go on with the latest part."),
+    auto: bool = typer.Option(False, "--auto", help="Run rounds until a stopping rule fires (the default)."),
+    rounds: int | None = typer.Option(None, "--rounds", min=1, help="Run this many rounds only, then stop."),
+    panel: str | None = typer.Option(None, "--panel", help="Another panel (default: the discussion's)."),
+    protocol: str | None = typer.Option(None, "--protocol", help="Another protocol (default: the discussion's)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
+):
+    """Ask a finished discussion a further question: new rounds that read its conclusion and end in their own."""
+    from ..archive.report import result_text
+    from ..engine.actions import follow_up_file
+    from ..engine.prepare import Options
+    from ..engine.runner import Plan
+    from ..store import discussions as store
+    from ..store.questions import read_question
+
+    if auto and rounds is not None:
+        raise InputError("--auto and --rounds cannot be used together")
+    target = follow_up_file(content(), question, text, panel, protocol)
+    if text is not None:
+        typer.echo(f"follow-up: {target}", err=True)
+    _run_one(str(target), Options(panel=panel, protocol=protocol), Plan(auto=rounds is None, rounds=rounds),
+             quiet=quiet, yes=True, to_stderr=True)
+    d = store.load(read_question(target).folder)
+    if d is not None and d.concluded:
+        typer.echo(result_text(d), nl=False)  # stdout: what the follow-up came to, as `ask` prints it
+

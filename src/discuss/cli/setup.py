@@ -1,0 +1,158 @@
+"""Commands that set a project up: init, new, doctor, ci init and mcp."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    pass
+from ..store.layout import PANELS_FILE, SETTINGS_DIR
+from .base import app, content, handled, layout, root
+
+FAMILY = "Set up"  # the panel of `discuss --help` these commands are listed under
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled(anywhere=True)
+def init(folder: Path = typer.Argument(Path("."), help="The project folder (default: this one).")):
+    """Start a project: content/, a panel file with an offline panel (and real ones to uncomment), mkdocs.yml."""
+    from ..commands.scaffold import init as scaffold
+
+    target = folder.resolve()
+    if (target / SETTINGS_DIR / PANELS_FILE).is_file():
+        raise InputError(f"{target}: already a discuss project ({SETTINGS_DIR}/{PANELS_FILE} is there)")
+    for path in scaffold(target):
+        typer.echo(f"wrote {path.relative_to(target)}")
+    here = "" if target == Path.cwd().resolve() else f"cd {folder} && "
+    typer.echo(f"next: {here}discuss ask \"Your research question?\" --panel offline   # a simulated panel\n"
+               f"      then mkdocs build, and open site/index.html")
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def new(
+    title: str = typer.Argument(..., help="The research question, in words."),
+    section: str | None = typer.Option(None, help="Folder under content/ to put it in, such as questions or "
+                                       "research-questions/phase-1 (default: questions).", show_default=False),
+    tag: list[str] = typer.Option([], "--tag", help="A tag; repeat for more."),
+    dyson: bool | None = typer.Option(None, "--dyson/--no-dyson", help="Name, number and place it as Project "
+                                      "Dyson's site expects (default: when the content already holds Dyson "
+                                      "questions).", show_default=False),
+    bom_item: str | None = typer.Option(None, "--bom-item", help="Project Dyson: the BOM item the question "
+                                        "comes from, such as bom-1-3 (default: the phase's latest question's)."),
+    bom_slug: str | None = typer.Option(None, "--bom-slug", help="Project Dyson: that BOM item's slug."),
+):
+    """Create a question file under content/, ready for its background."""
+    from ..store.questions import create_question, is_dyson_layout
+
+    as_dyson = is_dyson_layout(content()) if dyson is None else dyson
+    where = section or ("research-questions/phase-1" if as_dyson else "questions")
+    path, source = create_question(content(), where, title, tag, dyson=as_dyson, bom=(bom_item, bom_slug))
+    if source:
+        typer.echo(f"source: {source}")
+    typer.echo(f"created {path}")
+    typer.echo(f"next: write the background in it, then `discuss run {path.stem} --auto`")
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all."),
+           as_json: bool = typer.Option(False, "--json", help="JSON: a row per panelist, with `failed`.")):
+    """Check every panelist before spending: key, model known to litellm, endpoint answering."""
+    from ..archive.listing import table
+    from ..commands.doctor import check
+    from ..store.panels import load_panels
+    from ..text.naming import did_you_mean
+
+    panels = {name: p for name, (p, _) in load_panels(layout().panels).items()}
+    if panel is not None:
+        if panel not in panels:
+            raise InputError(f"no panel {panel!r} (panels: {', '.join(sorted(panels))})"
+                             + did_you_mean(panel, list(panels)))
+        panels = {panel: panels[panel]}
+    rows = check(panels, scripts=layout().scripts)
+    header = ["panel", "member", "model", "key", "price", "endpoint"]
+    if as_json:
+        import json
+
+        typer.echo(json.dumps([{k: getattr(r, k) for k in header} | {"failed": bool(r.failed)} for r in rows],
+                              indent=2))
+    else:
+        typer.echo(table(header, [[r.panel, r.member, r.model, r.key, r.price, r.endpoint] for r in rows]))
+    failed = [f"{r.panel}/{r.member}" for r in rows if r.failed]
+    if failed:
+        typer.echo(f"error: {len(failed)} panelist(s) would fail: {', '.join(failed)}", err=True)
+        raise typer.Exit(1)
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def mcp():
+    """Serve this project to an agent over MCP (stdio): ask, status, show, panels, protocols."""
+    try:
+        from ..mcp_server.server import serve
+    except ImportError as exc:
+        raise InputError(f"the MCP server needs the mcp package ({exc}): pip install 'discuss-panel[mcp]'") from None
+    serve(root())
+
+
+ci_app = typer.Typer(help="Set up continuous runs of every open discussion.", no_args_is_help=True)
+app.add_typer(ci_app, name="ci", rich_help_panel=FAMILY)
+
+
+@ci_app.command("init")
+@handled
+def ci_init(
+    shards: int = typer.Option(1, "--shards", min=1, max=256, help="Machines to share the questions among."),
+    branch: str | None = typer.Option(None, "--branch", help="Push the new rounds to this branch instead of "
+                                      "opening a pull request."),
+    install: str | None = typer.Option(None, "--install", help="The command that installs discuss on the "
+                                       "runner (default: the release or git commit running here)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
+):
+    """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
+    from ..commands.ci import WORKFLOW, workflow
+    from ..providers import key_names
+    from ..store.files import write_atomic
+    from ..store.panels import load_panels
+
+    target = root() / WORKFLOW
+    if target.exists() and not force:
+        raise InputError(f"{target} exists; --force replaces it")
+    install = install or _install_line()
+    panels = load_panels(layout().panels) if layout().panels.is_file() else {}
+    secrets = key_names([m for panel, _ in panels.values() for m in panel.everyone])
+    try:
+        text = workflow(shards, secrets, install, branch)
+    except ValueError as exc:  # a branch a shell would read as code
+        raise InputError(str(exc)) from None
+    write_atomic(target, text)
+    typer.echo(f"wrote {target}")
+    if secrets:
+        typer.echo("add these repository secrets (Settings > Secrets and variables > Actions): "
+                   + ", ".join(secrets))
+
+
+def _install_line() -> str:
+    """How the runners install discuss: as it was installed here where a runner can do the same."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from .. import DISTRIBUTION, __version__
+    from ..commands.ci import install_line, release_line
+
+    try:
+        dist = distribution(DISTRIBUTION)
+        line = install_line(dist.read_text("direct_url.json"), dist.version)
+    except PackageNotFoundError:
+        line = None
+    if line is None:
+        line = release_line(__version__)
+        typer.echo(f"warning: discuss runs here from a folder on this machine, which a runner cannot reach; "
+                   f"the workflow installs the release of this version, `{line}`: give --install to change it",
+                   err=True)
+    return line
+

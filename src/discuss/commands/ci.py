@@ -1,0 +1,130 @@
+"""A GitHub Actions workflow that runs every open discussion on many machines: pure, text in, text out.
+
+N jobs each run `discuss run --all --shard i/N` (a stride over the questions
+in slug order, so shards never share a question) with the panel's keys from
+repository secrets, and hand their new files on as a patch. One job then
+applies every patch, builds the site, and opens a pull request with the new
+rounds (or pushes them to a branch). Actions are pinned to released
+versions; keys reach the runs as environment variables, never echoed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import DISTRIBUTION
+from ..store import yamlio
+
+WORKFLOW = ".github/workflows/discuss.yml"
+CHECKOUT = "actions/checkout@v4.2.2"
+SETUP_PYTHON = "actions/setup-python@v5.6.0"
+UPLOAD = "actions/upload-artifact@v4.6.2"
+DOWNLOAD = "actions/download-artifact@v4.3.0"
+CREATE_PR = "peter-evans/create-pull-request@v7.0.8"
+
+
+def _setup(install: str) -> list[dict]:
+    # No token left in .git/config: the site is built from this checkout, and a page linked to that file
+    # would publish it. The one step that pushes is handed the token itself.
+    return [{"uses": CHECKOUT, "with": {"persist-credentials": False}},
+            {"uses": SETUP_PYTHON, "with": {"python-version": "3.11"}},
+            {"name": "Install discuss", "run": install}]
+
+
+def shard_job(shards: int, secrets: list[str], install: str) -> dict:
+    run = ("discuss run --all --shard \"${{ matrix.shard }}/" + str(shards) + "\" -q || status=$?\n"
+           "git add -A content\n"
+           "git diff --cached --binary > \"shard-${{ matrix.shard }}.patch\"\n"
+           "exit \"${status:-0}\"\n")
+    return {
+        "name": "Run shard ${{ matrix.shard }} of " + str(shards),
+        "runs-on": "ubuntu-latest",
+        "permissions": {"contents": "read"},
+        "timeout-minutes": 300,
+        "strategy": {"fail-fast": False, "matrix": {"shard": list(range(1, shards + 1))}},
+        "env": {name: "${{ secrets." + name + " }}" for name in secrets},
+        "steps": [*_setup(install),
+                  {"name": "Run this shard's open discussions", "run": run},
+                  {"name": "Hand on the new files", "if": "always()", "uses": UPLOAD,
+                   "with": {"name": "shard-${{ matrix.shard }}", "path": "shard-${{ matrix.shard }}.patch",
+                            "if-no-files-found": "ignore"}}],
+    }
+
+
+def gather_job(install: str, branch: str | None) -> dict:
+    apply = ("for patch in shards/*.patch; do\n"
+             "  if [ -s \"$patch\" ]; then git apply --index \"$patch\"; fi\n"
+             "done\n")
+    steps = [*_setup(install),
+             {"name": "Collect the shards' files", "uses": DOWNLOAD,
+              "with": {"pattern": "shard-*", "path": "shards", "merge-multiple": True}},
+             {"name": "Apply them", "run": apply},
+             {"name": "Build the site", "run": "mkdocs build"},
+             {"uses": UPLOAD, "with": {"name": "site", "path": "site"}}]
+    if branch:
+        push = ("git config user.name \"discuss\"\n"
+                "git config user.email \"discuss@users.noreply.github.com\"\n"
+                "git commit -m \"New rounds from discuss\" || exit 0\n"
+                "git push --force \"https://x-access-token:${GH_TOKEN}@github.com/${GITHUB_REPOSITORY}.git\" "
+                f"\"HEAD:{check_branch(branch)}\"\n")  # a plain name, quoted
+        steps.append({"name": f"Push the new rounds to {branch}", "run": push,
+                      "env": {"GH_TOKEN": "${{ github.token }}"}})
+    else:
+        steps.append({"name": "Open a pull request with the new rounds", "uses": CREATE_PR,
+                      "with": {"branch": "discuss/new-rounds", "title": "New rounds from discuss",
+                               "add-paths": "content/**",
+                               "commit-message": "New rounds from discuss",
+                               "body": "Rounds, votes and conclusions written by `discuss run --all`."}})
+    return {"name": "Gather the shards and build the site", "needs": "run", "if": "always()",
+            "runs-on": "ubuntu-latest", "permissions": {"contents": "write", "pull-requests": "write"},
+            "steps": steps}
+
+
+BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
+
+
+def check_branch(branch: str) -> str:
+    """A branch name as git takes it, with nothing a shell would read as code; ValueError otherwise."""
+    if not BRANCH.fullmatch(branch) or ".." in branch or "//" in branch or branch.endswith((".lock", "/", ".")):
+        raise ValueError(f"--branch {branch!r} is not a plain branch name (letters, digits, '.', '_', '-', '/')")
+    return branch
+
+
+def release_line(version: str) -> str:
+    return f"pip install '{DISTRIBUTION}=={version}'"
+
+
+def install_line(direct_url: str | None, version: str) -> str | None:
+    """How a runner installs the discuss that is running here: from the same git commit, or the same
+    release; None where it came from a folder on this machine (a runner cannot reach it).
+
+    `direct_url` is the installed distribution's direct_url.json (PEP 610), None when it came from an index.
+    """
+    if direct_url is None:
+        return release_line(version)
+    import json
+
+    try:
+        origin = json.loads(direct_url)
+    except ValueError:
+        return None
+    vcs = origin.get("vcs_info") if isinstance(origin, dict) else None
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and isinstance(origin.get("url"), str):
+        commit = vcs.get("commit_id") or vcs.get("requested_revision") or ""
+        return f"pip install '{DISTRIBUTION} @ git+{origin['url']}" + (f"@{commit}'" if commit else "'")
+    return None
+
+
+def workflow(shards: int, secrets: list[str], install: str,
+             branch: str | None = None) -> str:
+    """The workflow file's text for `shards` machines; `secrets` the key variables the panels read."""
+    if shards < 1:
+        raise ValueError("shards must be at least 1")
+    data = {
+        "name": "discuss",
+        "on": {"workflow_dispatch": None, "push": {"branches": ["main"], "paths": ["content/**"]}},
+        "permissions": {},  # each job asks for what it needs
+        "concurrency": {"group": "discuss", "cancel-in-progress": False},
+        "jobs": {"run": shard_job(shards, secrets, install), "gather": gather_job(install, branch)},
+    }
+    return "# Written by `discuss ci init`; the documentation's \"Many questions\" page explains it.\n" + yamlio.dump(data)

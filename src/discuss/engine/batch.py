@@ -1,0 +1,96 @@
+"""Many discussions at once: which are open, this machine's shard of them, and running
+them within each provider's concurrency limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+from collections.abc import Callable
+from pathlib import Path
+
+from ..domain import Discussion, Question
+from ..errors import Busy, DiscussError, InputError, WaitingForPeople
+from ..store import discussions as store
+from ..store.followups import part_files
+from ..store.layout import Layout
+from ..store.panels import load_limits
+from ..store.questions import question_files, read_question
+from .gateway import ProviderLimits
+from .prepare import gateway_for
+from .runner import Plan, Runner, prompts_for
+
+
+def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int, int] | None,
+           any_type: bool = False) -> list[Question]:
+    """Open questions (not concluded, or with a follow-up under way), by tag and glob, this shard's share.
+
+    A question whose `questionType` is set to anything but `discussion`
+    (Project Dyson's engineering decisions, simulations...) is not for a
+    panel, and is left out unless `any_type`.
+    """
+    matching = []
+    for path in question_files(content) if content.is_dir() else []:
+        rel = path.relative_to(content).as_posix()
+        if pattern and not (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(path.stem, pattern)):
+            continue
+        q = read_question(path)
+        if q.question_type not in ("", "discussion") and not any_type:
+            continue
+        if not tags or set(tags) & set(q.tags):
+            matching.append(q)
+    if shard:
+        index, count = shard
+        # A stride over all matching questions in slug order, open or not: every machine
+        # computes the same split however far the others have got, and none runs a question twice.
+        matching = [q for n, q in enumerate(sorted(matching, key=lambda q: q.slug)) if n % count == index - 1]
+    return [open_part for q in matching if (open_part := unfinished(q)) is not None]
+
+
+def unfinished(q: Question) -> Question | None:
+    """The part of `q` still to run: the discussion itself, else a follow-up part not yet finished."""
+    d = store.load(q.folder)
+    if d is None or not d.concluded:
+        return q
+    for path in reversed(part_files(q)):
+        part = read_question(path)
+        return part if (p := store.load(part.folder)) is None or not p.concluded else None
+    return None
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise InputError(f"--shard {text!r}: write it as i/n, e.g. 2/4") from None
+    if not 1 <= index <= count:
+        raise InputError(f"--shard {text!r}: i must be from 1 to n")
+    return index, count
+
+
+async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
+                   report: Callable[[str], None]) -> dict[str, str]:
+    """Run every prepared discussion to its end, `concurrency` at a time; slug -> outcome."""
+    limits = ProviderLimits(load_limits(Layout(root).panels))
+    gate = asyncio.Semaphore(max(1, concurrency))
+    prompts = prompts_for(root)
+
+    async def one(q: Question, d: Discussion) -> tuple[str, str]:
+        async with gate:
+            try:
+                done = await Runner(gateway_for(d, root, limits=limits, folder=q.folder), prompts).run(
+                    q, d, Plan(auto=True))
+            except WaitingForPeople as exc:
+                outcome = f"waiting: {exc}"
+            except Busy:
+                outcome = "running elsewhere: another run holds it; it is not run here"
+            except DiscussError as exc:
+                outcome = f"failed: {exc}"
+            else:
+                outcome = f"{done.status} ({done.termination_reason or 'open'})"
+            report(f"{q.slug}: {outcome}")
+            return q.slug, outcome
+
+    return dict(await asyncio.gather(*(one(q, d) for q, d in prepared)))

@@ -1,0 +1,230 @@
+"""Running calls: phases, retries, timeouts and per-provider limits, whoever the provider is.
+
+A phase is a list of calls run concurrently; `run_phase` returns when the
+last one has finished (the barrier). Each call has its own timeout and one
+retry loop (providers' own retries are off) with exponential backoff for
+transient failures and timeouts, honouring a provider's Retry-After. A call
+whose reply must follow a format is re-asked with the validation error, up
+to a limit. Failures are returned as results, never raised, so one
+panelist cannot sink a phase. Error text is scrubbed of keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from ..calls import CallResult, CallSpec, without_break
+from ..domain import Panelist, Usage
+from ..providers import Provider, TransientError, Waiting, route
+from ..text.clean import clean, without_thinking
+from ..text.jsonreply import ReplyError
+from ..text.placeholders import is_echo
+from ..text.secrets import scrub
+
+REASK = (
+    "Your reply could not be used: {error}. "
+    "Answer again with the JSON object only, following the format asked for."
+)
+
+
+def reask(error: Exception, spec: CallSpec) -> str:
+    """What a model is told after an unusable reply: the exact error, and the schema where there is one."""
+    text = REASK.format(error=error)
+    if spec.schema is not None:
+        import json
+
+        text += "\nThe JSON schema it must follow:\n" + json.dumps(spec.schema, separators=(",", ":"))
+    return text
+
+
+class _Retriable(Exception):
+    def __init__(self, message: str, timed_out: bool = False, wait: float | None = None):
+        super().__init__(message)
+        self.timed_out = timed_out
+        self.wait = wait
+
+
+def _retriable(exc: Exception) -> _Retriable | None:
+    if isinstance(exc, TimeoutError):  # asyncio's and the provider's alike
+        return _Retriable("timed out", timed_out=True)
+    if isinstance(exc, TransientError):
+        return _Retriable(str(exc), wait=exc.wait)
+    return None
+
+
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+
+
+class ProviderLimits:
+    """At most N requests at once per provider (the model string's prefix) and per server (`api_base`).
+
+    A server on this machine takes one request at a time unless `limits:`
+    names it: a local model server (llama.cpp, ollama) has one slot, and a
+    second request either waits inside it (spending its timeout) or cuts
+    the stream in progress. A call waits for its slots before its timeout starts.
+    """
+
+    def __init__(self, limits: dict[str, int] | None = None, local: int | None = 1):
+        self.limits = dict(limits or {})
+        self.local = local  # the limit of a server on this machine that `limits` does not name
+        self._gates: dict[str, asyncio.Semaphore] = {}
+
+    @staticmethod
+    def provider(p: Panelist) -> str:
+        return p.model.split("/", 1)[0]
+
+    def limit_of(self, key: str) -> int | None:
+        if key in self.limits or key.rstrip("/") in self.limits:
+            return self.limits.get(key, self.limits.get(key.rstrip("/")))
+        if "://" in key:
+            from urllib.parse import urlsplit
+
+            host = (urlsplit(key).hostname or "").lower()
+            return self.local if host in LOCAL_HOSTS else None
+        return None
+
+    def _semaphore(self, key: str) -> asyncio.Semaphore | None:
+        limit = self.limit_of(key)
+        if limit is None:
+            return None
+        if key not in self._gates:
+            self._gates[key] = asyncio.Semaphore(limit)
+        return self._gates[key]
+
+    @contextlib.asynccontextmanager
+    async def gate(self, p: Panelist) -> AsyncIterator[None]:
+        keys = [p.api_base.rstrip("/")] if p.api_base else []
+        gates = [g for g in (self._semaphore(k) for k in [*keys, self.provider(p)]) if g is not None]
+        async with contextlib.AsyncExitStack() as stack:
+            for g in gates:
+                await stack.enter_async_context(g)
+            yield
+
+
+class Gateway:
+    def __init__(
+        self,
+        timeout: float = 120.0,
+        attempts: int = 3,
+        base_delay: float = 1.0,
+        asks: int = 3,
+        on_event: Callable[[str, CallSpec, CallResult | None], None] | None = None,
+        limits: ProviderLimits | None = None,
+        providers: Callable[[Panelist], Provider] = route,
+        retry_timeouts: bool = False,
+        max_chars: int | None = None,
+        on_tokens: Callable[[CallSpec, int], None] | None = None,
+    ):
+        self.retry_timeouts = retry_timeouts
+        self.max_chars = max_chars
+        self.route = providers
+        self.limits = limits or ProviderLimits(local=None)  # a bare gateway holds no limit; commands set them
+        self.timeout = timeout
+        self.attempts = max(1, attempts)
+        self.base_delay = base_delay
+        self.asks = max(1, asks)
+        self.on_event = on_event or (lambda *a: None)
+        self.on_tokens = on_tokens  # set: replies are streamed where the provider can, and reported
+
+    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """What a call would cost at the provider's prices; None where it knows none."""
+        return self.route(p).price(p, prompt_tokens, completion_tokens)
+
+    async def run_phase(
+        self, specs: list[CallSpec], on_result: Callable[[CallResult], None] | None = None
+    ) -> list[CallResult]:
+        """Run every call at once; `on_result` sees each as it finishes."""
+        members: dict[int, tuple[Any, list[Panelist]]] = {}
+        for s in specs:
+            provider = self.route(s.panelist)
+            members.setdefault(id(provider), (provider, []))[1].append(s.panelist)
+        for provider, panelists in members.values():
+            provider.warm_up(panelists)
+
+        async def one(spec: CallSpec) -> CallResult:
+            result = await self.call(spec)
+            if on_result:
+                on_result(result)
+            return result
+
+        return list(await asyncio.gather(*(one(s) for s in specs)))
+
+    async def call(self, spec: CallSpec) -> CallResult:
+        result = CallResult(spec=spec)
+        messages = without_break(spec.messages)
+        self.on_event("start", spec, None)
+        started = time.monotonic()
+        try:
+            for ask in range(1, self.asks + 1):
+                result.asks = ask
+                raw, usage, result.finish_reason = await self._with_retries(spec, messages, result)
+                text = self._capped(clean(scrub(without_thinking(raw), spec.panelist)), result)
+                result.usage.add(usage)
+                result.text = text
+                if spec.validate is None:
+                    if not text.strip():
+                        raise ValueError("the reply was empty")
+                    if is_echo(text):
+                        raise ValueError(f"the reply only repeats the prompt's example ({text.strip()[:60]!r})")
+                    break
+                try:
+                    result.value = spec.validate(text)
+                    break
+                except ReplyError as exc:
+                    result.error = str(exc)
+                    messages += [{"role": "assistant", "content": text},
+                                 {"role": "user", "content": reask(exc, spec)}]
+                    self.on_event("invalid", spec, result)
+            else:
+                result.invalid = True
+            if not result.invalid:
+                result.error = None
+        except Waiting as exc:
+            result.waiting = str(exc)  # not a failure: the run stops after this phase and asks again later
+        except _Retriable as exc:
+            result.error, result.timed_out = str(exc), exc.timed_out
+        except Exception as exc:  # a provider's error is a result, not a crash
+            result.error = f"{type(exc).__name__}: {exc}"
+        result.latency_ms = 0 if self.route(spec.panelist).simulated else int((time.monotonic() - started) * 1000)
+        if result.error:
+            result.error = clean(scrub(result.error, spec.panelist))[:500]
+        self.on_event("waiting" if result.waiting else "done" if result.ok else "failed", spec, result)
+        return result
+
+    async def _with_retries(self, spec: CallSpec, messages: list[dict[str, Any]],
+                            result: CallResult) -> tuple[str, Usage, str | None]:
+        for attempt in range(1, self.attempts + 1):
+            result.attempts += 1
+            try:
+                async with self.limits.gate(spec.panelist):  # held for the request, not the backoff
+                    return await asyncio.wait_for(self._complete(spec, messages), self.timeout)
+            except Exception as exc:
+                if isinstance(exc, TransientError) and exc.usage is not None:
+                    result.usage.add(exc.usage)  # a failed attempt that cost something is counted
+                err = _retriable(exc)
+                if err is None:
+                    raise
+                if attempt == self.attempts or (err.timed_out and not self.retry_timeouts):
+                    raise err from None
+                delay = err.wait if err.wait is not None else self.base_delay * 2 ** (attempt - 1)
+                self.on_event("retry", spec, result)
+                await asyncio.sleep(delay * (1 + random.random() * 0.1))
+        raise AssertionError("unreachable")
+
+    def _capped(self, text: str, result: CallResult) -> str:
+        """No reply longer than the cap reaches a file or another panelist's prompt."""
+        if self.max_chars is None or len(text) <= self.max_chars:
+            return text
+        result.cut_from = len(text)
+        return text[: self.max_chars] + f"\n\n[cut: {len(text)} characters, at most {self.max_chars} kept]\n"
+
+    async def _complete(self, spec: CallSpec, messages: list[dict[str, str]]) -> tuple[str, Usage, str | None]:
+        report = self.on_tokens
+        stream = None if report is None else (lambda pieces: report(spec, pieces))
+        text, usage, *finish = await self.route(spec.panelist).complete(spec, messages, self.timeout, stream)
+        return text, usage, (finish[0] if finish else None)

@@ -1,0 +1,195 @@
+"""Getting a run ready: a question's discussion with its panel, protocol and settings.
+
+Everything that can be wrong with the input is found here, before any call
+is made and before any file is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from ..domain import SCRIPTED_PREFIX, Discussion, Question, Settings
+from ..errors import InputError
+from ..protocols import DEFAULT, get_protocol, legacy_format
+from ..protocols.base import Setup
+from ..providers import check_keys, route
+from ..providers.scripted import ScriptedProvider
+from ..store import discussions as store
+from ..store.layout import Layout
+from ..store.panels import ADHOC, adhoc_panel, pick_panel
+from ..store.personas import load_personas
+from .gateway import Gateway, ProviderLimits
+from .runner import start, utc_now
+
+
+@dataclass
+class Options:
+    panel: str | None = None
+    protocol: str | None = None
+    overrides: dict | None = None  # Settings fields given on the command line
+    models: list[str] | None = None  # an ad-hoc panel of these models instead of a named one
+    own: dict | None = None  # the protocol's own settings given on the command line (`--set`), camelCase
+    flags: dict | None = None  # options the command line names for a protocol (`--method`), its to read
+
+
+def default_panel(path) -> str:
+    """The panel a run takes when none is named: `default`, else the project's only panel."""
+    from ..store.panels import load_panels
+
+    panels = load_panels(path)
+    if "default" in panels or len(panels) != 1:
+        if "default" not in panels:
+            raise InputError(f"{path}: no panel is named; add --panel with one of {', '.join(sorted(panels))} "
+                             "(or name one of them `default`)")
+        return "default"
+    return next(iter(panels))
+
+
+def _panel(layout: Layout, q: Question, existing: Discussion | None, wanted: str | None,
+           models: list[str] | None = None):
+    if models and wanted:
+        raise InputError("give --panel or -m/--model, not both")
+    chosen = ADHOC if models else wanted or (existing.panel.name if existing else None) or q.panel
+    name = chosen or default_panel(layout.panels)
+    if existing and existing.panel.name and name != existing.panel.name:
+        raise InputError(f"{q.folder}: this discussion was started with panel "
+                         f"{existing.panel.name!r}; it cannot go on with {name!r}")
+    if name == ADHOC and not models:
+        if existing is None:
+            raise InputError(f"{q.folder}: an ad-hoc panel is given with -m/--model")
+        return existing.panel, existing.settings  # an ad-hoc discussion goes on with its own panel
+    panel, settings = adhoc_panel(models) if models else pick_panel(layout.panels, name)
+    if existing and existing.legacy and existing.panel.ids and set(existing.panel.ids) != set(panel.ids):
+        raise InputError(f"{q.folder}: this Project Dyson thread's panel is {', '.join(existing.panel.ids)}; "
+                         f"panel {name!r} has {', '.join(panel.ids)}: name a panel whose member ids are the thread's")
+    if existing and not existing.legacy and existing.panel.ids and existing.panel.ids != panel.ids:
+        raise InputError(f"panel {name!r} has changed members since this discussion started "
+                         f"({', '.join(existing.panel.ids)})")
+    return panel, settings
+
+
+def _protocol(q: Question, existing: Discussion | None, panel, wanted: str | None) -> str:
+    name = wanted or (existing.protocol if existing else None) or q.protocol or panel.protocol or DEFAULT
+    get_protocol(name)  # an unknown name is bad input
+    if existing and name != existing.protocol:
+        raise InputError(f"{q.folder}: this discussion runs the {existing.protocol!r} protocol, not {name!r}")
+    return name
+
+
+def inside_project(root: Path, q: Question) -> None:
+    """A question's file and discussion folder, and every round folder, must resolve inside the project."""
+    top = root.resolve()
+    paths = [q.path, q.folder, *(q.folder.iterdir() if q.folder.is_dir() else [])]
+    for path in paths:
+        if path.is_symlink() and not path.resolve().is_relative_to(top):
+            raise InputError(f"{path}: a link to {path.resolve()}, outside the project; discuss writes only "
+                             "inside it")
+    if not q.folder.resolve().is_relative_to(top):
+        raise InputError(f"{q.folder}: resolves outside the project ({top}); discuss writes only inside it")
+
+
+def prepare(root: Path, q: Question, options: Options) -> Discussion:
+    """The discussion to run on `q`, new or resumed; InputError for anything unusable."""
+    inside_project(root, q)
+    existing = store.load(q.folder)
+    if existing and existing.concluded:
+        _protocol(q, existing, existing.panel, options.protocol)  # a wrong --protocol is still wrong
+        if not reopened(existing, options.overrides or {}):
+            return existing  # nothing will be asked of a panel
+    layout = Layout(root)
+    panel, settings = _panel(layout, q, existing, options.panel, options.models)
+    if existing and existing.legacy:
+        # A Dyson thread goes on under this panel's settings, with the thread's own config on top.
+        settings, panel = legacy_format().continued(existing, settings, panel)
+        existing.settings = settings
+        existing.settings.own = get_protocol(existing.protocol).own_settings(settings.own, "the panel's settings")
+    name = _protocol(q, existing, panel, options.protocol)
+    d = existing or start(q, panel, settings, utc_now(), name)
+    if not existing and q.phase and (threads := get_protocol(name).thread_format()):
+        threads.adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
+    d.panel = panel
+    get_protocol(name).prepare(d, Setup(personas=lambda: load_personas(layout.personas)))
+    overrides = {k: v for k, v in (options.overrides or {}).items() if v is not None}
+    if overrides:
+        from ..schema.settings import updated
+
+        d.settings = updated(d.settings, overrides, "the command line's settings")
+    given = {**get_protocol(d.protocol).own_from_flags(options.flags or {}), **(options.own or {})}
+    if own := {k: v for k, v in given.items() if v is not None}:
+        d.settings = own_updated(d, own)
+    return d
+
+
+def own_updated(d: Discussion, own: dict) -> Settings:
+    """`d`'s settings with its protocol's own settings changed; InputError for one its protocol lacks."""
+    import dataclasses
+
+    protocol = get_protocol(d.protocol)
+    known = protocol.settings_model.names() if protocol.settings_model else set()
+    if strange := sorted(set(own) - known):
+        raise InputError(f"{', '.join(strange)}: not a setting of the {d.protocol} protocol")
+    return dataclasses.replace(d.settings, own=protocol.own_settings(
+        {**d.settings.own, **own}, "the command line's settings"))
+
+
+BUDGET_SETTINGS = {"calls": "max_calls", "tokens": "max_tokens", "cost": "max_cost"}
+
+
+def reopened(d: Discussion, overrides: dict) -> bool:
+    """A discussion its budget stopped without a conclusion goes on once that budget is raised."""
+    stop = d.budget_stop
+    if not (d.status == "closed" and d.termination_reason == "budget" and stop and d.conclusion is None):
+        return False
+    raised = overrides.get(BUDGET_SETTINGS.get(str(stop.get("limit")), ""))
+    if raised is None or raised <= stop.get("max", 0):
+        return False
+    d.status, d.termination_reason, d.concluded_at, d.budget_stop = "active", None, None, None
+    return True
+
+
+def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]:
+    """The question as the panel reads it, with its sources, and warnings about changed sources.
+
+    A new discussion records each source's hash; InputError, before any
+    call, for a source that is missing or unreadable.
+    """
+    from dataclasses import replace
+
+    from ..store.panels import load_source_folders
+    from ..store.sources import changed, read_sources, sources_block
+
+    sources = read_sources(q, root, load_source_folders(Layout(root).panels)) if q.sources else []
+    warnings = changed(d.sources, sources)
+    if sources and not d.rounds:
+        d.sources = [s.record() for s in sources]
+    block = sources_block(sources, d.settings.source_tokens)
+    return (replace(q, background=f"{q.background.rstrip()}\n\n{block}") if block else q), warnings
+
+
+def check_ready(d: Discussion, root: Path) -> None:
+    """What must hold before spending: keys present, scripts readable, the agreement measure available."""
+    check_keys(d.panel.everyone)
+    scripted = [p for p in d.panel.everyone if p.model.startswith(SCRIPTED_PREFIX)]
+    if scripted:
+        ScriptedProvider(Layout(root).scripts).check(scripted)
+    get_protocol(d.protocol).check_ready(d)
+
+
+def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits | None = None,
+                on_tokens=None, folder: Path | None = None) -> Gateway:
+    """`folder`: the discussion's, where a person on the panel finds the forms to fill in."""
+    from ..providers.human import HumanProvider
+
+    s = d.settings
+    people = HumanProvider(folder, s.person_wait_hours)
+    if limits is None:  # `limits:` in panels.yaml hold for every command that calls, not only run --all
+        from ..store.panels import load_limits
+
+        limits = ProviderLimits(load_limits(Layout(root).panels))
+    return Gateway(providers=partial(route, scripts=Layout(root).scripts, people=people,
+                                     mark_cache=s.prompt_cache != "off"),
+                   timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
+                   asks=s.vote_attempts, on_event=on_event, limits=limits, retry_timeouts=s.retry_timeouts,
+                   max_chars=s.max_reply_chars, on_tokens=on_tokens)

@@ -1,0 +1,107 @@
+"""Prompt templates: jinja2 files shipped with the package, overridable per project.
+
+Shared templates (`system`, `respond`) live in `discuss/text/prompts/`; a
+protocol's own live in its package's `prompts/` folder, and only that
+protocol sees them, so two protocols may each have a `conclude.j2`. A
+registered protocol from outside this package ships its prompts the same
+way, beside its module. A project overrides a template with a file of the
+same name in its prompt folder, or in a sub-folder named after the protocol
+to change it for that protocol alone; teams tune prompts in review like
+any other change.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Protocol as Structural
+
+import jinja2
+
+from ..calls import CACHE_BREAK
+from ..errors import InputError
+
+
+class Protocol(Structural):
+    """What prompts need of a protocol: its name (a project's override folder), its class's module (its own)."""
+
+    name: str
+
+
+SHARED = Path(__file__).parent / "prompts"
+
+
+def prompt_folder(protocol: Protocol) -> Path:
+    """The `prompts/` folder beside the module that defines the protocol's class."""
+    module = sys.modules[type(protocol).__module__]
+    return Path(module.__file__ or ".").parent / "prompts"
+
+
+class _Mark(str):
+    """The template's own cache mark: the one `{{ cache_break }}` puts, told apart from a typed copy."""
+
+
+BREAK = _Mark(CACHE_BREAK)
+
+
+def _finalize(value: object) -> object:
+    """Every value a template prints, with any copy of the cache mark in it (a background, a model's
+    answer) taken out: the only mark in a prompt is the template's. A value of more than one line, or one
+    that would begin a heading, is quoted as data (see `as_data`)."""
+    if isinstance(value, str) and value is not BREAK:
+        value = value.replace(CACHE_BREAK, "")
+        return as_data(value) if "\n" in value.strip() or value.lstrip().startswith("#") else value
+    return value
+
+
+def as_data(text: str) -> str:
+    """`text` fenced so nothing in it reads as the prompt's own structure.
+
+    The structure of a prompt (answer labels, "How to vote", who won, the
+    scores) is the template's alone. Another panelist's answer that writes
+    `## Answer Z`, a second set of voting rules or "(the round's winner)"
+    must reach the reader as quoted text: the fence is longer than any run
+    of backticks inside, so the text cannot close it.
+    """
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text.strip(chr(10))}\n{fence}"
+
+
+class Prompts:
+    def __init__(self, override_dir: Path | None = None, protocol: Protocol | None = None):
+        self.override_dir, self.protocol = override_dir, protocol
+        folders: list[Path] = []
+        if override_dir and override_dir.is_dir():
+            folders += [override_dir / protocol.name] if protocol is not None and protocol.name else []
+            folders.append(override_dir)
+        folders += [prompt_folder(protocol)] if protocol is not None else []
+        self.folders = [*folders, SHARED]
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader([str(f) for f in self.folders]),
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            autoescape=False,  # prompts are plain text for a model, not HTML
+            finalize=_finalize,
+        )
+        self.env.globals["cache_break"] = BREAK
+
+    def scoped(self, protocol: Protocol) -> Prompts:
+        """These prompts as `protocol` sees them: its own templates, then the shared ones."""
+        return Prompts(self.override_dir, protocol)
+
+    def render(self, name: str, **context) -> str:
+        try:
+            template = self.env.get_template(f"{name}.j2")
+        except jinja2.TemplateNotFound:
+            where = ", ".join(str(f) for f in self.folders)
+            raise InputError(f"prompt template {name}.j2 not found (looked in {where})") from None
+        return template.render(**context).strip() + "\n"
+
+
+def estimate_tokens(text: str) -> int:
+    """An upper bound of the tokens `text` costs, whatever its script (see `tokens`)."""
+    from .tokens import count
+
+    return count(text)
