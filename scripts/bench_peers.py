@@ -14,7 +14,11 @@ runs of:
   and the server's span over phases x latency.
 The figure is discuss's wall over the peer's (target <= 1.5 at 0.3 s) and
 discuss's peak memory (target <= 120 MB).
-Usage: python scripts/bench_peers.py [--runs 5] [--latency 0.3] [--peer-venv DIR]
+With `--hosted`, discuss's members take the names people use
+(`openai/gpt-4o-mini`, `openai/gpt-4o`, `openai/gpt-4.1-mini`) on the same
+server, the path of every hosted panel; `DISCUSS_CLIENT=litellm` in the
+environment measures the litellm path for comparison.
+Usage: python scripts/bench_peers.py [--runs 5] [--latency 0.3] [--hosted] [--peer-venv DIR]
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import venv
 from pathlib import Path
 
 from bench_orchestration import phases
-from benchkit import FakeLLM, make_project
+from benchkit import HOSTED, FakeLLM, make_project
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 PEER = "llm-council-core==0.53.0"
@@ -86,6 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--hosted", action="store_true", help="discuss's members named as hosted models")
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     parser.add_argument("--peer-venv", type=Path, default=cache / "discuss" / "bench-peers")
     args = parser.parse_args()
@@ -94,7 +99,7 @@ def main() -> None:
                                                   for t in ("discuss", "peer")}
     with tempfile.TemporaryDirectory() as folder, FakeLLM(latency=args.latency) as fake:
         tmp = Path(folder)
-        root = make_project(tmp / "project", fake.url, 3, questions=args.runs)
+        root = make_project(tmp / "project", fake.url, 3, questions=args.runs, models=HOSTED if args.hosted else None)
         ours = {**os.environ, "PYTHONPATH": SRC, "BENCH_KEY": "bench"}
         theirs = peer_env(tmp, fake.url)
         (tmp / "peer-council.py").write_text(PEER_COUNCIL)
@@ -112,7 +117,10 @@ def main() -> None:
                 figures[tool]["phases"].append(len(found))
                 figures[tool]["span"].append((found[-1][1] - found[0][0]) / (len(found) * args.latency))
     median = {t: {k: statistics.median(v) for k, v in f.items()} for t, f in figures.items()}
-    print(f"one-shot council of 3 (one in the chair), {args.latency} s latency, median of {args.runs} runs each")
+    names = ", ".join(HOSTED) if args.hosted else "openai/p0..p2"
+    client = os.environ.get("DISCUSS_CLIENT") or "default"
+    print(f"one-shot council of 3 (one in the chair), {args.latency} s latency, median of {args.runs} runs each; "
+          f"discuss's members: {names} (client: {client})")
     for tool, m in median.items():
         print(f"  {tool:8} wall {m['wall']:.2f} s, peak memory {m['rss']:.0f} MB, {m['phases']:.0f} phases, "
               f"server span over phases x latency {m['span']:.3f}")

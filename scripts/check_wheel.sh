@@ -19,7 +19,7 @@ cd "$work"
 "$discuss" init project >/dev/null
 cd project
 echo "A check of the installed wheel." > background.txt
-protocols="$("$discuss" protocols | awk '{print $1}')"
+protocols="$("$discuss" protocols | awk '/^[a-z]/ {print $1}')"  # a protocol's own line; its settings are indented
 for protocol in $protocols; do
   "$discuss" ask "Which swarm unit should be replaced first, by the $protocol protocol?" \
     --background background.txt --panel offline --protocol "$protocol" >/dev/null \

@@ -84,6 +84,13 @@ def structure(prompt: str) -> str:
     return "\n".join(out)
 
 
+def filled(text: str, max_tokens: int) -> str:
+    """`text` padded with common one-token words to about `max_tokens` tokens."""
+    words = ("the", "panel", "power", "first", "orbit", "cost", "risk", "plan", "time", "use")
+    pad = max_tokens - len(text.split()) * 2
+    return text + " " + " ".join(words[i % len(words)] for i in range(max(pad, 0))) if pad > 0 else text
+
+
 def default_reply(model: str, messages: list[dict], termination: str = "CONCLUDE", judge: float = 0.9) -> str:
     prompt = prompt_of(messages)
     task = task_of(messages)
@@ -171,6 +178,8 @@ class FakeLLM:
         # model reports that start as cached (from 1,024 tokens, in steps of 128; 4 characters a token).
         self.caching = False
         self.stream_usage = True  # off: a stream never says what it cost, even when asked to
+        # On: every prose answer fills the call's max_tokens, as a verbose model's do (one token a word).
+        self.fill = False
         self._prompts: dict[str, list[str]] = {}
 
     # -- scripting ---------------------------------------------------------
@@ -216,6 +225,8 @@ class FakeLLM:
             message = (action.text or "error").replace("{auth}", auth)
             return action.status, {"error": {"message": message, "type": "fake"}}, action.headers or {}
         text = action.text if action.text is not None else default_reply(model, messages, self.termination, self.judge)
+        if self.fill and action.text is None and not text.lstrip().startswith("{"):
+            text = filled(text, int(body.get("max_tokens") or 0))
         prompt_tokens = sum(len(text_of(m.get("content"))) for m in messages) // 4
         completion_tokens = len(text) // 4
         details = {"prompt_tokens_details": {"cached_tokens": self._cached(model, messages)}} if self.caching else {}

@@ -84,3 +84,20 @@ def test_the_estimate_bounds_the_re_asks_too_and_says_so(project, fake):
     d = store.load(project.folder)
     assert d.usage.calls == first + 3 * 2 <= int(bound.group(1))
     assert d.usage.prompt_tokens <= int(bound.group(2))
+
+
+def test_the_estimate_is_a_bound_within_twice_what_answers_that_fill_their_limits_send(project, fake):
+    """Counted the same way (our counter over the prompts the server received), the estimate's prompt tokens
+    cover a run whose every answer fills its token limit, and are no more than twice them."""
+    from conftest import fake_panel
+    from discuss.text.tokens import count
+
+    fake.fill = True
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    out = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "council", "--estimate").stdout
+    bound = int(re.search(r"prompt tokens:\s+at most (\d+)", out).group(1))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "council", "-q").exit_code == 0
+    sent = sum(count(m["content"]) for r in fake.requests for m in r["messages"] if isinstance(m["content"], str))
+    answers = [r for r in fake.requests if r["task"] == "respond"]
+    assert answers and all(len(r["messages"]) for r in answers)
+    assert sent <= bound <= 2 * sent, (sent, bound)  # 4.15x before the stand-ins counted as real text

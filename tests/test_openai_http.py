@@ -25,8 +25,12 @@ URL = "http://127.0.0.1:9/v1"
 @pytest.mark.parametrize("model,api_base,light", [
     ("openai/llama3.1:8b", URL, True),  # ollama's names, llama.cpp's aliases: unknown to litellm
     ("openai/Qwen/Qwen2.5-7B-Instruct", URL, True),
-    ("openai/gpt-4o-mini", URL, False),  # a model litellm prices, behind a proxy: litellm knows its ways
+    ("openai/gpt-4o-mini", URL, True),  # one of OpenAI's chat models, behind a proxy
+    ("openai/gpt-4o-mini", None, True),  # at OpenAI itself
+    ("gpt-4o", None, True),  # a bare name is OpenAI's, as litellm reads it
     ("openai/o3-custom", URL, False),  # shaped like a reasoning model: litellm changes its parameters
+    ("o3-mini", None, False),
+    ("openai/text-embedding-3-small", None, False),  # not a chat model
     ("openai/llama3.1:8b", None, False),  # no server of its own
     ("anthropic/claude-sonnet-4-5", None, False),
 ])

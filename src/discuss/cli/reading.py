@@ -272,10 +272,15 @@ def panels(as_json: bool = typer.Option(False, "--json", help="JSON: a row per m
 
 @app.command(rich_help_panel=FAMILY)
 @handled(anywhere=True)
-def protocols():
-    """The protocols a discussion can follow, each in a line."""
+def protocols(as_json: bool = typer.Option(False, "--json", help="JSON: a row per protocol.")):
+    """The protocols a discussion can follow, each in a line, with the settings of its own."""
     from ..commands.reading import protocol_rows
 
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(protocol_rows(), indent=2))
+        return
     for row in protocol_rows():
         typer.echo(f"{row['name']:<12} {row['summary']}")
         if row["settings"]:

@@ -10,14 +10,46 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import random
+import re
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any
 
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
+from ..text import tokens
 from ..text.prompting import estimate_tokens
+from ..text.tokens import fitting
 from . import offline
 from .base import Diagnosis, OnTokens, Provider
+
+# Short words: a stand-in holds as many tokens a character as prose does, where a prompt cuts text by characters.
+WORD = re.compile(r" [a-z]{2,4}")
+
+
+@cache
+def one_token_words() -> tuple[str, ...]:
+    """Plain words the tokenizer reads as one token each, so a stand-in's text counts as real text of
+    its length would (invented words count many tokens each: a bound of no use); none without it."""
+    enc = tokens.encoding()
+    if enc is None:
+        return ()
+    found = (enc.decode([i]) for i in range(1000, 40000))
+    return tuple(w.strip() for w in found if WORD.fullmatch(w))
+
+
+def filler(p: Panelist, key: str, budget: int) -> str:
+    """Text of about `budget` tokens, in words of its own per panelist and call: alike stand-ins would
+    meet an agreement test and stop early."""
+    if budget <= 0:
+        return ""
+    words = one_token_words()
+    rng = random.Random(f"{p.id}/{key}")
+    drawn = rng.choices(words, k=budget) if words else [f"{p.id}{key}{i}" for i in range(budget)]
+    text = " ".join(drawn)
+    return text[:fitting(text, budget)].rstrip()
 
 
 def stand_in(spec: CallSpec) -> str:
@@ -25,10 +57,11 @@ def stand_in(spec: CallSpec) -> str:
     p = spec.panelist
     as_offline = dataclasses.replace(spec, panelist=Panelist(p.id, f"offline/{p.id}", p.name))
     text = offline.play(as_offline, spec.worst_case)
-    # Words of its own per panelist and call: alike stand-ins would meet an agreement test and stop early.
-    filler = " ".join(f"{p.id}{spec.key}{i}" for i in range(max(spec.max_tokens - estimate_tokens(text), 0)))
+    # A reply of `max_tokens` of the provider's tokens counts up to MARGIN times that by our counter when a
+    # later prompt quotes it: the stand-in is that long.
+    filler_text = filler(p, spec.key, math.ceil(spec.max_tokens * tokens.MARGIN) - estimate_tokens(text))
     if spec.validate is None:
-        return f"{text}\n{filler}\n"
+        return f"{text}\n{filler_text}\n"
     # A structured reply keeps its shape; its longest text grows, as later prompts may quote it.
     try:
         value = json.loads(text)
@@ -38,7 +71,7 @@ def stand_in(spec: CallSpec) -> str:
     if longest is None:
         return text
     holder, key = longest[0]
-    holder[key] = f"{holder[key]} {filler}"
+    holder[key] = f"{holder[key]} {filler_text}"
     return json.dumps(value)
 
 

@@ -1,16 +1,19 @@
-"""OpenAI-compatible servers (ollama, llama.cpp, vLLM ...) over plain HTTP: the light path to them.
+"""OpenAI's chat API and the servers that speak it (ollama, llama.cpp, vLLM ...) over plain HTTP.
 
-For a model litellm does not know, served at the member's own `api_base`,
-litellm only passes the request through, yet importing it costs seconds and
-about 170 MB before the first request. Such a member's calls go to the server
-here with httpx (tenths of a second, tens of MB). What the litellm provider
-promises holds the same way: the same request body (options, `extra_body`,
-structured replies), usage as the server counts it (counted here where a
-stream sends none), cost at the member's own price (litellm prices no model
-it does not know), the same transient and final errors in the same words,
-streaming with the same checks of a stream's end. A model litellm knows (a
-hosted one behind a proxy) still goes through litellm, which knows its
-parameters and prices; `DISCUSS_CLIENT=litellm` sends every call there.
+For these calls litellm only passes the request through, yet importing it
+costs seconds and about 170 MB before the first request. They go out here
+with httpx (tenths of a second, tens of MB): a model litellm does not know
+at the member's own `api_base`, and OpenAI's own chat models by the names
+people use (`openai/gpt-4o-mini`, `gpt-4o`), at OpenAI or at the member's
+`api_base`. What the litellm provider promises holds the same way: the same
+request body (options, `extra_body`, structured replies where litellm's
+table says the model takes them), usage as the server counts it (counted
+here where a stream sends none), cost at litellm's table rates (cached
+prompt tokens at their own rate) or the member's own price, the same
+transient and final errors in the same words, streaming with the same
+checks of a stream's end. OpenAI's reasoning models (`o3`, `gpt-5`...),
+whose parameters litellm rewrites, and every other provider still go
+through litellm; `DISCUSS_CLIENT=litellm` sends every call there.
 """
 
 from __future__ import annotations
@@ -37,12 +40,45 @@ PREFIX = "openai/"
 REASONING_NAMES = re.compile(r"^(o\d|gpt-5)")
 
 
+OPENAI_BASE = "https://api.openai.com/v1"
+OPENAI_KEY = "OPENAI_API_KEY"
+
+
 def serves(p: Panelist) -> bool:
-    """Whether `p`'s calls take the light path: an `openai/` model litellm does not know, at its own server."""
-    if not (p.api_base and p.model.startswith(PREFIX)) or os.environ.get("DISCUSS_CLIENT") == "litellm":
+    """Whether `p`'s calls take the light path: an `openai/` model litellm does not know, at its own server,
+    or one of OpenAI's chat models."""
+    if os.environ.get("DISCUSS_CLIENT") == "litellm" or REASONING_NAMES.match(model_name(p)):
         return False
-    name = p.model[len(PREFIX):]
-    return not REASONING_NAMES.match(name) and not known_to_litellm(p.model)
+    if hosted(p):
+        return True
+    return bool(p.api_base and p.model.startswith(PREFIX)) and not known_to_litellm(p.model)
+
+
+def model_name(p: Panelist) -> str:
+    """The name the server knows the model by: without `openai/`."""
+    return p.model.removeprefix(PREFIX)
+
+
+@cache
+def _openai_chat(model: str) -> bool:
+    from .prices import price_table
+
+    found = price_table().get(model.removeprefix(PREFIX)) or {}
+    return found.get("litellm_provider") == "openai" and found.get("mode") == "chat"
+
+
+def hosted(p: Panelist) -> bool:
+    """Whether `p` names one of OpenAI's chat models as litellm's table lists them (`gpt-4o`, `openai/gpt-4o`)."""
+    return ("/" not in p.model or p.model.startswith(PREFIX)) and _openai_chat(p.model)
+
+
+def base_of(p: Panelist) -> str:
+    return p.api_base or (OPENAI_BASE if hosted(p) else "")
+
+
+def key_variable(p: Panelist) -> str | None:
+    """Where `p`'s key is: its own `api_key_env`, else OpenAI's usual variable for OpenAI's models at OpenAI."""
+    return p.api_key_env or (OPENAI_KEY if hosted(p) and not p.api_base else None)
 
 
 def known_to_litellm(model: str) -> bool:
@@ -113,7 +149,7 @@ def pool(p: Panelist) -> Any:
     from .http import async_client
 
     clients = POOLS.setdefault(asyncio.get_running_loop(), {})
-    key = (p.api_base or "", p.id)
+    key = (base_of(p), p.id)
     if (client := clients.get(key)) is None or client.is_closed:
         client = clients[key] = async_client(max_connections=None, max_keepalive_connections=64,
                                              keepalive_expiry=KEEPALIVE_SECONDS)
@@ -130,14 +166,24 @@ def request_body(p: Panelist, spec: CallSpec, messages: list[dict[str, Any]]) ->
     """What litellm sends an OpenAI-compatible server for this call: options, `extra_body` merged in."""
     options, defaults = via_litellm.member_options(p, spec)
     extra = options.pop("extra_body", None) or {}
-    body: dict[str, Any] = {"model": p.model[len(PREFIX):], "messages": messages, **defaults, **options}
-    if (form := via_litellm.response_format(None, p, spec)) is not None:
+    body: dict[str, Any] = {"model": model_name(p), "messages": messages, **defaults, **options}
+    if (form := via_litellm.response_format(TableSupport if hosted(p) else None, p, spec)) is not None:
         body["response_format"] = form
     return body | extra
 
 
+class TableSupport:
+    """What `response_format` asks litellm, answered from litellm's table for a model it lists."""
+
+    @staticmethod
+    def supports_response_schema(model: str) -> bool:
+        from .prices import entry
+
+        return bool((entry(model) or {}).get("supports_response_schema"))
+
+
 def headers_for(p: Panelist) -> dict[str, str]:
-    key = os.environ.get(p.api_key_env) if p.api_key_env else None
+    key = os.environ.get(name) if (name := key_variable(p)) else None
     return {"Authorization": f"Bearer {key or 'not-needed'}", "Content-Type": "application/json"}
 
 
@@ -168,7 +214,7 @@ def usage_of(p: Panelist, raw: Any, body: dict[str, Any], text: str) -> Usage:
     usage = sane_usage(raw.get("prompt_tokens"), raw.get("completion_tokens"),
                        details.get("cached_tokens") if isinstance(details, dict) else None,
                        body["messages"], text, body.get("max_tokens"))
-    usage.cost = via_litellm.own_price(p, usage.prompt_tokens, usage.completion_tokens) if p.price is not None else None
+    usage.cost = OPENAI_HTTP.price(p, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
     return usage
 
 
@@ -194,7 +240,7 @@ def unreadable(detail: str) -> TransientError:
 
 def sent(client: Any, p: Panelist, body: dict[str, Any], timeout: float) -> Any:
     """The request posted to `p`'s server; the reply, read by the caller as it comes."""
-    return client.stream("POST", endpoint_url(p.api_base or ""), json=body, headers=headers_for(p), timeout=timeout)
+    return client.stream("POST", endpoint_url(base_of(p)), json=body, headers=headers_for(p), timeout=timeout)
 
 
 async def bounded(reply: Any) -> bytes:
@@ -223,7 +269,7 @@ class OpenAIHTTPProvider:
         from .http import DeadlinePassed
 
         p = spec.panelist
-        where = mask_url(p.api_base or "")
+        where = mask_url(base_of(p))
         body = request_body(p, spec, messages)
         client = pool(p)
         try:
@@ -284,12 +330,17 @@ class OpenAIHTTPProvider:
                                              completion_tokens=usage.completion_tokens, calls=1))
         return text, usage, finish
 
-    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
-        return via_litellm.own_price(p, prompt_tokens, completion_tokens) if p.price is not None else None
+    def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float | None:
+        """The member's own price, else litellm's table rate (cached prompt tokens at theirs), else None."""
+        if p.price is not None:
+            return via_litellm.own_price(p, prompt_tokens, completion_tokens)
+        from .prices import table_price
+
+        return table_price(p.model, prompt_tokens, completion_tokens, cached_tokens)
 
     def missing_keys(self, panelists: list[Panelist]) -> list[str]:
-        return [f"{p.api_key_env} (for {p.id})" for p in panelists
-                if p.api_key_env and not os.environ.get(p.api_key_env)]
+        return [f"{name} (for {p.id})" for p in panelists
+                if (name := key_variable(p)) and not os.environ.get(name)]
 
     def warm_up(self, panelists: list[Panelist]) -> None:
         from . import http

@@ -37,13 +37,17 @@ def entry(model: str) -> dict[str, Any] | None:
     return table.get(model) or (table.get(name) if name else None)
 
 
-def table_price(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """What the tokens cost at the table's rates; None where the table gives the model no price."""
-    found = entry(model)
-    rate_in, rate_out = (found or {}).get("input_cost_per_token"), (found or {}).get("output_cost_per_token")
+def table_price(model: str, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float | None:
+    """What the tokens cost at the table's rates, prompt tokens read from the provider's cache at their own
+    rate where it gives one; None where the table gives the model no price."""
+    found = entry(model) or {}
+    rate_in, rate_out = found.get("input_cost_per_token"), found.get("output_cost_per_token")
     if not isinstance(rate_in, int | float) or not isinstance(rate_out, int | float):
         return None
-    return prompt_tokens * float(rate_in) + completion_tokens * float(rate_out)
+    rate_cached = found.get("cache_read_input_token_cost")
+    cached = min(max(cached_tokens, 0), prompt_tokens) if isinstance(rate_cached, int | float) else 0
+    return ((prompt_tokens - cached) * float(rate_in) + cached * float(rate_cached or 0.0)
+            + completion_tokens * float(rate_out))
 
 
 def same_provider(provider: str) -> list[str]:
