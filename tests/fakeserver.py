@@ -173,6 +173,9 @@ class FakeLLM:
         self._server: ThreadingHTTPServer | None = None
         self.in_flight = self.peak = 0  # requests being answered now, and the most at once
         self.models: list[str] | None = None  # set: GET /models lists these, as local servers do
+        self.owned_by = "fake"  # the listing's `owned_by` ("vllm" as vLLM's says)
+        self.props: dict | None = None  # set: GET /props answers this, as llama.cpp's server does (total_slots)
+        self.gets: list[str] = []  # the path of every GET, in order
         self.models_delay = 0.0  # a server busy generating answers /models late
         # On: like OpenAI's automatic prompt caching, a prompt whose start was sent before by the same
         # model reports that start as cached (from 1,024 tokens, in steps of 128; 4 characters a token).
@@ -286,11 +289,23 @@ class FakeLLM:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 
+            def _send_json(self, text: str) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(text)))
+                self.end_headers()
+                self.wfile.write(text.encode())
+
             def do_GET(self):  # noqa: N802
                 """/log: every request's start and end on the server's clock, and the most at once."""
+                fake.gets.append(self.path)
+                if self.path.endswith("/props") and fake.props is not None:
+                    self._send_json(json.dumps(fake.props))
+                    return
                 if self.path.endswith("/models") and fake.models is not None:
                     time.sleep(fake.models_delay)
-                    listed = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in fake.models]})
+                    listed = json.dumps({"object": "list", "data": [{"id": m, "object": "model",
+                                                                     "owned_by": fake.owned_by} for m in fake.models]})
                     self.send_response(200)
                     self.send_header("content-type", "application/json")
                     self.send_header("content-length", str(len(listed)))

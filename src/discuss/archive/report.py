@@ -33,6 +33,12 @@ class Progress:
         self.board: dict[str, str] = {}  # the phase in progress: a line per call
         self.shown = 0  # lines of the board now on screen
         self.calls, self.tokens, self.cost = 0, 0, 0.0
+        self.unpriced = 0  # calls whose cost nobody knows: the total is then a floor, or unknown
+
+    def note(self, text: str) -> None:
+        """Something the user should know about the run (a server held to one request at a time)."""
+        print(clean(f"note: {text}"), file=self.stream, flush=True)
+        self.shown = 0  # a board drawn before stays above the note, and the next is drawn below it
 
     def line(self, text: str) -> None:
         self.board, self.shown = {}, 0  # a new phase: the last board stays on screen as it was
@@ -44,6 +50,7 @@ class Progress:
             self.calls += result.attempts if kind != "invalid" else 0
             self.tokens += result.usage.total_tokens if kind != "invalid" else 0
             self.cost += (result.usage.cost or 0.0) if kind != "invalid" else 0.0
+            self.unpriced += kind != "invalid" and result.usage.cost is None
         text = self._describe(kind, who, result)
         if text is None:
             return
@@ -77,9 +84,15 @@ class Progress:
             return f"  .. {who} waits for a person: {result.waiting}"
         return None
 
+    def spent(self) -> str:
+        """The cost so far in words that do not claim more than is known."""
+        if self.unpriced and not self.cost:
+            return "cost unknown"
+        return money(self.cost) + (f" and {self.unpriced} call(s) of unknown cost" if self.unpriced else "")
+
     def _draw(self) -> None:
         up = f"\x1b[{self.shown}F" if self.shown else ""  # back to the board's first line
-        lines = [*self.board.values(), f"  -- {self.calls} calls, {self.tokens} tokens, {money(self.cost)} so far"]
+        lines = [*self.board.values(), f"  -- {self.calls} calls, {self.tokens} tokens, {self.spent()} so far"]
         self.stream.write(up + "".join(f"\x1b[2K{clean(x)}\n" for x in lines))
         self.stream.flush()
         self.shown = len(lines)

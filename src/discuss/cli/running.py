@@ -155,7 +155,7 @@ def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: boo
     progress = Progress()
     streaming = (progress.live and not quiet) if stream is None else stream
     on_tokens = (progress.streamed if not quiet else lambda spec, pieces: None) if streaming else None
-    runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens,
+    runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens, on_note=progress.note,
                                 folder=q.folder), prompts,
                     on_round=None if quiet else progress.line)
     d = providers.run(runner.run(r.asked, d, plan))

@@ -73,7 +73,7 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
                    report: Callable[[str], None]) -> dict[str, str]:
     """Run every prepared discussion to its end, `concurrency` at a time; slug -> outcome."""
-    limits = ProviderLimits(load_limits(Layout(root).panels))
+    limits = ProviderLimits(load_limits(Layout(root).panels), on_note=lambda note: report(f"note: {note}"))
     gate = asyncio.Semaphore(max(1, concurrency))
     prompts = prompts_for(root)
 

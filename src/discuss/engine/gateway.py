@@ -63,32 +63,62 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 class ProviderLimits:
     """At most N requests at once per provider (the model string's prefix) and per server (`api_base`).
 
-    A server on this machine takes one request at a time unless `limits:`
-    names it: a local model server (llama.cpp, ollama) has one slot, and a
-    second request either waits inside it (spending its timeout) or cuts
-    the stream in progress. A call waits for its slots before its timeout starts.
+    A server on this machine that `limits:` does not name is asked how many
+    it takes (llama.cpp's slots, vLLM's batching) before its first request;
+    one that says nothing takes one at a time, since a local model server
+    (ollama, llama-cpp-python) often has one slot and a second request either
+    waits inside it (spending its timeout) or cuts the stream in progress;
+    `on_note` is told so, with how to widen it. A call waits for its slots
+    before its timeout starts.
     """
 
-    def __init__(self, limits: dict[str, int] | None = None, local: int | None = 1):
+    def __init__(self, limits: dict[str, int] | None = None, local: int | None = 1,
+                 on_note: Callable[[str], None] | None = None):
         self.limits = dict(limits or {})
         self.local = local  # the limit of a server on this machine that `limits` does not name
+        self.on_note = on_note or (lambda note: None)
         self._gates: dict[str, asyncio.Semaphore] = {}
+        self._asked: dict[str, asyncio.Lock] = {}
+        self.widths: dict[str, int] = {}  # what each local server said it takes
 
     @staticmethod
     def provider(p: Panelist) -> str:
         return p.model.split("/", 1)[0]
 
-    def limit_of(self, key: str) -> int | None:
-        if key in self.limits or key.rstrip("/") in self.limits:
-            return self.limits.get(key, self.limits.get(key.rstrip("/")))
-        if "://" in key:
-            from urllib.parse import urlsplit
+    def named(self, key: str) -> bool:
+        return key in self.limits or key.rstrip("/") in self.limits
 
-            host = (urlsplit(key).hostname or "").lower()
-            return self.local if host in LOCAL_HOSTS else None
+    def on_this_machine(self, key: str) -> bool:
+        from urllib.parse import urlsplit
+
+        return "://" in key and (urlsplit(key).hostname or "").lower() in LOCAL_HOSTS
+
+    def limit_of(self, key: str) -> int | None:
+        if self.named(key):
+            return self.limits.get(key, self.limits.get(key.rstrip("/")))
+        if self.on_this_machine(key) and self.local is not None:
+            return self.widths.get(key, self.local)
         return None
 
-    def _semaphore(self, key: str) -> asyncio.Semaphore | None:
+    async def _ask_width(self, key: str) -> None:
+        """Once per local server `limits:` does not name: ask it how wide it is, and say so if narrow."""
+        if self.named(key) or not self.on_this_machine(key) or self.local is None:
+            return
+        async with self._asked.setdefault(key, asyncio.Lock()):
+            if key in self.widths:
+                return
+            from ..providers.http import server_width
+            from ..text.secrets import mask_url
+
+            said = await server_width(key)
+            self.widths[key] = said or self.local
+            if said is None and self.local == 1:
+                self.on_note(f"{mask_url(key)} takes one request at a time (it does not say it takes more): to send "
+                             f"more at once, give it more slots (llama.cpp: --parallel N) and name it under "
+                             f"`limits:` in panels.yaml ('{mask_url(key)}': N)")
+
+    async def _semaphore(self, key: str) -> asyncio.Semaphore | None:
+        await self._ask_width(key)
         limit = self.limit_of(key)
         if limit is None:
             return None
@@ -99,7 +129,7 @@ class ProviderLimits:
     @contextlib.asynccontextmanager
     async def gate(self, p: Panelist) -> AsyncIterator[None]:
         keys = [p.api_base.rstrip("/")] if p.api_base else []
-        gates = [g for g in (self._semaphore(k) for k in [*keys, self.provider(p)]) if g is not None]
+        gates = [g for g in [await self._semaphore(k) for k in [*keys, self.provider(p)]] if g is not None]
         async with contextlib.AsyncExitStack() as stack:
             for g in gates:
                 await stack.enter_async_context(g)

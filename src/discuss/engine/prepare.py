@@ -178,8 +178,9 @@ def check_ready(d: Discussion, root: Path) -> None:
 
 
 def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits | None = None,
-                on_tokens=None, folder: Path | None = None) -> Gateway:
-    """`folder`: the discussion's, where a person on the panel finds the forms to fill in."""
+                on_tokens=None, folder: Path | None = None, on_note=None) -> Gateway:
+    """`folder`: the discussion's, where a person on the panel finds the forms to fill in; `on_note` hears
+    what the user should know of the servers (one held to a request at a time)."""
     from ..providers.human import HumanProvider
 
     s = d.settings
@@ -187,7 +188,7 @@ def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits
     if limits is None:  # `limits:` in panels.yaml hold for every command that calls, not only run --all
         from ..store.panels import load_limits
 
-        limits = ProviderLimits(load_limits(Layout(root).panels))
+        limits = ProviderLimits(load_limits(Layout(root).panels), on_note=on_note)
     return Gateway(providers=partial(route, scripts=Layout(root).scripts, people=people,
                                      mark_cache=s.prompt_cache != "off"),
                    timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
