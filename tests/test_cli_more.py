@@ -167,6 +167,21 @@ def test_progress_on_a_terminal_rewrites_one_line_per_call_with_running_totals()
     assert "-- 2 calls, 15 tokens, $0.0100 so far" in final
 
 
+def test_the_running_total_never_claims_a_cost_nobody_knows():
+    import io
+
+    from discuss.archive.report import Progress
+    from discuss.calls import CallResult, CallSpec
+    from discuss.domain import Panelist, Usage
+
+    spec = CallSpec("ann", Panelist("ann", "openai/local-model", "ann"), [], "respond")
+    progress = Progress(io.StringIO(), live=True)
+    progress.event("done", spec, CallResult(spec, text="x", usage=Usage(10, 5, None, 1), attempts=1))
+    assert progress.spent() == "cost unknown"
+    progress.event("done", spec, CallResult(spec, text="x", usage=Usage(10, 5, 0.01, 1), attempts=1))
+    assert progress.spent() == "$0.0100 and 1 call(s) of unknown cost"
+
+
 def test_progress_in_a_log_prints_plain_lines():
     import io
 

@@ -36,7 +36,64 @@ def test_init_then_ask_with_the_offline_panel_then_the_site(tmp_path):
     page = (folder / "site" / "questions" / "which-unit-should-be-replaced-first.html").read_text()  # offline: no folders
     assert 'class="discuss"' in page and "simulated" in page
     again = cli("init", str(folder))
-    assert again.exit_code == 2 and "already a discuss project" in again.stderr
+    assert again.exit_code == 0 and "nothing to add" in again.stdout
+    (folder / "mkdocs.yml").unlink()  # init in a project adds what it lacks, and changes nothing else
+    panels = (folder / "discussions" / "panels.yaml").read_text()
+    repaired = cli("init", str(folder))
+    assert repaired.exit_code == 0 and "wrote mkdocs.yml" in repaired.stdout
+    assert (folder / "discussions" / "panels.yaml").read_text() == panels
+
+
+def test_init_makes_a_repository_and_warns_of_a_site_without_the_plugin(tmp_path):
+    import shutil
+
+    import pytest
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    folder = tmp_path / "own-site"
+    folder.mkdir()
+    (folder / "mkdocs.yml").write_text("site_name: Mine\nplugins:\n  - search\n")
+    made = cli("init", str(folder))
+    assert made.exit_code == 0 and (folder / ".git").is_dir()
+    assert "does not list the discuss plugin" in made.stderr
+    assert (folder / "mkdocs.yml").read_text() == "site_name: Mine\nplugins:\n  - search\n"
+    inner = folder / "inner"
+    assert cli("init", str(inner), "--no-git").exit_code == 0 and not (inner / ".git").exists()
+
+
+def test_a_project_dyson_checkout_works_in_place(tmp_path):
+    """init recognises Dyson's layout and changes none of its files; status, check, run, export and trials
+    work on its questions where they are, with no MkDocs of ours."""
+    import shutil
+    from pathlib import Path
+
+    checkout = tmp_path / "project-dyson"
+    questions = checkout / "src" / "content" / "research-questions"
+    shutil.copytree(Path(__file__).parent / "data" / "dyson", questions)
+    (checkout / "package.json").write_text('{"name": "project-dyson"}\n')
+    (checkout / ".gitignore").write_text("node_modules/\n")
+    before = {p: p.read_bytes() for p in checkout.rglob("*") if p.is_file()}
+    made = cli("init", str(checkout), "--no-git")
+    assert made.exit_code == 0, made.output
+    assert "a Project Dyson checkout" in made.stdout and "mkdocs build" not in made.stdout
+    assert {p: p.read_bytes() for p in before} == before  # not one Dyson file changed
+    added = sorted(str(p.relative_to(checkout)) for p in checkout.rglob("*") if p.is_file() and p not in before)
+    assert added == ["discussions/panels.yaml"] and not (checkout / "content").exists()
+    status = cli("status", "--json", cwd=checkout)
+    assert {row["slug"] for row in __import__("json").loads(status.stdout)} >= {"slot-reallocation-governance"}
+    assert cli("status", cwd=checkout).stdout.count("(Dyson)") >= 2  # the quick path reads them too
+    assert cli("check", cwd=checkout).exit_code in (0, 1)  # Dyson's own rules may refuse a fixture, never crash
+    members = "".join(f"      - {{id: {i}, model: offline/{p}, name: {i}}}\n" for i, p in
+                      (("claude-opus-4-6", "pragmatist"), ("gemini-3-pro", "skeptic"), ("gpt-5-2", "visionary")))
+    with (checkout / "discussions" / "panels.yaml").open("a") as f:
+        f.write(f"  dyson:\n    members:\n{members}")  # the thread's own member ids, played offline
+    ran = cli("run", "slot-reallocation-governance", "--panel", "dyson", "--rounds", "1", cwd=checkout)
+    assert ran.exit_code == 0, ran.output
+    assert cli("export", "--csv", str(tmp_path / "tables"), cwd=checkout).exit_code == 0
+    assert (tmp_path / "tables" / "rounds.csv").read_text().count("\n") >= 3
+    trials = cli("trials", "slot-reallocation-governance", "--runs", "1", "--panel", "offline", cwd=checkout)
+    assert trials.exit_code == 0, trials.output
 
 
 def test_commands_outside_a_project_write_nothing_and_point_to_init(tmp_path):

@@ -50,7 +50,7 @@ class Progress:
             self.calls += result.attempts if kind != "invalid" else 0
             self.tokens += result.usage.total_tokens if kind != "invalid" else 0
             self.cost += (result.usage.cost or 0.0) if kind != "invalid" else 0.0
-            self.unpriced += kind != "invalid" and result.usage.cost is None
+            self.unpriced += kind != "invalid" and result.usage.total_tokens > 0 and result.usage.cost is None
         text = self._describe(kind, who, result)
         if text is None:
             return

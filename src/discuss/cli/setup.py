@@ -18,18 +18,49 @@ FAMILY = "Set up"  # the panel of `discuss --help` these commands are listed und
 
 @app.command(rich_help_panel=FAMILY)
 @handled(anywhere=True)
-def init(folder: Path = typer.Argument(Path("."), help="The project folder (default: this one).")):
-    """Start a project: content/, a panel file with an offline panel (and real ones to uncomment), mkdocs.yml."""
+def init(folder: Path = typer.Argument(Path("."), help="The project folder (default: this one)."),
+         git: bool = typer.Option(True, "--git/--no-git", help="Make the folder a git repository if it is in none "
+                                  "(the discussions are reviewed in git).")):
+    """Start a project (content/, a panel file with an offline panel and real ones to uncomment, mkdocs.yml), or
+    add what an existing one lacks; in a Project Dyson checkout, only a panel file pointing at its questions."""
+    from ..commands.scaffold import DYSON_CONTENT, dyson_checkout, site_without_plugin
     from ..commands.scaffold import init as scaffold
 
     target = folder.resolve()
-    if (target / SETTINGS_DIR / PANELS_FILE).is_file():
-        raise InputError(f"{target}: already a discuss project ({SETTINGS_DIR}/{PANELS_FILE} is there)")
-    for path in scaffold(target):
+    existed = (target / SETTINGS_DIR / PANELS_FILE).is_file()
+    written = scaffold(target)
+    for path in written:
         typer.echo(f"wrote {path.relative_to(target)}")
+    if existed and not written:
+        typer.echo(f"{target}: already a discuss project with every file it needs; nothing to add")
+    dyson = dyson_checkout(target)
+    if dyson:
+        typer.echo(f"a Project Dyson checkout: questions stay in {DYSON_CONTENT}, its own site publishes them, "
+                   "and no file of it was changed")
+    elif site_without_plugin(target):
+        typer.echo("warning: mkdocs.yml is your own and does not list the discuss plugin: add `- discuss` under "
+                   "`plugins:` to publish the discussions", err=True)
+    if git and not (target / ".git").exists() and not _in_repository(target):
+        _git_init(target)
     here = "" if target == Path.cwd().resolve() else f"cd {folder} && "
-    typer.echo(f"next: {here}discuss ask \"Your research question?\" --panel offline   # a simulated panel\n"
-               f"      then mkdocs build, and open site/index.html")
+    typer.echo(f"next: {here}discuss ask \"Your research question?\" --panel offline   # a simulated panel"
+               + ("" if dyson else "\n      then mkdocs build, and open site/index.html"))
+
+
+def _in_repository(folder: Path) -> bool:
+    return any((p / ".git").exists() for p in folder.parents)
+
+
+def _git_init(folder: Path) -> None:
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        typer.echo("note: git is not installed; discussions are meant to be reviewed in git", err=True)
+        return
+    done = subprocess.run(["git", "init", "-q", str(folder)], capture_output=True, text=True)
+    typer.echo("made it a git repository (git init)" if done.returncode == 0 else
+               f"note: git init failed: {done.stderr.strip()[:200]}", err=done.returncode != 0)
 
 
 @app.command(rich_help_panel=FAMILY)

@@ -71,7 +71,21 @@ GITATTRIBUTES = """\
 """
 
 
-def files(name: str) -> dict[str, str]:
+# Project Dyson's checkout keeps its questions here and publishes them with a site of its own.
+DYSON_CONTENT = "src/content/research-questions"
+
+
+def dyson_checkout(folder: Path) -> bool:
+    return (folder / DYSON_CONTENT).is_dir()
+
+
+def files(name: str, dyson: bool = False) -> dict[str, str]:
+    """The files of a new project; in a Dyson checkout only the panel file, pointing at Dyson's questions
+    (its site, its .gitignore and every file of its own stay as they are)."""
+    if dyson:
+        where = (f"# A Project Dyson checkout: its questions stay where its own site reads them.\n"
+                 f"content: {DYSON_CONTENT}\n")
+        return {f"{SETTINGS_DIR}/{PANELS_FILE}": where + PANELS}
     return {
         f"{SETTINGS_DIR}/{PANELS_FILE}": PANELS,
         "mkdocs.yml": MKDOCS.format(quoted=json.dumps(name)),
@@ -84,11 +98,22 @@ def files(name: str) -> dict[str, str]:
 def init(folder: Path) -> list[Path]:
     """Write the files a project lacks; returns those written."""
     name = folder.resolve().name.replace("-", " ").replace("_", " ").strip().capitalize() or "Research discussions"
+    dyson = dyson_checkout(folder) and not (folder / SETTINGS_DIR / PANELS_FILE).exists()
     written = []
-    for rel, text in files(name).items():
+    for rel, text in files(name, dyson).items():
         path = folder / rel
         if not path.exists():
             write_atomic(path, text)
             written.append(path)
-    (folder / "content" / "questions").mkdir(parents=True, exist_ok=True)
+    if not dyson and not dyson_checkout(folder):
+        (folder / "content" / "questions").mkdir(parents=True, exist_ok=True)
     return written
+
+
+def site_without_plugin(folder: Path) -> bool:
+    """Whether the folder's own mkdocs.yml publishes without the discuss plugin (a site of its own)."""
+    config = folder / "mkdocs.yml"
+    if not config.is_file():
+        return False
+    text = config.read_text(encoding="utf-8", errors="replace")
+    return not any(line.strip().lstrip("-").strip() in ("discuss", "discuss:") for line in text.splitlines())

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator, model_validator
 
-from ..text.naming import derived_id, is_safe_id, unprintable
+from ..text.naming import derived_id, inside_project, is_safe_id, unprintable
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FORBID = ConfigDict(strict=True, extra="forbid")
@@ -147,6 +147,8 @@ class PanelFileModel(BaseModel):
     limits: dict[str, StrictInt] = Field(default_factory=dict)
     # Folders of the project, beside content/, that a question's sources may come from.
     source_folders: list[str] = Field(default_factory=list, alias="sourceFolders")
+    # Where the questions are, when not content/ (a Project Dyson checkout: src/content/research-questions).
+    content: StrictStr | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -159,11 +161,17 @@ class PanelFileModel(BaseModel):
     @classmethod
     def _folders(cls, value: list[str]) -> list[str]:
         for folder in value:
-            parts = folder.strip("/").split("/")
-            if folder.startswith("/") or any(p in ("", ".", "..") or p.startswith(".") for p in parts) \
-                    or parts[0] == "discussions":
+            if not inside_project(folder):
                 raise ValueError(f"sourceFolders: {folder!r} must be a folder of the project, such as sources "
                                  "(no '..', no hidden or settings folder)")
+        return value
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str | None) -> str | None:
+        if value is not None and not inside_project(value):
+            raise ValueError(f"content: {value!r} must be a folder of the project, such as "
+                             "src/content/research-questions (no '..', no hidden or settings folder)")
         return value
 
     @field_validator("limits")

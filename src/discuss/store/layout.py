@@ -1,6 +1,8 @@
 """The project folder's layout: the one place that knows where things live in it.
 
-    <root>/content/                  questions and their discussion folders (the site's docs)
+    <root>/content/                  questions and their discussion folders (the site's docs), or the
+                                     folder `content:` in panels.yaml names (a Project Dyson checkout's
+                                     src/content/research-questions)
     <root>/discussions/panels.yaml   panels, their settings and providers' limits
     <root>/discussions/personas/     the project's own personas, beside those discuss ships
     <root>/discussions/prompts/      prompt templates that replace the packaged ones
@@ -10,8 +12,12 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+
+from ..text.naming import inside_project
 
 SETTINGS_DIR = "discussions"
 PANELS_FILE = "panels.yaml"
@@ -41,6 +47,30 @@ def question_files(content: Path) -> list[Path]:
     return sorted(found)
 
 
+CONTENT_LINE = re.compile(r"""^content:[ \t]*(['"]?)([^'"#\n]*?)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
+
+
+def content_folder(panels: Path) -> str | None:
+    """The folder `content:` in the panel file names, if it names one inside the project (a line of its own,
+    read without a YAML parser: `status` asks before anything heavy loads; the panel file's schema refuses
+    a bad one with its reason)."""
+    try:
+        stat = panels.stat()
+    except OSError:
+        return None
+    return _content_folder(panels, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=16)
+def _content_folder(panels: Path, mtime: int, size: int) -> str | None:
+    try:
+        found = CONTENT_LINE.search(panels.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    folder = found.group(2).strip().strip("/") if found else ""
+    return folder if folder and inside_project(folder) else None
+
+
 @dataclass(frozen=True)
 class Layout:
     root: Path
@@ -55,7 +85,7 @@ class Layout:
 
     @property
     def content(self) -> Path:
-        return self.root / "content"
+        return self.root / (content_folder(self.panels) or "content")
 
     @property
     def settings(self) -> Path:

@@ -52,3 +52,10 @@ def derived_id(model: str) -> str:
 def camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(p.capitalize() for p in rest)
+
+
+def inside_project(folder: str) -> bool:
+    """A relative folder of a project: no '..', nothing hidden, not its settings folder (`discussions`)."""
+    parts = folder.strip("/").split("/")
+    return not folder.startswith("/") and not any(p in ("", ".", "..") or p.startswith(".") for p in parts) \
+        and parts[0] != "discussions"
