@@ -84,6 +84,14 @@ def structure(prompt: str) -> str:
     return "\n".join(out)
 
 
+def fair_ballot(prompt: str, word: str, termination: str) -> str:
+    """A ballot that reads each answer: APPROVE where it holds `word`, REJECT elsewhere, whatever its place."""
+    parts = re.split(r"^## Answer ([\w.-]+)(?: \(.*\))?$", prompt, flags=re.MULTILINE)
+    votes = [{"label": label, "vote": "APPROVE" if word in body.split("\n## ")[0] else "REJECT",
+              "reasoning": f"read answer {label}"} for label, body in zip(parts[1::2], parts[2::2])]
+    return json.dumps({"votes": votes, "termination": {"vote": termination, "reasoning": "fair"}})
+
+
 def filled(text: str, max_tokens: int) -> str:
     """`text` padded with common one-token words to about `max_tokens` tokens."""
     words = ("the", "panel", "power", "first", "orbit", "cost", "risk", "plan", "time", "use")
@@ -176,6 +184,8 @@ class FakeLLM:
         self.owned_by = "fake"  # the listing's `owned_by` ("vllm" as vLLM's says)
         self.props: dict | None = None  # set: GET /props answers this, as llama.cpp's server does (total_slots)
         self.gets: list[str] = []  # the path of every GET, in order
+        # Set: a fair voter, that approves each answer holding this word wherever it is shown, rejects the others.
+        self.approve_containing: str | None = None
         self.models_delay = 0.0  # a server busy generating answers /models late
         # On: like OpenAI's automatic prompt caching, a prompt whose start was sent before by the same
         # model reports that start as cached (from 1,024 tokens, in steps of 128; 4 characters a token).
@@ -228,6 +238,8 @@ class FakeLLM:
             message = (action.text or "error").replace("{auth}", auth)
             return action.status, {"error": {"message": message, "type": "fake"}}, action.headers or {}
         text = action.text if action.text is not None else default_reply(model, messages, self.termination, self.judge)
+        if self.approve_containing and action.text is None and task_of(messages) == "vote":
+            text = fair_ballot(prompt_of(messages), self.approve_containing, self.termination)
         if self.fill and action.text is None and not text.lstrip().startswith("{"):
             text = filled(text, int(body.get("max_tokens") or 0))
         prompt_tokens = sum(len(text_of(m.get("content"))) for m in messages) // 4

@@ -10,7 +10,7 @@ import json
 import string
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from discuss.errors import InputError
@@ -113,8 +113,14 @@ def test_the_whole_text_path_holds_for_any_code_point(tmp_path, text, reasoning)
     from discuss.text.jsonreply import extract_object
     from test_store import sample
 
+    from discuss.text.jsonreply import EchoError
+
     reply = clean(text)
-    ballot = extract_object(json.dumps({"reasoning": reasoning}))["reasoning"]  # a JSON escape spelled it
+    try:
+        ballot = extract_object(json.dumps({"reasoning": reasoning}))["reasoning"]  # a JSON escape spelled it
+    except EchoError:
+        assume(False)  # a copy of a prompt's example ("YOUR ANSWER") is refused as it should be: nothing to keep
+        return
     for kept in (reply, ballot):
         assert not any(0xD800 <= ord(c) <= 0xDFFF for c in kept) and "\x1b" not in kept
     d = sample((reply, "x"))

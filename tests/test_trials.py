@@ -89,6 +89,15 @@ def test_a_folder_of_dyson_trials_is_read_as_a_trial_set(tmp_path, project):
     assert report["approval"]["mean"] == pytest.approx(statistics.mean(shares), abs=1e-3)
     reasons = [d.get("terminationReason") for d in data]
     assert report["terminationConsistency"] == round(Counter(reasons).most_common(1)[0][1] / len(data), 3)
+    # Each panelist's leaning over the trials: the spread of its figure in each trial alone.
+    from discuss.protocols import get_protocol
+    from discuss.store import discussions as store
+
+    each = [get_protocol("vote").bias([store.load(folder / f"trial-{k}")]) for k in range(1, len(threads) + 1)]
+    for pid, leaning in report["bias"].items():
+        alone = [p.self_generosity for rep in each for p in rep.panelists
+                 if p.panelist_id == pid and p.self_generosity is not None]
+        assert leaning["selfVoteGenerosity"]["mean"] == (round(statistics.mean(alone), 3) if alone else None)
 
 
 def test_no_trial_yet_is_a_clear_error(project):

@@ -9,6 +9,8 @@ the judgements cast, own ones included, invented ones left out. The
 bootstrap is seeded: the same trials give the same figures. Only the rounds
 a trial's index lists are read: a round folder it does not list (a round
 another tool began and left) is named under `orphanRounds`, never counted.
+Where the protocol keeps a bias report, each panelist's leanings trial by
+trial are given as a spread over the trials (`bias`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,21 @@ def _approval(d: Discussion) -> float | None:
     return 100 * sum(j.approves for j in cast) / len(cast) if cast else None
 
 
+def _bias_over(trials: list[Discussion]) -> dict[str, dict[str, Any]]:
+    """Each panelist's self-vote generosity and tie-break wins trial by trial, as a spread over the trials:
+    whether a leaning holds from run to run or is one run's accident."""
+    generosity: dict[str, list[float]] = {}
+    ties: dict[str, list[float]] = {}
+    for d in trials:
+        rep = get_protocol(d.protocol).bias([d])
+        for p in rep.panelists if rep is not None else []:
+            if p.self_generosity is not None:
+                generosity.setdefault(p.panelist_id, []).append(p.self_generosity)
+            ties.setdefault(p.panelist_id, []).append(float(sum(p.tie_break_wins.values())))
+    return {pid: {"selfVoteGenerosity": spread(generosity.get(pid, [])), "tieBreakWins": spread(values)}
+            for pid, values in sorted(ties.items())}
+
+
 def report(trials: list[Discussion], labels: list[str] | None = None) -> dict[str, Any]:
     """The figures of `trials`; `labels` names each (its folder) where orphans are reported."""
     named = labels or [f"trial-{d.trial}" if d.trial else d.question_slug for d in trials]
@@ -49,6 +66,7 @@ def report(trials: list[Discussion], labels: list[str] | None = None) -> dict[st
         "approval": spread(approvals),
         "winnerStability": {"final": final_share, "firstRound": first_share, "winner": winner},
         "terminationConsistency": consistency, "terminationReason": reason,
+        "bias": _bias_over(trials),
         # Round folders a finished trial's index does not list: reported, never counted.
         "orphanRounds": {label: d.orphan_rounds for label, d in zip(named, trials) if d.orphan_rounds},
     }

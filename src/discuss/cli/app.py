@@ -15,6 +15,7 @@ from . import setup  # noqa: F401
 
 from . import running  # noqa: F401  # isort: skip
 from . import reading  # noqa: F401  # isort: skip
+from . import study  # noqa: F401  # isort: skip
 from . import people  # noqa: F401  # isort: skip
 from .base import app
 

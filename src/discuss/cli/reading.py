@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -11,8 +11,7 @@ from ..errors import InputError
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
 
-
-from .base import TRIALS, _trial_number, app, content, handled, layout, root
+from .base import app, content, handled, layout, root
 
 FAMILY = "Read"  # the panel of `discuss --help` these commands are listed under
 
@@ -76,7 +75,10 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
         typer.echo(json.dumps(discussion_data(content(), q.slug, round_number), indent=2, ensure_ascii=False))
         return
     typer.echo(render(d, full=full, only=round_number), nl=False)
+    from ..commands.auditing import audit_lines
 
+    if round_number is None and (lines := audit_lines(q.folder, d)):
+        typer.echo("\n".join(lines))
 
 def _latest() -> Question:
     """The question whose discussion changed last (its discussion.yaml written last)."""
@@ -88,111 +90,6 @@ def _latest() -> Question:
     if not started:
         raise InputError("no discussion yet; start one with `discuss run QUESTION --auto`")
     return read_question(max(started)[2])
-
-
-def rescore_spec(wanted: str) -> tuple[str, list[str]]:
-    """`selfVoteWeight=0,0.5,1` as (setting, values); a bare list of values gives no setting (the protocol's own)."""
-    setting, _, listed = wanted.rpartition("=")
-    return setting.strip(), [v.strip() for v in listed.split(",") if v.strip()]
-
-
-def _rescore(d: Discussion, wanted: str, as_json: bool) -> None:
-    from ..protocols import get_protocol
-
-    setting, values = rescore_spec(wanted)
-    try:
-        found = get_protocol(d.protocol).rescore(d, setting, values)
-    except InputError as exc:
-        raise InputError(f"--rescore {wanted!r}: {exc}") from None
-    if found is None:
-        raise InputError(f"--rescore: the {d.protocol} protocol cannot re-score {setting or wanted}")
-    if as_json:
-        import json
-
-        typer.echo(json.dumps(found[0], indent=2))
-    else:
-        typer.echo("\n".join(found[1]))
-
-
-@app.command(rich_help_panel=FAMILY)
-@handled
-def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; default every discussion."),
-           csv_dir: Path | None = typer.Option(None, "--csv", help="Write discussions.csv, rounds.csv and "
-                                               "votes.csv into this folder."),
-           as_json: bool = typer.Option(False, "--json", help="Print the three tables as one JSON document.")):
-    """The archive as the tables a study reads: one row per discussion, round and vote."""
-    import json
-
-    from ..archive.tables import DIVERGENT, as_csv, divergent_views, tables
-    from ..store.files import write_atomic
-    from ..store.yamlio import dump as dump_yaml
-
-    if csv_dir is None and not as_json:
-        raise InputError("give --csv DIR or --json")
-    rows = _archive(questions)
-    found, views = tables(rows), divergent_views(rows)
-    if as_json:
-        typer.echo(json.dumps({**{name.removesuffix(".csv"): table for name, table in found.items()},
-                               "divergent_views": views}, indent=2))
-    if csv_dir is not None:
-        for name, table in found.items():
-            write_atomic(csv_dir / name, as_csv(table))
-        write_atomic(csv_dir / DIVERGENT, dump_yaml({"schema": 1, "divergentViews": views}))
-        typer.echo(f"{len(found['discussions.csv'])} discussion(s), {len(found['rounds.csv'])} round(s), "
-                   f"{len(found['votes.csv'])} vote(s), {len(views)} divergent view(s) written to {csv_dir}",
-                   err=as_json)
-
-
-def _archive(questions: list[str] | None) -> list[Any]:
-    """The discussions of these questions (default: every one), each its own, its follow-ups' and its trials'."""
-    from ..archive.tables import located
-    from ..store import discussions as store
-    from ..store.followups import part_files
-    from ..store.layout import question_files
-    from ..store.questions import find_question, read_question
-
-    asked = [find_question(content(), ref) for ref in questions] if questions else [
-        read_question(p) for p in question_files(content())]
-    rows = []
-    for q in asked:
-        folders = [(q, q.folder, None)] + [(read_question(p), p.with_suffix(""), n)
-                                            for n, p in enumerate(part_files(q), 2)]
-        folders += [(q, f, None) for f in sorted((q.folder / TRIALS).glob("trial-*"), key=_trial_number)]
-        rows += [located(owner, d, f, content(), n) for owner, f, n in folders if (d := store.load(f)) is not None]
-    return rows
-
-
-@app.command(name="rescore", rich_help_panel=FAMILY)
-@handled
-def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or tieRule=fair,list-order."),
-                questions: list[str] = typer.Argument(None, help="Slugs or paths; default every discussion."),
-                as_json: bool = typer.Option(False, "--json", help="Every discussion's re-scoring as JSON.")):
-    """Re-score the recorded ballots of the archive's vote discussions: how many round winners would change."""
-    import json
-
-    from ..protocols import get_protocol
-
-    setting, values = rescore_spec(spec)
-    found = []
-    for x in _archive(questions):
-        try:
-            done = get_protocol(x.d.protocol).rescore(x.d, setting, values)
-        except InputError as exc:
-            raise InputError(f"{spec!r}: {exc}") from None
-        if done is not None:
-            found.append({"path": x.path, "questionSlug": x.d.question_slug, "variants": done[0]})
-    if not found:
-        raise InputError(f"no discussion here can be re-scored by {setting or spec}")
-    if as_json:
-        typer.echo(json.dumps(found, indent=2))
-        return
-    for i, value in enumerate(found[0]["variants"]):
-        rounds = sum(len(f["variants"][i]["winners"]) for f in found)
-        changed = [f for f in found if f["variants"][i]["changed"]]
-        typer.echo(f"{value['label']}: {sum(len(f['variants'][i]['changed']) for f in changed)} of {rounds} round winner(s) "
-                   f"change, in {len(changed)} of {len(found)} discussion(s)"
-                   + "".join(f"\n  {f['path']}: round(s) {', '.join(map(str, f['variants'][i]['changed']))}"
-                             for f in changed))
 
 
 def _orphans(files: list[Path]) -> list[tuple[Path, str]]:
@@ -286,3 +183,26 @@ def protocols(as_json: bool = typer.Option(False, "--json", help="JSON: a row pe
         if row["settings"]:
             typer.echo(f"{'':<12} its own settings (--set KEY=VALUE): {', '.join(row['settings'])}")
 
+
+def rescore_spec(wanted: str) -> tuple[str, list[str]]:
+    """`selfVoteWeight=0,0.5,1` as (setting, values); a bare list of values gives no setting (the protocol's own)."""
+    setting, _, listed = wanted.rpartition("=")
+    return setting.strip(), [v.strip() for v in listed.split(",") if v.strip()]
+
+
+def _rescore(d: Discussion, wanted: str, as_json: bool) -> None:
+    from ..protocols import get_protocol
+
+    setting, values = rescore_spec(wanted)
+    try:
+        found = get_protocol(d.protocol).rescore(d, setting, values)
+    except InputError as exc:
+        raise InputError(f"--rescore {wanted!r}: {exc}") from None
+    if found is None:
+        raise InputError(f"--rescore: the {d.protocol} protocol cannot re-score {setting or wanted}")
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(found[0], indent=2))
+    else:
+        typer.echo("\n".join(found[1]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 from ..protocols import BUILT_IN, DEFAULT
 from .base import (
     BACKGROUND_BYTES,
-    TRIALS,
-    _trial_number,
     _unusable,
     _unusable_line,
     app,
@@ -262,92 +260,6 @@ def _print_totals(questions) -> None:
         if s is not None:
             total.add(s.usage)
     typer.echo(f"total: {total.calls} calls, {total.total_tokens} tokens, {money(total.cost)}")
-
-
-@app.command(rich_help_panel=FAMILY)
-@handled
-def trials(question: str = typer.Argument(..., help="Slug or path of the question, or a folder of trial-N/ "
-                                          "discussions (Project Dyson's repeated-trials layout)."),
-           runs: int | None = typer.Option(None, "--runs", min=1, help="Run this many trials (to their end); "
-                                           "those already there are resumed, not repeated."),
-           panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
-           protocol: str | None = typer.Option(None, "--protocol", help="The protocol of every trial."),
-           estimate: bool = typer.Option(False, "--estimate", help="Price the trials still to run; no call."),
-           concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trials at once."),
-           into: Path | None = typer.Option(None, "--into", help="Keep the trials in this folder of the project "
-                                            "(default: <question>/trials/), e.g. Project Dyson's "
-                                            "publications/data/repeated-trials/<slug>/, where its analysis reads "
-                                            "them."),
-           as_json: bool = typer.Option(False, "--json", help="The report as JSON.")):
-    """Run a question N times, independently, and report how stable its outcome is."""
-    import json
-    from dataclasses import replace
-
-    from .. import providers
-    from ..archive.trials import report
-    from ..engine.batch import run_many
-    from ..engine.prepare import Options, check_ready, prepare
-    from ..store import discussions as store
-    from ..store.questions import find_question
-
-    given = Path(question)
-    if runs is None and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
-        folder = given
-    else:
-        q = find_question(content(), question)
-        folder = into.absolute() if into is not None else q.folder / TRIALS
-        if runs is not None:
-            prepared = []
-            for k in range(1, runs + 1):
-                trial = replace(q, path=folder / f"trial-{k}.md")
-                d = prepare(root(), trial, Options(panel=panel, protocol=protocol))
-                d.trial = k
-                if not d.concluded:
-                    prepared.append((_grounded(trial, d), d))
-            if estimate:
-                return _estimate_all(prepared)
-            for _, d in prepared:
-                check_ready(d, root())
-            providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
-    found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=_trial_number)
-    pairs = [(p.name, d) for p, d in ((p, store.load(p)) for p in found) if d is not None]
-    if not pairs:
-        raise InputError(f"{folder}: no trial yet; run some with --runs N")
-    figures = report([d for _, d in pairs], [name for name, _ in pairs])
-    if as_json:
-        typer.echo(json.dumps(figures, indent=2))
-        return
-    typer.echo(_trial_lines(figures, folder))
-    if figures["finished"] < figures["runs"]:
-        raise RunError(f"{figures['runs'] - figures['finished']} trial(s) have not finished; run again to resume them")
-
-
-def _trial_lines(f: dict[str, Any], folder: Path) -> str:
-    """The report as `show` words its figures: approval in percent, a share as "k of n"."""
-    def shown(x: dict[str, Any], unit: str = "") -> str:
-        if x["mean"] is None:
-            return "-"
-        sd = f", sd {x['sd']:g}{unit}" if x["sd"] is not None else ""
-        return f"{x['mean']:.1f}{unit}{sd} (95% CI {x['ci95'][0]:.1f}{unit} to {x['ci95'][1]:.1f}{unit})"
-
-    def share(fraction: float | None) -> str:
-        if fraction is None:
-            return "-"
-        return f"{round(fraction * f['runs'])} of {f['runs']} trials ({100 * fraction:.0f}%)"
-
-    stable = f["winnerStability"]
-    lines = [
-        f"{f['runs']} trial(s) in {folder} ({f['finished']} finished)",
-        f"  rounds:      {shown(f['rounds'])}",
-        f"  approval:    {shown(f['approval'], '%')}",
-        f"  winner:      {stable['winner'] or '-'}: the final winner in {share(stable['final'])}; "
-        f"the same first-round winner in {share(stable['firstRound'])}",
-        f"  termination: {f['terminationReason'] or '-'} in {share(f['terminationConsistency'])}",
-    ]
-    lines += [f"  left out:    {name}: round folder(s) {', '.join(f'round-{n}/' for n in numbers)} its "
-              "discussion.yaml does not list (not counted, as Dyson's analysis reads only listed rounds)"
-              for name, numbers in f["orphanRounds"].items()]
-    return "\n".join(lines)
 
 
 @app.command(rich_help_panel=FAMILY)

@@ -44,6 +44,7 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
     from ..archive.export import discussion_json
     from ..store import discussions as store
     from ..store.questions import find_question
+    from .auditing import audit_figures
 
     q = find_question(content, question)
     d = store.load(q.folder)
@@ -54,6 +55,8 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
     data = discussion_json(d)
     if round_number is not None:
         data["rounds"] = [data["rounds"][round_number - 1]]
+    if experiments := audit_figures(q.folder, d):
+        data["biasExperiment"] = experiments
     return data
 
 
@@ -62,12 +65,13 @@ def discussion_text(content: Path, question: str, full: bool = False) -> str:
     from ..archive.report import show
     from ..store import discussions as store
     from ..store.questions import find_question
+    from .auditing import audit_lines
 
     q = find_question(content, question)
     d = store.load(q.folder)
     if d is None:
         return f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`\n"
-    return show(d, full=full)
+    return show(d, full=full) + "".join(f"{line}\n" for line in audit_lines(q.folder, d))
 
 
 def panel_rows(layout: Layout) -> list[dict[str, str]]:

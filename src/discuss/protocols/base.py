@@ -173,6 +173,10 @@ class Protocol(ABC):
             raise InputError(f"--{given[0].replace('_', '-')} is not an option of the {self.name} protocol")
         return {}
 
+    def bias_experiment(self) -> Any | None:
+        """What re-asks its recorded judgements under new orders (`discuss audit`), if it has judgements."""
+        return None
+
     def thread_format(self) -> ThreadFormat | None:
         """The format of another tool's threads this protocol reads and continues in their shape, if any."""
         return None

@@ -195,7 +195,24 @@ def discussion_view(d: Discussion) -> dict:
 def question_section(entry: Entry, verdict_first: bool = False) -> str:
     """The discussion of a question page; its conclusion too unless the page shows it first."""
     view = discussion_view(entry.discussion) if entry.discussion else None
-    return ENV.get_template("question.html.j2").render(entry=entry, view=view, verdict_first=verdict_first)
+    return ENV.get_template("question.html.j2").render(entry=entry, view=view, verdict_first=verdict_first,
+                                                       experiment=experiment_lines(entry))
+
+
+def experiment_lines(entry: Entry) -> list[str]:
+    """The bias experiments (`discuss audit`) run on the discussion's rounds, as `show` words them."""
+    d = entry.discussion
+    experiment = get_protocol(d.protocol).bias_experiment() if d else None
+    if d is None or experiment is None or entry.error:
+        return []
+    from ..store.audits import ballots
+
+    names = {m.id: m.name for m in d.panel.members}
+    out = []
+    for number, kept in ballots(entry.question.folder).items():
+        out.append(f"round {number}, its voters asked again ({len(kept)} ballots):")
+        out += [line.removeprefix("- ") for line in experiment.lines(experiment.figures(kept), names)]
+    return out
 
 
 def verdict_section(entry: Entry) -> str:

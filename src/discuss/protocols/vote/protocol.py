@@ -19,7 +19,7 @@ from ...rules.agreement import agreement, measure
 from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ...text.outcomes import describe
-from ...text.prompting import Prompts, estimate_tokens
+from ...text.prompting import Prompts
 from ..base import (
     Context,
     Phase,
@@ -42,7 +42,7 @@ from .record import METHODS, VOTE_SCORES, Abstention, Ballot, BallotBox, Termina
 from .scoring import describe_tie, pick_winner, tally, vote_agreement
 from .settings import VoteSettings
 from .termination import Decision, conclude_counts, decide
-from .thread import clip_tokens, earlier_context
+from .thread import ballot_texts, clip_tokens, earlier_context
 
 
 def settings(d: Discussion) -> VoteSettings:
@@ -88,24 +88,6 @@ def label_order(rnd: Round, voter: str, panel_order: list[str] | None = None) ->
 
 def vote_pending(d: Discussion, rnd: Round) -> list[Panelist]:
     return [p for p in d.panel.members if p.id not in ballot_box(rnd).voted()]
-
-
-MIN_SHARE = 200  # tokens: below this an answer is too cut to judge, whatever the panel's size
-
-
-def ballot_texts(d: Discussion, rnd: Round) -> dict[str, str]:
-    """Each answer as ballots show it: cut to an equal share of the context budget, the cut recorded.
-
-    The same cut for every answer, so no answer is judged on more of itself
-    than another; a ballot's prompt stays within `contextTokens` plus the
-    fixed instructions, whatever the panel's size and the answers' length.
-    """
-    share = max(d.settings.context_tokens // max(len(rnd.replies), 1), MIN_SHARE)
-    cut = sorted(pid for pid, reply in rnd.replies.items() if estimate_tokens(reply.text.strip()) > share)
-    texts = {pid: clip_tokens(reply.text, share) if pid in cut else reply.text for pid, reply in rnd.replies.items()}
-    if cut:
-        notes(rnd)["ballotCut"] = {"tokensPerAnswer": share, "cut": cut}
-    return texts
 
 
 def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list[CallSpec]:
@@ -293,6 +275,11 @@ class VoteProtocol(Protocol):
         from .settings import from_flags
 
         return from_flags(flags.get("method"), flags.get("hide_winner"))
+
+    def bias_experiment(self) -> Any:
+        from .experiment import EXPERIMENT
+
+        return EXPERIMENT
 
     def thread_format(self) -> ThreadFormat:
         from .dyson import FORMAT  # Project Dyson's tool ran this protocol

@@ -17,6 +17,7 @@ from typing import Any
 from ...domain import Discussion, Round
 from ...text.prompting import estimate_tokens
 from ...text.tokens import fitting
+from .notes import notes
 from .record import ballot_box
 
 # Tokens the template spends on one earlier round and on one answer besides their texts.
@@ -93,3 +94,21 @@ def earlier_context(d: Discussion, me: str, budget: int,
         chosen.append(entry)
         left -= entry_tokens(entry)
     return list(reversed(chosen)), len(done) - len(chosen)
+
+
+MIN_SHARE = 200  # tokens: below this an answer is too cut to judge, whatever the panel's size
+
+
+def ballot_texts(d: Discussion, rnd: Round) -> dict[str, str]:
+    """Each answer as ballots show it: cut to an equal share of the context budget, the cut recorded.
+
+    The same cut for every answer, so no answer is judged on more of itself
+    than another; a ballot's prompt stays within `contextTokens` plus the
+    fixed instructions, whatever the panel's size and the answers' length.
+    """
+    share = max(d.settings.context_tokens // max(len(rnd.replies), 1), MIN_SHARE)
+    cut = sorted(pid for pid, reply in rnd.replies.items() if estimate_tokens(reply.text.strip()) > share)
+    texts = {pid: clip_tokens(reply.text, share) if pid in cut else reply.text for pid, reply in rnd.replies.items()}
+    if cut:
+        notes(rnd)["ballotCut"] = {"tokensPerAnswer": share, "cut": cut}
+    return texts

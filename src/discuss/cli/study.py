@@ -1,0 +1,225 @@
+"""Commands a study runs on the archive: trials, audit, export and rescore."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from ..errors import InputError, RunError
+
+if TYPE_CHECKING:
+    pass
+from .base import TRIALS, _trial_number, app, content, handled, root
+from .reading import rescore_spec
+from .running import _estimate_all, _grounded
+
+FAMILY = "Study"  # the panel of `discuss --help` these commands are listed under
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def trials(question: str = typer.Argument(..., help="Slug or path of the question, or a folder of trial-N/ "
+                                          "discussions (Project Dyson's repeated-trials layout)."),
+           runs: int | None = typer.Option(None, "--runs", min=1, help="Run this many trials (to their end); "
+                                           "those already there are resumed, not repeated."),
+           panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+           protocol: str | None = typer.Option(None, "--protocol", help="The protocol of every trial."),
+           estimate: bool = typer.Option(False, "--estimate", help="Price the trials still to run; no call."),
+           concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trials at once."),
+           into: Path | None = typer.Option(None, "--into", help="Keep the trials in this folder of the project "
+                                            "(default: <question>/trials/), e.g. Project Dyson's "
+                                            "publications/data/repeated-trials/<slug>/, where its analysis reads "
+                                            "them."),
+           as_json: bool = typer.Option(False, "--json", help="The report as JSON.")):
+    """Run a question N times, independently, and report how stable its outcome is."""
+    import json
+    from dataclasses import replace
+
+    from .. import providers
+    from ..archive.trials import report
+    from ..engine.batch import run_many
+    from ..engine.prepare import Options, check_ready, prepare
+    from ..store import discussions as store
+    from ..store.questions import find_question
+
+    given = Path(question)
+    if runs is None and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
+        folder = given
+    else:
+        q = find_question(content(), question)
+        folder = into.absolute() if into is not None else q.folder / TRIALS
+        if runs is not None:
+            prepared = []
+            for k in range(1, runs + 1):
+                trial = replace(q, path=folder / f"trial-{k}.md")
+                d = prepare(root(), trial, Options(panel=panel, protocol=protocol))
+                d.trial = k
+                if not d.concluded:
+                    prepared.append((_grounded(trial, d), d))
+            if estimate:
+                return _estimate_all(prepared)
+            for _, d in prepared:
+                check_ready(d, root())
+            providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
+    found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=_trial_number)
+    pairs = [(p.name, d) for p, d in ((p, store.load(p)) for p in found) if d is not None]
+    if not pairs:
+        raise InputError(f"{folder}: no trial yet; run some with --runs N")
+    figures = report([d for _, d in pairs], [name for name, _ in pairs])
+    if as_json:
+        typer.echo(json.dumps(figures, indent=2))
+        return
+    typer.echo(_trial_lines(figures, folder))
+    if figures["finished"] < figures["runs"]:
+        raise RunError(f"{figures['runs'] - figures['finished']} trial(s) have not finished; run again to resume them")
+
+
+def _trial_lines(f: dict[str, Any], folder: Path) -> str:
+    """The report as `show` words its figures: approval in percent, a share as "k of n"."""
+    def shown(x: dict[str, Any], unit: str = "") -> str:
+        if x["mean"] is None:
+            return "-"
+        sd = f", sd {x['sd']:g}{unit}" if x["sd"] is not None else ""
+        return f"{x['mean']:.1f}{unit}{sd} (95% CI {x['ci95'][0]:.1f}{unit} to {x['ci95'][1]:.1f}{unit})"
+
+    def share(fraction: float | None) -> str:
+        if fraction is None:
+            return "-"
+        return f"{round(fraction * f['runs'])} of {f['runs']} trials ({100 * fraction:.0f}%)"
+
+    stable = f["winnerStability"]
+    lines = [
+        f"{f['runs']} trial(s) in {folder} ({f['finished']} finished)",
+        f"  rounds:      {shown(f['rounds'])}",
+        f"  approval:    {shown(f['approval'], '%')}",
+        f"  winner:      {stable['winner'] or '-'}: the final winner in {share(stable['final'])}; "
+        f"the same first-round winner in {share(stable['firstRound'])}",
+        f"  termination: {f['terminationReason'] or '-'} in {share(f['terminationConsistency'])}",
+    ]
+    for pid, leaning in f["bias"].items():
+        if leaning["selfVoteGenerosity"]["mean"] is not None:
+            lines.append(f"  bias:        {pid}: self-vote generosity {shown(leaning['selfVoteGenerosity'])} "
+                         "over the trials")
+    lines += [f"  left out:    {name}: round folder(s) {', '.join(f'round-{n}/' for n in numbers)} its "
+              "discussion.yaml does not list (not counted, as Dyson's analysis reads only listed rounds)"
+              for name, numbers in f["orphanRounds"].items()]
+    return "\n".join(lines)
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def audit(question: str = typer.Argument(..., help="Slug or path of a vote discussion's question."),
+          round_number: int | None = typer.Option(None, "--round", min=1, help="The round (default: the last "
+                                                  "finished one with ballots)."),
+          orders: int = typer.Option(4, "--orders", min=1, max=50, help="New label orders each voter is shown."),
+          padding: bool = typer.Option(False, "--padding", help="Also ask each order with one answer lengthened by "
+                                       "a neutral restatement of itself (length bias)."),
+          estimate: bool = typer.Option(False, "--estimate", help="Price the re-asks; no call."),
+          panel: str | None = typer.Option(None, "--panel", help="Reach the voters as this panel gives them "
+                                           "(default: the discussion's)."),
+          as_json: bool = typer.Option(False, "--json", help="The figures as JSON."),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr.")):
+    """Ask a round's voters again with the same answers in new orders: their position and length bias."""
+    import json
+
+    from ..archive.listing import money
+    from ..archive.report import Progress
+    from ..commands.auditing import audit as run_audit
+
+    progress = Progress()
+    found = run_audit(root(), content(), question, round_number, orders, padding, estimate, panel,
+                      on_event=None if quiet else progress.event, on_note=progress.note)
+    if as_json:
+        typer.echo(json.dumps(found, indent=2))
+    elif estimate:
+        typer.echo(f"{found['slug']}: the audit of round {found['round']} would make at most {found['calls']} calls, "
+                   f"{found['promptTokens']} prompt and {found['completionTokens']} completion tokens, "
+                   f"{money(found['cost']) if found['cost'] is not None else 'cost unknown'}")
+    else:
+        typer.echo(f"{found['slug']}, round {found['round']}: {found['ballots']} ballot(s) asked again "
+                   f"({found['asked']} this time), {found['orders']} order(s) each"
+                   + (", padded copies too" if found["padding"] else ""))
+        typer.echo("\n".join(found["lines"]))
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; default every discussion."),
+           csv_dir: Path | None = typer.Option(None, "--csv", help="Write discussions.csv, rounds.csv and "
+                                               "votes.csv into this folder."),
+           as_json: bool = typer.Option(False, "--json", help="Print the three tables as one JSON document.")):
+    """The archive as the tables a study reads: one row per discussion, round and vote."""
+    import json
+
+    from ..archive.tables import DIVERGENT, as_csv, divergent_views, tables
+    from ..store.files import write_atomic
+    from ..store.yamlio import dump as dump_yaml
+
+    if csv_dir is None and not as_json:
+        raise InputError("give --csv DIR or --json")
+    rows = _archive(questions)
+    found, views = tables(rows), divergent_views(rows)
+    if as_json:
+        typer.echo(json.dumps({**{name.removesuffix(".csv"): table for name, table in found.items()},
+                               "divergent_views": views}, indent=2))
+    if csv_dir is not None:
+        for name, table in found.items():
+            write_atomic(csv_dir / name, as_csv(table))
+        write_atomic(csv_dir / DIVERGENT, dump_yaml({"schema": 1, "divergentViews": views}))
+        typer.echo(f"{len(found['discussions.csv'])} discussion(s), {len(found['rounds.csv'])} round(s), "
+                   f"{len(found['votes.csv'])} vote(s), {len(views)} divergent view(s) written to {csv_dir}",
+                   err=as_json)
+
+
+def _archive(questions: list[str] | None) -> list[Any]:
+    """The discussions of these questions (default: every one), each its own, its follow-ups' and its trials'."""
+    from ..archive.tables import located
+    from ..store import discussions as store
+    from ..store.followups import part_files
+    from ..store.layout import question_files
+    from ..store.questions import find_question, read_question
+
+    asked = [find_question(content(), ref) for ref in questions] if questions else [
+        read_question(p) for p in question_files(content())]
+    rows = []
+    for q in asked:
+        folders = [(q, q.folder, None)] + [(read_question(p), p.with_suffix(""), n)
+                                            for n, p in enumerate(part_files(q), 2)]
+        folders += [(q, f, None) for f in sorted((q.folder / TRIALS).glob("trial-*"), key=_trial_number)]
+        rows += [located(owner, d, f, content(), n) for owner, f, n in folders if (d := store.load(f)) is not None]
+    return rows
+
+
+@app.command(name="rescore", rich_help_panel=FAMILY)
+@handled
+def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or tieRule=fair,list-order."),
+                questions: list[str] = typer.Argument(None, help="Slugs or paths; default every discussion."),
+                as_json: bool = typer.Option(False, "--json", help="Every discussion's re-scoring as JSON.")):
+    """Re-score the recorded ballots of the archive's vote discussions: how many round winners would change."""
+    import json
+
+    from ..protocols import get_protocol
+
+    setting, values = rescore_spec(spec)
+    found = []
+    for x in _archive(questions):
+        try:
+            done = get_protocol(x.d.protocol).rescore(x.d, setting, values)
+        except InputError as exc:
+            raise InputError(f"{spec!r}: {exc}") from None
+        if done is not None:
+            found.append({"path": x.path, "questionSlug": x.d.question_slug, "variants": done[0]})
+    if not found:
+        raise InputError(f"no discussion here can be re-scored by {setting or spec}")
+    if as_json:
+        typer.echo(json.dumps(found, indent=2))
+        return
+    for i, value in enumerate(found[0]["variants"]):
+        rounds = sum(len(f["variants"][i]["winners"]) for f in found)
+        changed = [f for f in found if f["variants"][i]["changed"]]
+        typer.echo(f"{value['label']}: {sum(len(f['variants'][i]['changed']) for f in changed)} of {rounds} round winner(s) "
+                   f"change, in {len(changed)} of {len(found)} discussion(s)"
+                   + "".join(f"\n  {f['path']}: round(s) {', '.join(map(str, f['variants'][i]['changed']))}"
+                             for f in changed))

@@ -1,0 +1,130 @@
+"""`discuss audit`: a recorded round's voters asked again under new orders, to measure position and length bias.
+
+The re-asked ballots are files of the discussion (`audit/round-N/<voter>--order-K[--padded].yaml`),
+reviewable in a pull request, written as each arrives: a run stopped half way goes on where it
+stopped and asks nothing twice. Their calls count against the discussion's budget with what it has
+spent; `estimate` prices them first. The figures are the protocol's (`bias_experiment()`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..store.audits import ballots, keep, recorded
+
+
+def _experiment(d: Any) -> Any:
+    from ..protocols import get_protocol
+
+    found = get_protocol(d.protocol).bias_experiment()
+    if found is None:
+        raise InputError(f"audit asks a round's voters again: the {d.protocol} protocol records no ballots to re-ask "
+                         "(vote's rounds have them)")
+    return found
+
+
+def _panel(root: Path, d: Any, name: str | None) -> dict[str, Any]:
+    """The voters as the panel file gives them now (address, options), by id; the recorded ones otherwise."""
+    from ..store.layout import Layout
+    from ..store.panels import load_panels
+
+    panels = load_panels(Layout(root).panels)
+    chosen = panels.get(name or d.panel.name)
+    if name and chosen is None:
+        raise InputError(f"no panel {name!r} (panels: {', '.join(sorted(panels))})")
+    live = {m.id: m for m in chosen[0].members} if chosen else {}
+    return {m.id: live.get(m.id, m) for m in d.panel.members}
+
+
+def _budget(d: Any, spent: Any, calls: int) -> None:
+    s = d.settings
+    if s.max_calls and d.usage.calls + spent.calls + calls > s.max_calls:
+        raise InputError(f"the audit's {calls} call(s) would pass the discussion's budget of {s.max_calls} calls "
+                         f"({d.usage.calls + spent.calls} spent): raise maxCalls, or ask fewer --orders")
+
+
+def audit(root: Path, content: Path, question: str, round_number: int | None = None, orders: int = 4,
+          padding: bool = False, estimate: bool = False, panel: str | None = None, on_event: Any = None,
+          on_note: Any = None) -> dict[str, Any]:
+    """Run (or price, with `estimate`) the experiment on a round; the figures over every ballot kept."""
+    import dataclasses
+
+    from .. import providers
+    from ..domain import Usage
+    from ..engine.prepare import check_ready, gateway_for
+    from ..engine.runner import prompts_for
+    from ..protocols import get_protocol
+    from ..store import discussions as store
+    from ..store.questions import find_question
+    from ..text.tokens import count
+
+    q = find_question(content, question)
+    d = store.load(q.folder)
+    if d is None:
+        raise InputError(f"{q.slug}: no discussion yet, so no round to audit")
+    experiment = _experiment(d)
+    rounds = experiment.rounds(d)
+    number = round_number if round_number is not None else (rounds[-1] if rounds else None)
+    if number is None or number not in rounds:
+        raise InputError(f"{q.slug}: round {number} is not a finished round with ballots "
+                         f"(those that are: {', '.join(map(str, rounds)) or 'none'})")
+    rnd = next(r for r in d.rounds if r.number == number)
+    d.panel = dataclasses.replace(d.panel, members=tuple(_panel(root, d, panel).values()))
+    specs = experiment.calls(d, q, rnd, prompts_for(root).scoped(get_protocol(d.protocol)), orders, padding)
+    kept = recorded(q.folder).get(number, {})
+    pending = [s for s in specs if s.key not in kept or kept[s.key].get("error")]
+    spent = Usage()
+    for record in kept.values():
+        spent.add(Usage(**{k: record.get("usage", {}).get(k, 0) for k in ("prompt_tokens", "completion_tokens",
+                                                                           "calls")}))
+    if estimate:
+        prompt = sum(count(m["content"]) for s in pending for m in s.messages if isinstance(m.get("content"), str))
+        prices = [providers.price(s.panelist, 0, 0) for s in pending]
+        cost = None if any(p is None for p in prices) else sum(
+            providers.price(s.panelist, sum(count(m["content"]) for m in s.messages), s.max_tokens) or 0.0
+            for s in pending)
+        return {"slug": q.slug, "round": number, "calls": len(pending), "promptTokens": prompt,
+                "completionTokens": sum(s.max_tokens for s in pending), "cost": cost}
+    _budget(d, spent, len(pending))
+    if pending:
+        check_ready(d, root)
+    def kept_result(result: Any) -> None:
+        earlier = kept.get(result.spec.key, {}).get("usage", {})  # a failed ask before: its usage is kept
+        used = {k: getattr(result.usage, k) + int(earlier.get(k, 0)) for k in ("prompt_tokens", "completion_tokens",
+                                                                             "calls")}
+        data = experiment.record(result.spec, result.value) if result.ok else {"error": result.error}
+        keep(q.folder, number, result.spec.key, {**data, "usage": used})
+
+    if pending:
+        gateway = gateway_for(d, root, on_event, folder=q.folder, on_note=on_note)
+        providers.run(gateway.run_phase(pending, on_result=kept_result))
+    usable = ballots(q.folder).get(number, [])
+    names = {m.id: m.name for m in d.panel.members}
+    found = experiment.figures(usable)
+    return {"slug": q.slug, "round": number, "orders": orders, "padding": padding, "ballots": len(usable),
+            "asked": len(pending), "figures": found, "lines": experiment.lines(found, names)}
+
+
+def audit_figures(folder: Path, d: Any) -> dict[str, Any]:
+    """The figures of every experiment run on a discussion's rounds, by round number (as text, for JSON)."""
+    try:
+        experiment = _experiment(d)
+    except InputError:
+        return {}
+    return {str(n): {**experiment.figures(b), "ballots": len(b)} for n, b in ballots(folder).items()}
+
+
+def audit_lines(folder: Path, d: Any) -> list[str]:
+    """What `show` prints of the experiments run on a discussion's rounds: none where none was."""
+    found = audit_figures(folder, d)
+    if not found:
+        return []
+    experiment, names = _experiment(d), {m.id: m.name for m in d.panel.members}
+    out = ["", "Bias experiment (`discuss audit`): approval of the answer shown first minus the one shown last, "
+           "and of a padded copy minus the original"]
+    for number, figures in found.items():
+        out.append(f"round {number}, its voters asked again ({figures['ballots']} ballots):")
+        out += experiment.lines(figures, names)
+    return out

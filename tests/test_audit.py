@@ -1,0 +1,77 @@
+"""`discuss audit`: a recorded round's voters asked again under new orders catch a voter that approves
+whatever comes first, and clear one that reads the answers; the re-asks are files, resumable, priced first."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import fake_panel
+from fakeserver import Action
+
+
+def voted_round(project, fake, answers: dict[str, str] | None = None):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    for model, text in (answers or {}).items():
+        fake.script(model, Action(text=text))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q")
+    assert result.exit_code == 0, result.output
+
+
+def audited(project, *flags: str) -> dict:
+    result = project.cli("audit", "swarm-power", "--json", "-q", *flags)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_voter_that_approves_whatever_comes_first_is_caught(project, fake):
+    voted_round(project, fake)  # the fake's voters approve the first answer they are shown, whatever it is
+    found = audited(project, "--orders", "6")
+    panel = found["figures"]["panel"]["positionBias"]
+    assert found["ballots"] == 18 and panel["ballots"] == 18
+    assert panel["estimate"] == 1.0 and panel["low"] > 0.5  # near 1, the interval clear of 0
+    assert all(v["positionBias"]["estimate"] == 1.0 for v in found["figures"]["voters"].values())
+
+
+def test_a_voter_that_reads_the_answers_is_cleared_and_padding_changes_nothing_for_it(project, fake):
+    voted_round(project, fake, {"alpha": "Solar first: the collectors pay for the rest.",
+                                "beta": "Comms first.", "gamma": "Storage first."})
+    fake.approve_containing = "Solar"
+    found = audited(project, "--orders", "8", "--padding")
+    position, length = found["figures"]["panel"]["positionBias"], found["figures"]["panel"]["lengthBias"]
+    assert abs(position["estimate"]) < 0.35 and position["low"] <= 0 <= position["high"]
+    assert length["estimate"] == 0 and length["ballots"] == 24  # the same verdict on the longer copy
+    assert found["ballots"] == 48  # 3 voters, 8 orders, each asked plain and padded
+
+
+def test_the_re_asks_are_files_priced_first_resumed_and_shown(project, fake):
+    voted_round(project, fake)
+    before = len(fake.requests)
+    priced = project.cli("audit", "swarm-power", "--orders", "2", "--estimate")
+    assert priced.exit_code == 0 and "at most 6 calls" in priced.stdout
+    assert len(fake.requests) == before and not (project.folder / "audit").exists()
+    first = audited(project, "--orders", "2")
+    files = sorted(p.name for p in (project.folder / "audit" / "round-1").iterdir())
+    assert len(files) == 6 and "alpha--order-1.yaml" in files and first["asked"] == 6
+    again = audited(project, "--orders", "2")
+    assert again["asked"] == 0 and again["figures"] == first["figures"]  # nothing asked twice
+    shown = project.cli("show", "swarm-power").stdout
+    assert "its voters asked again (6 ballots)" in shown and "position bias +1.00" in shown
+    data = json.loads(project.cli("show", "swarm-power", "--json").stdout)
+    assert data["biasExperiment"]["1"]["panel"]["positionBias"]["estimate"] == 1.0
+    from sitekit import build
+
+    (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\ntheme:\n  name: material\n"
+                                              "plugins:\n  - discuss\n")
+    site = build(project.root)
+    html = (site / "questions" / "swarm-power" / "index.html").read_text()
+    assert "Bias experiment: the voters asked again" in html and "the panel: position bias +1.00" in html
+    assert not list(site.rglob("*order-1*"))  # the re-asks are the discussion's files, not pages
+
+
+def test_what_cannot_be_audited_is_refused_with_nothing_written(project, fake):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("audit", "swarm-power").exit_code == 2  # no discussion yet
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "council", "-q").exit_code == 0
+    refused = project.cli("audit", "swarm-power")
+    assert refused.exit_code == 2 and "records no ballots to re-ask" in refused.stderr
+    assert not (project.folder / "audit").exists()
