@@ -110,10 +110,8 @@ def test_the_whole_text_path_holds_for_any_code_point(tmp_path, text, reasoning)
     from discuss.site.render import question_section
     from discuss.store.questions import read_question
     from discuss.text.clean import clean
-    from discuss.text.jsonreply import extract_object
+    from discuss.text.jsonreply import EchoError, extract_object
     from test_store import sample
-
-    from discuss.text.jsonreply import EchoError
 
     reply = clean(text)
     try:
