@@ -66,6 +66,13 @@ def test_the_re_asks_are_files_priced_first_resumed_and_shown(project, fake):
     html = (site / "questions" / "swarm-power" / "index.html").read_text()
     assert "Bias experiment: the voters asked again" in html and "the panel: position bias +1.00" in html
     assert not list(site.rglob("*order-1*"))  # the re-asks are the discussion's files, not pages
+    assert project.cli("export", "--csv", str(project.root / "tables")).exit_code == 0
+    import csv
+
+    rows = list(csv.DictReader((project.root / "tables" / "bias_experiments.csv").open()))
+    panel = next(r for r in rows if r["who"] == "panel" and r["measure"] == "positionBias")
+    assert (panel["round"], panel["estimate"], panel["ballots"]) == ("1", "1.0", "6")
+    assert {r["who"] for r in rows} == {"panel", "alpha", "beta", "gamma"}
 
 
 def test_what_cannot_be_audited_is_refused_with_nothing_written(project, fake):

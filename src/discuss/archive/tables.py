@@ -126,6 +126,30 @@ def tables(located: list[Located]) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+EXPERIMENTS = "bias_experiments.csv"
+
+
+def experiment_rows(located: list[Located], content: Path) -> list[dict[str, Any]]:
+    """One row per figure of every bias experiment (`discuss audit`) on these discussions: for the panel and
+    each voter, position and length bias with their interval and ballots. None where none was run."""
+    from ..store.audits import ballots
+
+    rows = []
+    for x in located:
+        experiment = get_protocol(x.d.protocol).bias_experiment()
+        if experiment is None:
+            continue
+        for number, kept in ballots(content / x.path).items():
+            found = experiment.figures(kept)
+            for who, figures in [("panel", found["panel"]), *found["voters"].items()]:
+                for measure in ("positionBias", "lengthBias"):
+                    f = figures[measure]
+                    rows.append({"path": x.path, "question_id": x.d.question_id, "round": number, "who": who,
+                                 "measure": measure, "estimate": f["estimate"], "low": f["low"], "high": f["high"],
+                                 "ballots": f["ballots"]})
+    return rows
+
+
 def as_csv(rows: list[dict[str, Any]]) -> str:
     """One table as CSV: a column for every key any row has, in first-seen order; blanks where a row has none."""
     columns = list(dict.fromkeys(key for row in rows for key in row))

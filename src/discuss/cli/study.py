@@ -153,7 +153,7 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
     """The archive as the tables a study reads: one row per discussion, round and vote."""
     import json
 
-    from ..archive.tables import DIVERGENT, as_csv, divergent_views, tables
+    from ..archive.tables import DIVERGENT, EXPERIMENTS, as_csv, divergent_views, experiment_rows, tables
     from ..store.files import write_atomic
     from ..store.yamlio import dump as dump_yaml
 
@@ -161,6 +161,8 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
         raise InputError("give --csv DIR or --json")
     rows = _archive(questions)
     found, views = tables(rows), divergent_views(rows)
+    if experiments := experiment_rows(rows, content()):  # only where `discuss audit` was run
+        found[EXPERIMENTS] = experiments
     if as_json:
         typer.echo(json.dumps({**{name.removesuffix(".csv"): table for name, table in found.items()},
                                "divergent_views": views}, indent=2))
