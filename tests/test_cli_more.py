@@ -27,7 +27,7 @@ def test_panels_lists_members_roles_and_keys_without_a_call(project, monkeypatch
     out = project.cli("panels").stdout
     assert "missing GEMINI_API_KEY" in out and "GOOGLE_API_KEY" not in out  # one variable to set, not two
     rows = {line.split()[1]: line for line in out.splitlines()[2:]}
-    assert rows["off"].endswith("set") and "judge" in rows["ref"] and "member" in rows["gem"]
+    assert rows["off"].endswith("not needed") and "judge" in rows["ref"] and "member" in rows["gem"]
 
 
 def test_show_full_round_and_json(project):
@@ -369,6 +369,12 @@ def test_show_puts_what_the_discussion_came_to_first(project):
     assert other.cli("run", "swarm-power", "--panel", "offline", "--protocol", "tournament", "--auto").exit_code == 0
     bracket = other.cli("show", "swarm-power").stdout
     assert bracket.index("## Result: the answer of ") < bracket.index("## Round 1")
+    from discuss.protocols import get_protocol
+    from discuss.store import discussions as store
+
+    d = store.load(other.folder)
+    champion = d.rounds[0].replies[get_protocol("tournament").result_of(d)].text.strip()
+    assert champion and bracket.index(champion[:60]) < bracket.index("## Round 1")  # its text, not only its name
 
 
 def test_ask_with_models_builds_an_ad_hoc_panel_that_the_discussion_keeps(project):

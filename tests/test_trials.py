@@ -107,12 +107,15 @@ def test_no_trial_yet_is_a_clear_error(project):
 
 def test_export_counts_each_trial_as_a_discussion_of_its_question(project):
     assert project.cli("run", "swarm-power", "--panel", "offline", "--auto").exit_code == 0
-    assert project.cli("trials", "swarm-power", "--runs", "2", "--panel", "offline").exit_code == 0
+    ran = project.cli("trials", "swarm-power", "--runs", "2", "--panel", "offline")
+    assert ran.exit_code == 0 and "swarm-power trial 1: concluded" in ran.stderr and "swarm-power trial 2: " in ran.stderr
     rows = json.loads(project.cli("export", "--json").stdout)["discussions"]
     assert [(r["question_slug"], r["trial"], r["path"]) for r in rows] == [
         ("swarm-power", "", "questions/swarm-power"),
         ("swarm-power", 1, "questions/swarm-power/trials/trial-1"),
         ("swarm-power", 2, "questions/swarm-power/trials/trial-2")]
+    written = project.cli("export", "--csv", str(project.root / "tables"))
+    assert "3 discussion(s) (2 of them trials)" in written.stdout
 
 
 def test_trials_of_a_dyson_question_go_where_dysons_analysis_reads_them(tmp_path):

@@ -140,8 +140,8 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
     out = _header(d, names)
     if d.conclusion:  # what it came to first; how it got there after
         out += _conclusion_lines(d.conclusion, names)
-    elif (pid := protocol.result_of(d)) is not None:
-        out += ["", f"## Result: the answer of {names.get(pid, pid)}"]
+    elif (pid := protocol.result_of(d)) is not None and (answer := _first_answer(d, pid)) is not None:
+        out += ["", f"## Result: the answer of {names.get(pid, pid)}", "", answer]
     for r in d.rounds:
         if only is not None and r.number != only:
             continue
@@ -204,10 +204,15 @@ def result_text(d: Discussion) -> str:
     names = {m.id: m.name for m in d.panel.everyone}
     if d.conclusion:
         return clean("\n".join(_conclusion_lines(d.conclusion, names)).strip()) + "\n"
-    if (pid := get_protocol(d.protocol).result_of(d)) is not None:
-        answer = d.rounds[0].replies[pid].text.strip()
+    if (pid := get_protocol(d.protocol).result_of(d)) is not None and (answer := _first_answer(d, pid)) is not None:
         return clean(f"## Result: the answer of {names.get(pid, pid)}\n\n{answer}") + "\n"
     return f"{d.question_slug}: {d.status} ({describe(d.termination_reason)}), no conclusion\n"
+
+
+def _first_answer(d: Discussion, pid: str) -> str | None:
+    """The result's text: the answer its author gave (a tournament's champion answers once, in round 1)."""
+    reply = next((r.replies[pid] for r in d.rounds if pid in r.replies), None)
+    return reply.text.strip() if reply is not None else None
 
 
 def _conclusion_lines(c, names: dict[str, str]) -> list[str]:

@@ -14,6 +14,7 @@ from ..store.layout import PANELS_FILE, SETTINGS_DIR
 from .base import app, content, handled, layout, root
 
 FAMILY = "Set up"  # the panel of `discuss --help` these commands are listed under
+CELL = 48  # characters of a finding in doctor's table; a longer one is written out under it
 
 
 @app.command(rich_help_panel=FAMILY)
@@ -113,7 +114,20 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
         typer.echo(json.dumps([{k: getattr(r, k) for k in header} | {"failed": bool(r.failed)} for r in rows],
                               indent=2))
     else:
-        typer.echo(table(header, [[r.panel, r.member, r.model, r.key, r.price, r.endpoint] for r in rows]))
+        notes: list[str] = []
+
+        def cell(r, what: str) -> str:
+            """A cell of the table short; a longer finding is written out in full under it."""
+            text = getattr(r, what)
+            if len(text) <= CELL:
+                return text
+            notes.append(f"[note {len(notes) + 1}] {r.panel}/{r.member} {what}: {text}")
+            return text[:CELL - 12].rsplit(" ", 1)[0].rstrip(",;:(") + f" [note {len(notes)}]"
+
+        cells = [[r.panel, r.member, r.model, cell(r, "key"), cell(r, "price"), cell(r, "endpoint")] for r in rows]
+        typer.echo(table(header, cells))
+        if notes:
+            typer.echo("\n".join(notes))
     failed = [f"{r.panel}/{r.member}" for r in rows if r.failed]
     if failed:
         typer.echo(f"error: {len(failed)} panelist(s) would fail: {', '.join(failed)}", err=True)

@@ -170,7 +170,9 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
         for name, table in found.items():
             write_atomic(csv_dir / name, as_csv(table))
         write_atomic(csv_dir / DIVERGENT, dump_yaml({"schema": 1, "divergentViews": views}))
-        typer.echo(f"{len(found['discussions.csv'])} discussion(s), {len(found['rounds.csv'])} round(s), "
+        trials = sum(1 for row in found["discussions.csv"] if row.get("trial") not in (None, ""))
+        kinds = f" ({trials} of them trials)" if trials else ""
+        typer.echo(f"{len(found['discussions.csv'])} discussion(s){kinds}, {len(found['rounds.csv'])} round(s), "
                    f"{len(found['votes.csv'])} vote(s), {len(views)} divergent view(s) written to {csv_dir}",
                    err=as_json)
 

@@ -76,7 +76,7 @@ def discussion_text(content: Path, question: str, full: bool = False) -> str:
 
 def panel_rows(layout: Layout) -> list[dict[str, str]]:
     """Each panel's members and referees, with whether each key is set; no call is made."""
-    from ..providers import missing_keys
+    from ..providers import key_names, missing_keys
     from ..store.panels import load_panels
 
     rows = []
@@ -85,7 +85,8 @@ def panel_rows(layout: Layout) -> list[dict[str, str]]:
                                              ("chairman", panel.chairman)) if p is not None}
         for p in panel.everyone:
             missing = missing_keys([p])
-            key = "set" if not missing else "missing " + ", ".join(m.split(" ")[0] for m in missing)
+            key = ("missing " + ", ".join(m.split(" ")[0] for m in missing) if missing
+                   else "set" if key_names([p]) else "not needed")  # a simulated, scripted or local member
             role = roles.get(p.id, "member") if p.id not in panel.ids else "member" + (
                 f", {roles[p.id]}" if p.id in roles else "")
             rows.append({"panel": name, "id": p.id, "name": p.name, "model": p.model, "role": role,

@@ -90,7 +90,8 @@ async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], conc
                 outcome = f"failed: {exc}"
             else:
                 outcome = f"{done.status} ({done.termination_reason or 'open'})"
-            report(f"{q.slug}: {outcome}")
-            return q.slug, outcome
+            name = q.slug if d.trial is None else f"{q.slug} trial {d.trial}"  # trials share their question's slug
+            report(f"{name}: {outcome}")
+            return name, outcome
 
     return dict(await asyncio.gather(*(one(q, d) for q, d in prepared)))

@@ -461,12 +461,13 @@ def endpoint(p: Panelist, timeout: float) -> str:
     except (httpx.HTTPError, OSError) as exc:
         return f"fail: {where} does not answer ({network_fault(exc, where) or exc})"
     if response.status_code != 200:
-        return f"ok (answers, HTTP {response.status_code})"  # it is up; the route or key is the provider's business
+        # It is up; whether /models is a route of it, or open to this key, is the server's business.
+        return f"ok: the server is up (/models said HTTP {response.status_code}, so the model was not checked)"
     body = response.content[:1_000_000]
     try:
         served = [str(m.get("id")) for m in json.loads(body).get("data") or [] if isinstance(m, dict)]
     except (ValueError, AttributeError):
-        return "ok (answers; lists no models)"
+        return "ok: the server is up (its /models lists no models, so the model was not checked)"
     name = p.model.split("/", 1)[1] if "/" in p.model else p.model
     if served and name not in served:
         return f"fail: {where} does not serve {name!r} (it lists {', '.join(served[:5])})"
