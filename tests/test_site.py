@@ -397,6 +397,19 @@ def test_line_charts_have_axis_titles_and_never_one_point():
     assert size >= 12
 
 
+def test_charts_keep_equal_series_apart_label_the_axis_and_say_how_many_cases_a_bar_is_of():
+    from discuss.site.charts import bar_chart, line_chart
+
+    svg = line_chart({"Ann": [(1, 2.0), (2, 3.0)], "Bob": [(1, 2.0), (2, 3.0)], "Cy": [(1, 1.0), (2, 0.0)]},
+                     "Score", top=4.0)
+    assert ">Bob (the same as Ann)</text>" in svg and ">Ann</text>" in svg and ">Cy</text>" in svg
+    assert 'stroke-dasharray="6 3"' in svg  # the second series is dashed: visible where it lies on the first
+    assert [t for t in ("0", "1", "2", "3", "4") if f'text-anchor="end">{t}</text>' in svg] == ["0", "1", "2", "3", "4"]
+    bars = bar_chart([("Ann", 100.0), ("Bob", 60.0)], "Win rate", samples=[1, 20])
+    assert ">100% of 1</text>" in bars and ">60% of 20</text>" in bars
+    assert bars.count('fill-opacity="0.35"') == 1  # one round's 100% is pale; twenty rounds' 60% is not
+
+
 def test_word_diff_marks_what_changed_and_escapes_model_text():
     from discuss.site.diff import word_diff
 

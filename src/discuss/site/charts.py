@@ -14,8 +14,14 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def bar_chart(items: list[tuple[str, float]], title: str, unit: str = "%", top: float = 100.0) -> str:
-    """Horizontal bars, one per (label, value)."""
+DASHES = ["", "6 3", "2 3", "8 3 2 3"]  # series told apart without colour too
+FEW = 5  # a bar over fewer cases than this is drawn pale: its length says little
+
+
+def bar_chart(items: list[tuple[str, float]], title: str, unit: str = "%", top: float = 100.0,
+              samples: list[int] | None = None) -> str:
+    """Horizontal bars, one per (label, value); with `samples`, each value says how many cases it is of, and a
+    bar over fewer than FEW is pale, so 100% of one round never reads as the panel's best."""
     row, label_w, bar_w = 26, 180, 320
     height = row * len(items) + 36
     parts = [f'<svg class="discuss-chart" role="img" viewBox="0 0 {label_w + bar_w + 70} {height}" '
@@ -24,9 +30,12 @@ def bar_chart(items: list[tuple[str, float]], title: str, unit: str = "%", top: 
     for i, (label, value) in enumerate(items):
         y = 30 + i * row
         width = 0 if top <= 0 else max(0.0, min(value / top, 1.0)) * bar_w
+        n = samples[i] if samples else None
+        pale = ' fill-opacity="0.35"' if n is not None and n < FEW else ""
+        of = f" of {n}" if n is not None else ""
         parts.append(f'<text x="0" y="{y + 14}">{escape(label)}</text>'
-                     f'<rect x="{label_w}" y="{y}" width="{width:.1f}" height="18" fill="{color(i)}"/>'
-                     f'<text x="{label_w + width + 6:.1f}" y="{y + 14}">{value:g}{escape(unit)}</text>')
+                     f'<rect x="{label_w}" y="{y}" width="{width:.1f}" height="18" fill="{color(i)}"{pale}/>'
+                     f'<text x="{label_w + width + 6:.1f}" y="{y + 14}">{value:g}{escape(unit)}{of}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -45,8 +54,9 @@ def line_chart(series: dict[str, list[tuple[int, float]]], title: str, top: floa
              f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
              f'<text x="0" y="16" class="discuss-chart-title">{escape(title)}</text>',
              f'<line x1="{left}" y1="{30 + plot_h}" x2="{left + width}" y2="{30 + plot_h}" stroke="#999"/>',
-             f'<text x="{left - 8}" y="{py(top) + 4:.1f}" text-anchor="end">{top:g}</text>'
-             f'<text x="{left - 8}" y="{py(0) + 4:.1f}" text-anchor="end">0</text>',
+             *(f'<line x1="{left}" y1="{py(t):.1f}" x2="{left + width}" y2="{py(t):.1f}" stroke="#999" '
+               f'stroke-opacity="0.3"/><text x="{left - 8}" y="{py(t) + 4:.1f}" text-anchor="end">{t:g}</text>'
+               for t in ticks(top)),
              f'<text x="{left + width / 2:.1f}" y="{30 + plot_h + 36}" text-anchor="middle" '
              f'class="discuss-axis-title">round</text>']
     if y_title:
@@ -54,15 +64,25 @@ def line_chart(series: dict[str, list[tuple[int, float]]], title: str, top: floa
                      f'class="discuss-axis-title">{escape(y_title)}</text>')
     for x in xs:
         parts.append(f'<text x="{px(x) - 4:.1f}" y="{30 + plot_h + 16}">{x}</text>')
+    seen: dict[tuple[tuple[int, float], ...], str] = {}
     for i, (name, points) in enumerate(series.items()):
         coords = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in sorted(points))
-        parts.append(f'<polyline fill="none" stroke="{color(i)}" stroke-width="2" points="{coords}"/>')
+        dash = f' stroke-dasharray="{DASHES[i % len(DASHES)]}"' if DASHES[i % len(DASHES)] else ""
+        parts.append(f'<polyline fill="none" stroke="{color(i)}" stroke-width="2"{dash} points="{coords}"/>')
         parts += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color(i)}"/>' for x, y in points]
+        # A series drawn exactly over another is said to be so, or its legend entry names a line nobody sees.
+        same = seen.setdefault(tuple(sorted(points)), name)
+        label = name if same == name else f"{name} (the same as {same})"
         ly = 30 + plot_h + 58 + i * 20
         parts.append(f'<rect x="{left}" y="{ly - 10}" width="12" height="12" fill="{color(i)}"/>'
-                     f'<text x="{left + 18}" y="{ly}">{escape(name)}</text>')
+                     f'<text x="{left + 18}" y="{ly}">{escape(label)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def ticks(top: float) -> list[float]:
+    """0, the quarters and the top of a value axis, as round numbers."""
+    return [round(top * k / 4, 3) for k in range(5)]
 
 
 def bracket(rounds: list[dict], names: dict[str, str], title: str = "Bracket") -> str:

@@ -296,7 +296,8 @@ def leaderboard_page(discussions: list[Discussion]) -> str:
     table = standings(voted)
     kinds = sorted({d.protocol for d in voted})
     reports = [get_protocol(name).bias([d for d in voted if d.protocol == name]) for name in kinds]
-    chart = charts.bar_chart([(s.name, s.win_rate or 0) for s in table], "Win rate") if table else ""
+    chart = charts.bar_chart([(s.name, s.win_rate or 0) for s in table], "Win rate (of the rounds each took part in)",
+                             samples=[s.rounds for s in table]) if table else ""
     return labelled(ENV.get_template("leaderboard.html.j2").render(
         table=table, chart=Markup(chart), bias=next((b for b in reports if b is not None), None),
         matches=match_standings(discussions),
