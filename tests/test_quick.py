@@ -1,4 +1,4 @@
-"""`discuss status` answered before the CLI framework loads: the same output, or the CLI answers."""
+"""`discuss status` answered before the CLI framework loads: one function for both ways, the same output."""
 
 from __future__ import annotations
 
@@ -53,16 +53,21 @@ def test_anything_else_is_left_to_the_cli(archive, args):
     assert quick.status(argv) is None
 
 
-def test_a_file_it_cannot_read_quickly_leaves_the_answer_to_the_cli(archive, capsys):
+def test_a_file_it_cannot_read_quickly_is_read_fully_and_a_broken_one_is_a_warning(archive, capsys):
+    """Per file, not all or nothing: a plain file read quickly, another by the full reader; the output and the
+    warnings are the CLI's, since it is the same function."""
     broken = archive.content / "questions" / "broken.md"
     broken.write_text("---\ntitle: [unclosed\n---\n")
-    assert quick.status(["--root", str(archive.root), "status"]) is None  # the CLI warns about it
-    broken.write_text("---\ntitle: Fine?\nslug: on\n---\n")  # YAML 1.1 would read the slug as true
-    assert quick.status(["--root", str(archive.root), "status"]) is None
+    fast, full = both(archive, capsys, "status")
+    assert fast == full and "later-on" in fast and "broken" not in fast
+    broken.write_text("---\ntitle: Fine?\nslug: 'on'\n---\n")  # quoted: read by the full reader, kept as text
+    fast, full = both(archive, capsys, "status")
+    assert fast == full and "\non " in fast
     broken.unlink()
     (archive.folder / "discussion.yaml").write_bytes(b"\xff\xfe not text")
-    assert quick.status(["--root", str(archive.root), "status"]) is None
-    assert capsys.readouterr().out == ""
+    assert quick.status(["--root", str(archive.root), "status"]) == 0
+    out = capsys.readouterr()
+    assert "\nswarm-power " not in out.out and "left out" in out.err and "later-on" in out.out
 
 
 HEADS = [

@@ -26,12 +26,25 @@ def usage_json(u: Usage) -> dict[str, Any]:
 
 def status_row(slug: str, s: Summary | None) -> list[str]:
     """A row of `discuss status` (None: not started)."""
-    if s is None:
-        return [slug, "not started", "0", "-", "-", "0", "-", "-", "-"]
-    shown = "stopped (budget)" if s.status == "closed" and s.termination_reason == "budget" else s.status
-    return [slug, shown + (" (Dyson)" if s.legacy else ""), str(s.rounds), s.leader or "-",
-            s.termination_reason or "-", str(s.usage.total_tokens), money(s.usage.cost), s.protocol,
-            ", ".join(s.waiting_for) or "-"]
+    return status_cells(status_json(slug, s))
+
+
+def status_cells(row: dict[str, Any]) -> list[str]:
+    """A `status --json` row as the table prints it."""
+    budget = row["status"] == "closed" and row["terminationReason"] == "budget"
+    shown = ("stopped (budget)" if budget else row["status"]) + (" (Dyson)" if row["dyson"] else "")
+    return [row["slug"], shown, str(row["rounds"]), row["leader"] or "-", row["terminationReason"] or "-",
+            str(row["usage"]["totalTokens"]), money(row["usage"]["cost"]), row["protocol"] or "-",
+            ", ".join(row["waitingFor"]) or "-"]
+
+
+def status_output(rows: list[dict[str, Any]], as_json: bool, where: str) -> str:
+    """What `discuss status` prints on stdout for these rows (`where`: the content folder, for an empty one)."""
+    import json
+
+    if as_json:
+        return json.dumps(rows, indent=2) + "\n"
+    return (table(STATUS_HEADER, [status_cells(r) for r in rows]) if rows else f"no questions under {where}") + "\n"
 
 
 def status_json(slug: str, s: Summary | None) -> dict[str, Any]:

@@ -1,25 +1,25 @@
-"""`discuss status` over the whole archive, answered before the CLI framework loads.
+"""`discuss status`: one function (`show_status`) for the command, answered before the CLI framework loads.
 
 typer builds a pydantic adapter for every parameter of every command,
-which costs more than reading a thousand discussion summaries. This path
-takes the few arguments of `[--root DIR] status [--json]` itself, reads
-each question's front matter and each discussion's summary head with
-libyaml, and prints what the full command prints. Anything else (a
-question argument, --help, a file it cannot read quickly) returns None, and
-the full CLI answers: the same output, only slower.
+which costs more than reading a thousand discussion summaries. So the
+entry takes the few arguments of `[--root DIR] status [--json]` itself and
+calls `show_status`, which the typer command calls too (for a question
+argument, or an odd spelling of these). Each file is read quickly where it
+is plain (front matter line by line, a discussion's summary head with
+libyaml) and by the full reader where it is not, one file at a time; a
+file neither can read is a warning, as one broken discussion hides no other.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from ..archive.listing import STATUS_HEADER, status_json, status_row, table
+from ..archive.listing import status_json, status_output
 from ..domain import FINISHED
 from ..store.layout import DISCUSSION_FILE, Layout, part_paths, question_files
 from ..store.summary import Summary, from_data, from_head, is_legacy, quick_load
@@ -136,32 +136,76 @@ def _plain_rounds(data: dict[str, Any]) -> bool:
             and all(isinstance(r, dict) for r in rounds) and legacy_format().round_winners(rounds) is not None)
 
 
+def rows(content: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every discussion's `status --json` row, each with its follow-ups after it, and warnings about files left
+    out. A file read quickly where it is plain (front matter, a summary head), by the full reader where not."""
+    out: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    for path in question_files(content) if content.is_dir() else []:
+        slug = slug_of(path) or _full_slug(path, warnings)
+        if slug is None:
+            continue
+        found = _summary(path.with_suffix(""), warnings)
+        if found is not False:
+            out.append(status_json(slug, found))
+        # Only a finished discussion can have been followed up.
+        for part in part_paths(path.with_suffix("")) if found and found.status in FINISHED else []:
+            if (part_slug := slug_of(part) or _full_slug(part, warnings)) is not None:
+                if (part_found := _summary(part.with_suffix(""), warnings)) is not False:
+                    out.append(status_json(part_slug, part_found))
+    return out, warnings
+
+
+def _full_slug(path: Path, warnings: list[str]) -> str | None:
+    from ..errors import InputError
+    from ..store.questions import read_question
+
+    try:
+        return read_question(path).slug
+    except InputError as exc:
+        warnings.append(str(exc))
+        return None
+
+
+def _summary(folder: Path, warnings: list[str]) -> Summary | None | Literal[False]:
+    """The discussion's summary, None where none was started, False where it cannot be read (a warning)."""
+    try:
+        return summary_of(folder)
+    except NeedsFullReader:
+        pass
+    from ..errors import InputError
+    from ..store import discussions as store
+
+    try:
+        return store.summary(folder)
+    except InputError as exc:
+        warnings.append(f"{exc}; left out")  # one broken discussion hides no other
+        return False
+
+
+def show_status(content: Path, question: str | None, as_json: bool) -> None:
+    """`discuss status`, whichever way it was asked: the warnings on stderr, the rows on stdout."""
+    if question is None:
+        found, warnings = rows(content)
+    else:
+        from ..commands.reading import status_rows
+
+        found, warnings = status_rows(content, question)
+    for warning in warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    sys.stdout.write(status_output(found, as_json, str(content)))
+    sys.stdout.flush()
+
+
 def status(argv: list[str], env: Mapping[str, str] = os.environ) -> int | None:
-    """Print the status of every discussion and return 0, or None to leave the command to the CLI."""
+    """`[--root DIR] status [--json]` answered before the CLI framework loads: 0, or None for anything else
+    (the CLI parses it and answers through the same `show_status`)."""
     parsed = parse(argv, env)
     if parsed is None:
         return None
     root, as_json = parsed
-    content = (Layout(root) if root else Layout.find(Path.cwd())).content
-    if not content.is_dir():
-        return None
-    rows = []
-    try:
-        for path in question_files(content):  # each with its follow-ups after it
-            if (slug := slug_of(path)) is None:
-                return None
-            rows.append((slug, found := summary_of(path.with_suffix(""))))
-            # Only a finished discussion can have been followed up.
-            for part in part_paths(path.with_suffix("")) if found and found.status in FINISHED else []:
-                if (slug := slug_of(part)) is None:
-                    return None
-                rows.append((slug, summary_of(part.with_suffix(""))))
-    except NeedsFullReader:
-        return None
-    if not rows and not as_json:
-        return None  # the CLI says there are no questions
-    if as_json:
-        sys.stdout.write(json.dumps([status_json(slug, s) for slug, s in rows], indent=2) + "\n")
-    else:
-        sys.stdout.write(table(STATUS_HEADER, [status_row(slug, s) for slug, s in rows]) + "\n")
+    layout = Layout(root) if root else Layout.find(Path.cwd())
+    if not layout.panels.is_file() or not layout.content.is_dir():
+        return None  # the CLI says what is missing
+    show_status(layout.content, None, as_json)
     return 0

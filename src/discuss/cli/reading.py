@@ -21,27 +21,9 @@ FAMILY = "Read"  # the panel of `discuss --help` these commands are listed under
 def status(question: str | None = typer.Argument(None, help="One question; default all."),
            as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the documentation's commands page).")):
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost, protocol."""
-    from ..archive.listing import STATUS_HEADER, money, table
-    from ..commands.reading import status_rows
+    from .quick import show_status  # the one status: `discuss status` reaches it before typer loads, too
 
-    found, warnings = status_rows(content(), question)
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    if as_json:
-        import json
-
-        typer.echo(json.dumps(found, indent=2))
-        return
-    rows = [[row["slug"], _shown_status(row), str(row["rounds"]), row["leader"] or "-",
-             row["terminationReason"] or "-", str(row["usage"]["totalTokens"]), money(row["usage"]["cost"]),
-             row["protocol"] or "-", ", ".join(row["waitingFor"]) or "-"] for row in found]
-    typer.echo(table(STATUS_HEADER, rows) if rows else f"no questions under {content()}")
-
-
-def _shown_status(row: dict) -> str:
-    if row["status"] == "closed" and row["terminationReason"] == "budget":
-        return "stopped (budget)"
-    return row["status"] + (" (Dyson)" if row["dyson"] else "")
+    show_status(content(), question, as_json)
 
 
 @app.command(rich_help_panel=FAMILY)
