@@ -26,6 +26,7 @@ def test_doctor_passes_a_healthy_panel(project, fake):
     result = project.cli("doctor")
     assert result.exit_code == 0, result.output
     rows = [line.split() for line in result.stdout.splitlines()[2:]]
+    assert not any(line.startswith("[note") for line in result.stdout.splitlines())  # every finding fits its cell
     assert {(r[0], r[1]) for r in rows} == {("fake", "alpha"), ("fake", "beta"), ("fake", "gamma"),
                                             ("offline", "pragmatist"), ("offline", "skeptic"), ("offline", "visionary")}
     assert all("ok" in line for line in result.stdout.splitlines()[2:])

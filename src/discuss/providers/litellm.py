@@ -462,12 +462,12 @@ def endpoint(p: Panelist, timeout: float) -> str:
         return f"fail: {where} does not answer ({network_fault(exc, where) or exc})"
     if response.status_code != 200:
         # It is up; whether /models is a route of it, or open to this key, is the server's business.
-        return f"ok: the server is up (/models said HTTP {response.status_code}, so the model was not checked)"
+        return f"ok: up; model not checked (/models: HTTP {response.status_code})"
     body = response.content[:1_000_000]
     try:
         served = [str(m.get("id")) for m in json.loads(body).get("data") or [] if isinstance(m, dict)]
     except (ValueError, AttributeError):
-        return "ok: the server is up (its /models lists no models, so the model was not checked)"
+        return "ok: up; model not checked (/models lists none)"
     name = p.model.split("/", 1)[1] if "/" in p.model else p.model
     if served and name not in served:
         return f"fail: {where} does not serve {name!r} (it lists {', '.join(served[:5])})"
