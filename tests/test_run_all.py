@@ -38,6 +38,22 @@ def test_all_runs_every_open_discussion_and_skips_concluded_ones(project, fake):
     assert len(fake.requests) - before == 3 * 7  # the concluded one made no call
 
 
+def test_run_all_says_how_each_discussion_ended_as_json(project, fake):
+    import json
+
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, attempts: 1}"))
+    questions(project, 2)
+    fake.fail_always("gamma")  # every discussion goes on without gamma, and ends
+    result = project.cli("run", "--all", "--panel", "fake", "--json", "-q")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert sorted(d["name"] for d in data["discussions"]) == ["q00", "q01", "swarm-power"]
+    assert {d["outcome"] for d in data["discussions"]} == {"finished"} and data["notStarted"] == []
+    assert all(d["detail"].startswith("concluded") for d in data["discussions"])
+    alone = project.cli("run", "swarm-power", "--json")
+    assert alone.exit_code == 2 and "--json goes with --all" in alone.stderr
+
+
 def test_tags_and_globs_choose_questions(project, fake):
     project.write_panels(fake_panel(fake.url))
     questions(project, 4, tags=lambda n: "odd" if n % 2 else "even")

@@ -52,6 +52,8 @@ def run(
     shard: str | None = typer.Option(None, "--shard", help="With --all: i/n, this machine's share."),
     any_type: bool = typer.Option(False, "--any-type", help="With --all: questions of every questionType too, "
                                   "not only discussion questions."),
+    as_json: bool = typer.Option(False, "--json", help="With --all: how each discussion ended, as JSON "
+                                 "({discussions: [{name, outcome, detail}], notStarted})."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Run even a question whose background is empty or "
                              "still the template's text."),
@@ -78,9 +80,11 @@ def run(
         if question or rounds or conclude:
             raise InputError("--all runs every open discussion to its end: give no QUESTION, --rounds "
                              "or --conclude with it")
-        return _run_all(options, tag, glob, concurrency, shard, estimate, any_type)
+        return _run_all(options, tag, glob, concurrency, shard, estimate, any_type, as_json)
     if question is None:
         raise InputError("give a QUESTION (a slug or a path), or --all")
+    if as_json:
+        raise InputError("--json goes with --all (one discussion: `discuss show QUESTION --json` after the run)")
     if auto and rounds is not None:
         raise InputError("--auto and --rounds cannot be used together")
     from ..engine.runner import Plan
@@ -188,7 +192,7 @@ def _print_estimate(e: dict) -> None:
                    f"{worst['completionTokens']} completion tokens, {money(worst['cost'])}{unknown}")
 
 
-def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False) -> None:
+def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False, as_json=False) -> None:
     from .. import providers
     from ..engine.batch import parse_shard, run_many, select
     from ..engine.prepare import check_ready, prepare
@@ -215,16 +219,24 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
         return
     typer.echo(f"running {len(prepared)} discussion(s), {concurrency} at a time", err=True)
     outcomes = providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
-    failed = [slug for slug, outcome in outcomes.items() if outcome.startswith("failed")]
-    elsewhere = [slug for slug, outcome in outcomes.items() if outcome.startswith("running elsewhere")]
-    ran = len(outcomes) - len(failed) - len(elsewhere)
-    typer.echo(f"{ran} of {len(outcomes)} discussion(s) ran to their end"
-               + (f"; {len(elsewhere)} running elsewhere ({', '.join(elsewhere)})" if elsewhere else ""))
-    _print_totals([q for q, _ in prepared])
+    kinds = {kind: [name for name, o in outcomes.items() if o.kind == kind]
+             for kind in ("finished", "waiting", "elsewhere", "failed")}
+    failed, elsewhere = kinds["failed"], kinds["elsewhere"]
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({"discussions": [{"name": name, "outcome": o.kind, "detail": o.text}
+                                               for name, o in outcomes.items()],
+                               "notStarted": unusable}, indent=2))
+    else:
+        ran = len(outcomes) - len(failed) - len(elsewhere)
+        typer.echo(f"{ran} of {len(outcomes)} discussion(s) ran to their end"
+                   + (f"; {len(elsewhere)} running elsewhere ({', '.join(elsewhere)})" if elsewhere else ""))
+        _print_totals([q for q, _ in prepared])
     if failed or unusable:
         said = [f"{len(failed)} failed ({', '.join(failed)}); run again to resume them"] if failed else []
         raise RunError("; ".join(said + ([_unusable_line(unusable)] if unusable else [])))
-    if waiting := [slug for slug, outcome in outcomes.items() if outcome.startswith("waiting")]:
+    if waiting := kinds["waiting"]:
         raise WaitingForPeople(f"{len(waiting)} wait for a person ({', '.join(waiting)}); fill in their forms "
                                "and run again")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..domain import Discussion, Question
@@ -70,28 +71,36 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """How one discussion of a batch ended: `kind` for the exit code, `text` for people."""
+
+    kind: str  # "finished" (concluded or closed), "waiting" (for a person), "elsewhere" (another run holds it), "failed"
+    text: str
+
+
 async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
-                   report: Callable[[str], None]) -> dict[str, str]:
-    """Run every prepared discussion to its end, `concurrency` at a time; slug -> outcome."""
+                   report: Callable[[str], None]) -> dict[str, Outcome]:
+    """Run every prepared discussion to its end, `concurrency` at a time; its name -> how it ended."""
     limits = ProviderLimits(load_limits(Layout(root).panels), on_note=lambda note: report(f"note: {note}"))
     gate = asyncio.Semaphore(max(1, concurrency))
     prompts = prompts_for(root)
 
-    async def one(q: Question, d: Discussion) -> tuple[str, str]:
+    async def one(q: Question, d: Discussion) -> tuple[str, Outcome]:
         async with gate:
             try:
                 done = await Runner(gateway_for(d, root, limits=limits, folder=q.folder), prompts).run(
                     q, d, Plan(auto=True))
             except WaitingForPeople as exc:
-                outcome = f"waiting: {exc}"
+                outcome = Outcome("waiting", f"waiting: {exc}")
             except Busy:
-                outcome = "running elsewhere: another run holds it; it is not run here"
+                outcome = Outcome("elsewhere", "running elsewhere: another run holds it; it is not run here")
             except DiscussError as exc:
-                outcome = f"failed: {exc}"
+                outcome = Outcome("failed", f"failed: {exc}")
             else:
-                outcome = f"{done.status} ({done.termination_reason or 'open'})"
+                outcome = Outcome("finished", f"{done.status} ({done.termination_reason or 'open'})")
             name = q.slug if d.trial is None else f"{q.slug} trial {d.trial}"  # trials share their question's slug
-            report(f"{name}: {outcome}")
+            report(f"{name}: {outcome.text}")
             return name, outcome
 
     return dict(await asyncio.gather(*(one(q, d) for q, d in prepared)))
