@@ -78,6 +78,7 @@ def test_the_page_shows_the_parts_in_order(project, fake):
 
     (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\ntheme:\n  name: material\n"
                                               "plugins:\n  - discuss\n")
+    (project.content / "index.md").write_text("# Home\n")
     site = build(project.root)
     html = (site / "questions" / "swarm-power" / "index.html").read_text()
     first, second = html.index('id="discussion-summary"'), html.index('id="part-2-discussion-summary"')
@@ -88,6 +89,10 @@ def test_the_page_shows_the_parts_in_order(project, fake):
     assert not (site / "questions" / "swarm-power" / "part-2").exists()  # raw files are not published
     data = __import__("json").loads((site / "discussions.json").read_text())
     assert [d["question"]["slug"] for d in data] == ["swarm-power", "swarm-power-part-2"]
+    home = (site / "index.html").read_text() if (site / "index.html").is_file() else ""
+    analysis = (site / "analysis" / "index.html").read_text() if (site / "analysis").is_dir() else ""
+    shown = [page for page in (home, analysis) if 'data-figure="discussions">' in page]
+    assert len(shown) == 2 and all(re.search(r'data-figure="discussions">2\b', page) for page in shown)  # follow-ups count
 
 
 def test_run_all_goes_on_with_an_unfinished_follow_up(project, fake):

@@ -263,7 +263,9 @@ def home_section(entries: list[Entry], href: Callable[[str], str], index_href: s
     for r in started:
         total.add(r["d"].usage)
     return ENV.get_template("home.html.j2").render(
-        questions=len(rows), discussions=len(started), tokens=total.total_tokens, cost=total.cost,
+        # Follow-ups are discussions of their own, as the Analysis page and the export count them.
+        questions=len(rows), discussions=len(started) + sum(1 for r in started for p in r["entry"].parts if p.discussion),
+        tokens=total.total_tokens, cost=total.cost,
         by_status=sorted(Counter(r["status"] for r in started).items()),
         by_protocol=sorted(Counter(r["protocol"] for r in started).items()),
         latest=started[:latest], waiting=[r for r in rows if not r["d"] and not r["entry"].error],
