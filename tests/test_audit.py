@@ -75,6 +75,16 @@ def test_the_re_asks_are_files_priced_first_resumed_and_shown(project, fake):
     assert {r["who"] for r in rows} == {"panel", "alpha", "beta", "gamma"}
 
 
+def test_the_re_asks_count_against_the_discussions_budget(project, fake):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxTokens: 20000}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    before = len(fake.requests)
+    refused = project.cli("audit", "swarm-power", "--orders", "10")  # 30 ballots of up to 1,500 tokens each
+    assert refused.exit_code == 2 and "budget of 20000 tokens (maxTokens)" in refused.stderr
+    assert len(fake.requests) == before and not (project.folder / "audit").exists()
+    assert project.cli("audit", "swarm-power", "--orders", "1", "-q").exit_code == 0  # within it
+
+
 def test_what_cannot_be_audited_is_refused_with_nothing_written(project, fake):
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
     assert project.cli("audit", "swarm-power").exit_code == 2  # no discussion yet

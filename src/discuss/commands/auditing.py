@@ -38,11 +38,31 @@ def _panel(root: Path, d: Any, name: str | None) -> dict[str, Any]:
     return {m.id: live.get(m.id, m) for m in d.panel.members}
 
 
-def _budget(d: Any, spent: Any, calls: int) -> None:
-    s = d.settings
-    if s.max_calls and d.usage.calls + spent.calls + calls > s.max_calls:
-        raise InputError(f"the audit's {calls} call(s) would pass the discussion's budget of {s.max_calls} calls "
-                         f"({d.usage.calls + spent.calls} spent): raise maxCalls, or ask fewer --orders")
+def _bound(pending: list[Any]) -> dict[str, Any]:
+    """The most the re-asks still to make can take: each prompt as counted, each reply at its limit."""
+    from .. import providers
+    from ..text.tokens import count
+
+    prompts = [sum(count(m["content"]) for m in s.messages if isinstance(m.get("content"), str)) for s in pending]
+    costs = [providers.price(s.panelist, n, s.max_tokens) for s, n in zip(pending, prompts)]
+    return {"calls": len(pending), "promptTokens": sum(prompts), "completionTokens": sum(s.max_tokens for s in pending),
+            "cost": None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)}
+
+
+def _budget(d: Any, spent: Any, bound: dict[str, Any]) -> None:
+    """Refuse re-asks that could take the discussion past a limit it has, with what it spent already."""
+    s, used = d.settings, d.usage
+    tokens = bound["promptTokens"] + bound["completionTokens"]
+    over = []
+    if s.max_calls and used.calls + spent.calls + bound["calls"] > s.max_calls:
+        over.append(f"{s.max_calls} calls (maxCalls)")
+    if s.max_tokens and used.total_tokens + spent.total_tokens + tokens > s.max_tokens:
+        over.append(f"{s.max_tokens} tokens (maxTokens)")
+    if s.max_cost and bound["cost"] is not None and (used.cost or 0.0) + bound["cost"] > s.max_cost:
+        over.append(f"${s.max_cost:g} (maxCost)")
+    if over:
+        raise InputError(f"the audit's {bound['calls']} call(s) could pass the discussion's budget of "
+                         f"{' and '.join(over)} with what it has spent: raise it, or ask fewer --orders")
 
 
 def audit(root: Path, content: Path, question: str, round_number: int | None = None, orders: int = 4,
@@ -58,7 +78,6 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     from ..protocols import get_protocol
     from ..store import discussions as store
     from ..store.questions import find_question
-    from ..text.tokens import count
 
     q = find_question(content, question)
     d = store.load(q.folder)
@@ -79,15 +98,10 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     for record in kept.values():
         spent.add(Usage(**{k: record.get("usage", {}).get(k, 0) for k in ("prompt_tokens", "completion_tokens",
                                                                            "calls")}))
+    bound = _bound(pending)
     if estimate:
-        prompt = sum(count(m["content"]) for s in pending for m in s.messages if isinstance(m.get("content"), str))
-        prices = [providers.price(s.panelist, 0, 0) for s in pending]
-        cost = None if any(p is None for p in prices) else sum(
-            providers.price(s.panelist, sum(count(m["content"]) for m in s.messages), s.max_tokens) or 0.0
-            for s in pending)
-        return {"slug": q.slug, "round": number, "calls": len(pending), "promptTokens": prompt,
-                "completionTokens": sum(s.max_tokens for s in pending), "cost": cost}
-    _budget(d, spent, len(pending))
+        return {"slug": q.slug, "round": number, **bound}
+    _budget(d, spent, bound)
     if pending:
         check_ready(d, root)
     def kept_result(result: Any) -> None:
