@@ -184,3 +184,16 @@ def test_estimate_prices_a_run_before_any_call_and_writes_nothing(project, fake)
     assert fake.requests == [] and project.snapshot() == before
     cli = project.cli("run", "swarm-power", "--panel", "fake", "--estimate", "--auto")
     assert f"calls:             {e['calls']} " in cli.stdout  # the CLI prints the same value
+
+
+def test_an_agent_prices_then_runs_the_bias_experiment(project, fake):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    priced = call(project.root, "audit", {"question": "swarm-power", "orders": 2})
+    assert not priced.is_error and priced.structured_content["calls"] == 6
+    assert not (project.folder / "audit").exists()
+    ran = call(project.root, "audit", {"question": "swarm-power", "orders": 2, "estimate": False})
+    assert not ran.is_error, ran
+    assert ran.structured_content["figures"]["panel"]["positionBias"]["estimate"] == 1.0
+    refused = call(project.root, "audit", {"question": "swarm-power", "round_number": 9})
+    assert refused.is_error and "not a finished round with ballots" in str(refused.content)

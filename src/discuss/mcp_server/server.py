@@ -43,7 +43,7 @@ def answered(call: Callable[[], T]) -> T:
 
 def build(root: Path) -> MCPServer:
     """A server over the project at `root` (found as the CLI finds it)."""
-    from ..commands import asking, estimating, reading
+    from ..commands import asking, auditing, estimating, reading
     from ..text import placeholders, secrets
 
     layout = Layout(root)
@@ -110,6 +110,15 @@ def build(root: Path) -> MCPServer:
 
         options = Options(panel=panel, protocol=protocol)
         return answered(lambda: estimating.estimate(layout.root, layout.content, question, options, Plan(auto=True)))
+
+    @app.tool()
+    def audit(question: str, round_number: int | None = None, orders: int = 4, padding: bool = False,
+              estimate: bool = True) -> dict[str, Any]:
+        """Measure the voters' position bias (and with padding, length bias) on a finished vote round: they are
+        asked again with the same answers in `orders` new orders. With estimate (the default) only what the
+        re-asks would take; call again with estimate false to make them (it returns when they are done)."""
+        return answered(lambda: auditing.audit(layout.root, layout.content, question, round_number, orders, padding,
+                                               estimate))
 
     @app.tool()
     def panels() -> dict[str, Any]:
