@@ -44,6 +44,9 @@ def test_run_all_says_how_each_discussion_ended_as_json(project, fake):
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, attempts: 1}"))
     questions(project, 2)
     fake.fail_always("gamma")  # every discussion goes on without gamma, and ends
+    priced = json.loads(project.cli("run", "--all", "--panel", "fake", "--estimate", "--json").stdout)
+    assert sorted(d["slug"] for d in priced["discussions"]) == ["q00", "q01", "swarm-power"]
+    assert priced["total"]["calls"] == sum(d["calls"] for d in priced["discussions"]) > 0 and fake.requests == []
     result = project.cli("run", "--all", "--panel", "fake", "--json", "-q")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)

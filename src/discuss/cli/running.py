@@ -211,7 +211,7 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
             continue
         prepared.append((asked, d))
     if estimate:
-        _estimate_all(prepared)
+        _estimate_all(prepared, as_json)
         return _unusable(unusable)
     if not prepared:
         _unusable(unusable)
@@ -241,7 +241,7 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
                                "and run again")
 
 
-def _estimate_all(prepared) -> None:
+def _estimate_all(prepared, as_json: bool = False) -> None:
     """The whole batch priced, a line per discussion and the sum: an upper bound, nothing written."""
     from .. import providers
     from ..archive.listing import money, table
@@ -249,11 +249,19 @@ def _estimate_all(prepared) -> None:
     from ..engine.dry_run import estimate_run
     from ..engine.runner import Plan, Runner, prompts_for
 
-    prompts, total, rows = prompts_for(root()), Usage(), []
+    prompts, total, rows, found = prompts_for(root()), Usage(), [], []
     for q, d in prepared:
         usage, _, _, _ = providers.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
         total.add(usage)
         rows.append([q.slug, d.protocol, str(usage.calls), str(usage.total_tokens), money(usage.cost)])
+        found.append({"slug": q.slug, "protocol": d.protocol, "calls": usage.calls, "tokens": usage.total_tokens,
+                      "cost": usage.cost})
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({"discussions": found, "total": {"calls": total.calls, "tokens": total.total_tokens,
+                                                               "cost": total.cost}}, indent=2))
+        return
     typer.echo(table(["question", "protocol", "calls", "tokens", "cost"], rows) if rows else "no open discussion")
     typer.echo(f"estimate of the batch, an upper bound: {total.calls} calls, {total.total_tokens} tokens, "
                f"at most {money(total.cost)}")
