@@ -351,6 +351,10 @@ def test_a_rounds_votes_are_a_voter_by_answer_matrix(tmp_path):
     assert "Claude Opus 4.6 (winner, tie: list-order)" in matrix
     assert 'title="Too narrow."' not in matrix and 'title="Wasteful."' in matrix  # the reasons one hover away
     assert "Every vote with its reasoning" in html
+    shorts = re.findall(r'<tr data-voter="gemini-3-pro">.*?</tr>', matrix, re.S)[0]
+    assert re.findall(r'data-short="([^"]*)"', shorts) == ["A", "A*", "R"]  # the phone's compact form
+    css = (Path(__file__).resolve().parent.parent / "src/discuss/site/assets/discuss.css").read_text()
+    assert "td.discuss-cell[data-short]::before { content: attr(data-short)" in css
 
 
 def test_pages_name_referees_by_display_name_and_list_only_those_who_took_part(tmp_path):
