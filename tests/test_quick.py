@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from discuss.cli import quick
-from discuss.store import yamlio
+from discuss.store import statuses, yamlio
 from discuss.store.summary import from_head
 
 DYSON = Path(__file__).parent / "data" / "dyson"
@@ -120,7 +120,7 @@ LINE = st.tuples(st.sampled_from(KEYS), st.sampled_from([": ", ":", " : ", ":  "
 def test_the_front_matter_reader_never_disagrees_with_libyaml(block):
     import yaml
 
-    fast = quick.plain_front_matter(block)
+    fast = statuses.plain_front_matter(block)
     if fast is None:
         return  # libyaml reads it
     assert fast == (yaml.load(block, Loader=yaml.CSafeLoader) or {})
@@ -133,7 +133,7 @@ def test_every_short_line_is_read_as_libyaml_reads_it():
     import yaml
 
     def agree(block: str) -> bool:
-        fast = quick.plain_front_matter(block)
+        fast = statuses.plain_front_matter(block)
         try:
             slow = yaml.load(block, Loader=yaml.CSafeLoader)
         except yaml.YAMLError:
@@ -152,4 +152,4 @@ def test_every_short_line_is_read_as_libyaml_reads_it():
 def test_the_front_matter_people_write_is_read_line_by_line(block):
     import yaml
 
-    assert quick.plain_front_matter(block) == yaml.load(block, Loader=yaml.CSafeLoader)
+    assert statuses.plain_front_matter(block) == yaml.load(block, Loader=yaml.CSafeLoader)

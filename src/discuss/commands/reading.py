@@ -13,30 +13,17 @@ def status_rows(content: Path, question: str | None = None) -> tuple[list[dict[s
     """`status --json`'s rows (every discussion with its follow-ups after it, or one), and warnings about
     files left out; a question that was asked for and cannot be read is an InputError."""
     from ..archive.listing import status_json
-    from ..store import discussions as store
-    from ..store.followups import part_files
-    from ..store.questions import find_question, question_files, read_question
 
-    warnings: list[str] = []
-    if question is not None:
-        questions = [find_question(content, question)]
-    else:
-        questions = []
-        for path in question_files(content) if content.is_dir() else []:
-            try:
-                questions.append(read_question(path))
-            except InputError as exc:
-                warnings.append(str(exc))
-    rows = []
-    for q in questions:
-        for one in [q, *(read_question(p) for p in part_files(q))] if question is None else [q]:
-            try:
-                rows.append(status_json(one.slug, store.summary(one.folder)))
-            except InputError as exc:
-                if question is not None:
-                    raise
-                warnings.append(f"{exc}; left out")  # one broken discussion hides no other
-    return rows, warnings
+    if question is None:
+        from ..store.statuses import summaries
+
+        found, warnings = summaries(content)
+        return [status_json(slug, s) for slug, s in found], warnings
+    from ..store import discussions as store
+    from ..store.questions import find_question
+
+    q = find_question(content, question)
+    return [status_json(q.slug, store.summary(q.folder))], []
 
 
 def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, Any] | None:

@@ -1,0 +1,165 @@
+"""Reading every discussion's status fast: front matter line by line, a discussion's summary head.
+
+`discuss status` over a large archive must answer before anything heavy
+loads (typer, pydantic, ruamel). Each question file is read here where it
+is plain and by the full reader (`store.questions`, `store.discussions`)
+where it is not, one file at a time; a file neither can read is a warning,
+as one broken discussion hides no other.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from ..domain import FINISHED
+from ..text.naming import is_safe_id
+from .layout import DISCUSSION_FILE, part_paths, question_files
+from .summary import Summary, from_data, from_head, is_legacy, quick_load
+from .yamlshape import MAX_BYTES
+
+SCALARS = (str, int, float, type(None))
+FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)  # the line that closes the front matter
+
+
+def slug_of(path: Path) -> str | None:
+    """The slug of a question file whose front matter is plain; None where the full reader must look."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    closing = FENCE.search(text, 4) if text.startswith("---\n") else None
+    if closing is None:
+        return None
+    block = text[4:closing.start()]
+    meta = plain_front_matter(block)
+    if meta is None:
+        meta = quick_load(block)
+    if not isinstance(meta, dict) or not isinstance(meta.get("title"), str) or not meta["title"]:
+        return None
+    # Only plain values, so this reader and the schema's cannot disagree about the file.
+    for value in meta.values():
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, SCALARS) and not isinstance(v, bool) for v in items):
+            return None
+    slug = meta.get("slug") or path.stem
+    return slug if isinstance(slug, str) and is_safe_id(slug) else None
+
+
+# Front matter as `discuss new` and most people write it: `key: words` and `key: [words, words]`, each
+# read here exactly as libyaml would (checked against it by a property test); anything else goes to libyaml.
+KEY = re.compile(r"[a-z][A-Za-z0-9_-]*")
+WORDS = r"[^\W\d][^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff:#{x}]*(?<=[^\s{x}])"
+VALUE = re.compile(WORDS.format(x=""))
+ITEM = re.compile(WORDS.format(x=r",\[\]{}"))
+YAML11_WORDS = {"yes", "no", "true", "false", "on", "off", "null", "y", "n"}  # read as true, false, null
+
+
+def _word(text: str, pattern: re.Pattern[str]) -> str | None:
+    return text if pattern.fullmatch(text) and text.lower() not in YAML11_WORDS else None
+
+
+def plain_front_matter(block: str) -> dict[str, Any] | None:
+    """The front matter read line by line, where every line is plain; None where libyaml must read it."""
+    if len(block) > MAX_BYTES:
+        return None  # the readers refuse it
+    meta: dict[str, Any] = {}
+    for line in block.split("\n"):  # YAML's line breaks; others are characters that send it to libyaml
+        if not line:
+            continue
+        key, sep, value = line.partition(": ")
+        if not sep or _word(key, KEY) is None:
+            return None
+        if value.startswith("[") and value.endswith("]"):
+            inside = value[1:-1].strip(" ")
+            items = [item.strip(" ") for item in inside.split(",")] if inside else []
+            if any(_word(item, ITEM) is None for item in items):
+                return None
+            meta[key] = items
+        elif (word := _word(value, VALUE)) is not None:
+            meta[key] = word
+        else:
+            return None
+    return meta
+
+
+class NeedsFullReader(Exception):
+    """A file this path does not read as the full reader would: the CLI answers instead."""
+
+
+def summary_of(folder: Path) -> Summary | None:
+    """The summary, None where no discussion was started."""
+    try:
+        text = (folder / DISCUSSION_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        raise NeedsFullReader from None
+    if (found := from_head(text)) is not None:
+        return found
+    # Dyson's layout has no summary head: read it all, if libyaml reads it as the full reader would.
+    data = quick_load(text)
+    if not isinstance(data, dict) or not is_legacy(data) or not _plain_rounds(data):
+        raise NeedsFullReader
+    return from_data(data)
+
+
+def _plain_rounds(data: dict[str, Any]) -> bool:
+    from ..protocols import legacy_format
+
+    words = (str, type(None))
+    rounds = data.get("rounds") or []
+    return (isinstance(data.get("status"), words) and isinstance(data.get("terminationReason"), words)
+            and isinstance(data.get("usage"), (dict, type(None))) and isinstance(rounds, list)
+            and all(isinstance(r, dict) for r in rounds) and legacy_format().round_winners(rounds) is not None)
+
+
+def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str]]:
+    """Every discussion's summary by slug (None: not started), each with its follow-ups after it, and warnings
+    about files left out. A file is read quickly where it is plain, by the full reader where not."""
+    out: list[tuple[str, Summary | None]] = []
+    warnings: list[str] = []
+    for path in question_files(content) if content.is_dir() else []:
+        found = _row(path, warnings)
+        out += [found] if found else []
+        # Only a finished discussion can have been followed up.
+        done = found and found[1] and found[1].status in FINISHED
+        out += [part for part in (_row(p, warnings) for p in part_paths(path.with_suffix("")) if done) if part]
+    return out, warnings
+
+
+def _row(path: Path, warnings: list[str]) -> tuple[str, Summary | None] | None:
+    """A question file's slug and its discussion's summary; None where either cannot be read (a warning)."""
+    slug = slug_of(path) or _full_slug(path, warnings)
+    if slug is None:
+        return None
+    found = _summary(path.with_suffix(""), warnings)
+    return None if found is False else (slug, found)
+
+
+def _full_slug(path: Path, warnings: list[str]) -> str | None:
+    from ..errors import InputError
+    from .questions import read_question
+
+    try:
+        return read_question(path).slug
+    except InputError as exc:
+        warnings.append(str(exc))
+        return None
+
+
+def _summary(folder: Path, warnings: list[str]) -> Summary | None | Literal[False]:
+    """The discussion's summary, None where none was started, False where it cannot be read (a warning)."""
+    try:
+        return summary_of(folder)
+    except NeedsFullReader:
+        pass
+    from ..errors import InputError
+    from . import discussions as store
+
+    try:
+        return store.summary(folder)
+    except InputError as exc:
+        warnings.append(f"{exc}; left out")  # one broken discussion hides no other
+        return False
