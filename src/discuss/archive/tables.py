@@ -132,21 +132,15 @@ EXPERIMENTS = "bias_experiments.csv"
 def experiment_rows(located: list[Located], content: Path) -> list[dict[str, Any]]:
     """One row per figure of every bias experiment (`discuss audit`) on these discussions: for the panel and
     each voter, position and length bias with their interval and ballots. None where none was run."""
-    from ..store.audits import ballots
+    from .experiments import figures_by_round
 
     rows = []
     for x in located:
-        experiment = get_protocol(x.d.protocol).bias_experiment()
-        if experiment is None:
-            continue
-        for number, kept in ballots(content / x.path).items():
-            found = experiment.figures(kept)
+        for number, found in figures_by_round(content / x.path, x.d).items():
             for who, figures in [("panel", found["panel"]), *found["voters"].items()]:
-                for measure in ("positionBias", "lengthBias"):
-                    f = figures[measure]
-                    rows.append({"path": x.path, "question_id": x.d.question_id, "round": number, "who": who,
-                                 "measure": measure, "estimate": f["estimate"], "low": f["low"], "high": f["high"],
-                                 "ballots": f["ballots"]})
+                rows += [{"path": x.path, "question_id": x.d.question_id, "round": number, "who": who,
+                          "measure": measure, **{k: figures[measure][k] for k in ("estimate", "low", "high", "ballots")}}
+                         for measure in ("positionBias", "lengthBias")]
     return rows
 
 

@@ -65,6 +65,15 @@ def _budget(d: Any, spent: Any, bound: dict[str, Any]) -> None:
                          f"{' and '.join(over)} with what it has spent: raise it, or ask fewer --orders")
 
 
+def _keep(folder: Path, number: int, experiment: Any, kept: dict[str, dict[str, Any]], result: Any) -> None:
+    """A re-asked ballot on disk as it arrives, with the usage of a failed ask before it (paid for, not lost)."""
+    earlier = kept.get(result.spec.key, {}).get("usage", {})
+    used = {k: getattr(result.usage, k) + int(earlier.get(k, 0)) for k in ("prompt_tokens", "completion_tokens",
+                                                                         "calls")}
+    data = experiment.record(result.spec, result.value) if result.ok else {"error": result.error}
+    keep(folder, number, result.spec.key, {**data, "usage": used})
+
+
 def audit(root: Path, content: Path, question: str, round_number: int | None = None, orders: int = 4,
           padding: bool = False, estimate: bool = False, panel: str | None = None, on_event: Any = None,
           on_note: Any = None) -> dict[str, Any]:
@@ -104,16 +113,8 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     _budget(d, spent, bound)
     if pending:
         check_ready(d, root)
-    def kept_result(result: Any) -> None:
-        earlier = kept.get(result.spec.key, {}).get("usage", {})  # a failed ask before: its usage is kept
-        used = {k: getattr(result.usage, k) + int(earlier.get(k, 0)) for k in ("prompt_tokens", "completion_tokens",
-                                                                             "calls")}
-        data = experiment.record(result.spec, result.value) if result.ok else {"error": result.error}
-        keep(q.folder, number, result.spec.key, {**data, "usage": used})
-
-    if pending:
         gateway = gateway_for(d, root, on_event, folder=q.folder, on_note=on_note)
-        providers.run(gateway.run_phase(pending, on_result=kept_result))
+        providers.run(gateway.run_phase(pending, on_result=lambda r: _keep(q.folder, number, experiment, kept, r)))
     usable = ballots(q.folder).get(number, [])
     names = {m.id: m.name for m in d.panel.members}
     found = experiment.figures(usable)
@@ -123,22 +124,15 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
 
 def audit_figures(folder: Path, d: Any) -> dict[str, Any]:
     """The figures of every experiment run on a discussion's rounds, by round number (as text, for JSON)."""
-    try:
-        experiment = _experiment(d)
-    except InputError:
-        return {}
-    return {str(n): {**experiment.figures(b), "ballots": len(b)} for n, b in ballots(folder).items()}
+    from ..archive.experiments import figures_by_round
+
+    return {str(n): found for n, found in figures_by_round(folder, d).items()}
 
 
 def audit_lines(folder: Path, d: Any) -> list[str]:
     """What `show` prints of the experiments run on a discussion's rounds: none where none was."""
-    found = audit_figures(folder, d)
-    if not found:
-        return []
-    experiment, names = _experiment(d), {m.id: m.name for m in d.panel.members}
-    out = ["", "Bias experiment (`discuss audit`): approval of the answer shown first minus the one shown last, "
-           "and of a padded copy minus the original"]
-    for number, figures in found.items():
-        out.append(f"round {number}, its voters asked again ({figures['ballots']} ballots):")
-        out += experiment.lines(figures, names)
-    return out
+    from ..archive.experiments import lines
+
+    found = lines(folder, d)
+    return ["", "Bias experiment (`discuss audit`): approval of the answer shown first minus the one shown last, "
+            "and of a padded copy minus the original", *found] if found else []

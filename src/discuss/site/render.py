@@ -201,18 +201,11 @@ def question_section(entry: Entry, verdict_first: bool = False) -> str:
 
 def experiment_lines(entry: Entry) -> list[str]:
     """The bias experiments (`discuss audit`) run on the discussion's rounds, as `show` words them."""
-    d = entry.discussion
-    experiment = get_protocol(d.protocol).bias_experiment() if d else None
-    if d is None or experiment is None or entry.error:
+    if entry.discussion is None or entry.error:
         return []
-    from ..store.audits import ballots
+    from ..archive.experiments import lines
 
-    names = {m.id: m.name for m in d.panel.members}
-    out = []
-    for number, kept in ballots(entry.question.folder).items():
-        out.append(f"round {number}, its voters asked again ({len(kept)} ballots):")
-        out += [line.removeprefix("- ") for line in experiment.lines(experiment.figures(kept), names)]
-    return out
+    return [line.removeprefix("- ") for line in lines(entry.question.folder, entry.discussion)]
 
 
 def verdict_section(entry: Entry) -> str:

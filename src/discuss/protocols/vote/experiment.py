@@ -32,6 +32,7 @@ from ...text.prompting import Prompts
 from ..base import make_labels, messages
 from . import moves
 from .ballots import ballot_schema, parse_ballot
+from .record import ballot_box
 from .thread import ballot_texts
 
 PADDED = "padded"
@@ -57,7 +58,7 @@ def ballot_calls(d: Discussion, q: Question, rnd: Round, prompts: Prompts, order
                  padding: bool) -> list[CallSpec]:
     """Every re-asked ballot: each voter of the round, each new order, and each order padded if asked."""
     shown = ballot_texts(d, rnd)
-    voters = [p for p in d.panel.members if p.id in {b.voter_id for b in _box(rnd).ballots}]
+    voters = [p for p in d.panel.members if p.id in {b.voter_id for b in ballot_box(rnd).ballots}]
     specs = []
     for p in voters:
         for n, order in enumerate(new_orders(rnd, p.id, orders), start=1):
@@ -137,12 +138,6 @@ def lines(found: dict[str, Any], names: dict[str, str]) -> list[str]:
     return out
 
 
-def _box(rnd: Round) -> Any:
-    from .record import ballot_box
-
-    return ballot_box(rnd)
-
-
 class BiasExperiment:
     """The experiment as the application layer runs it, behind `Protocol.bias_experiment()`."""
 
@@ -154,7 +149,7 @@ class BiasExperiment:
     @staticmethod
     def rounds(d: Discussion) -> list[int]:
         """The rounds it can re-ask: finished, with ballots cast."""
-        return [r.number for r in d.rounds if r.complete and _box(r).ballots]
+        return [r.number for r in d.rounds if r.complete and ballot_box(r).ballots]
 
 
 EXPERIMENT = BiasExperiment()
