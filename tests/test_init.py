@@ -180,3 +180,19 @@ def test_a_project_with_one_panel_runs_without_naming_it(tmp_path, monkeypatch):
     assert CliRunner().invoke(app, ["new", "Which swarm unit goes first?"]).exit_code == 0
     ran = CliRunner().invoke(app, ["run", "which-swarm-unit-goes-first", "--auto", "--yes", "-q"])
     assert ran.exit_code == 0, ran.output
+
+
+def test_a_content_folder_outside_the_project_is_refused_everywhere(tmp_path):
+    from discuss.cli import quick
+
+    folder = tmp_path / "study"
+    assert cli("init", str(folder), "--no-git").exit_code == 0
+    panels = folder / "discussions" / "panels.yaml"
+    kept = panels.read_text()
+    (tmp_path / "outside").mkdir()
+    for named in ("../outside", "/etc", ".git"):
+        panels.write_text(f"content: {named}\n{kept}")
+        assert quick.status(["--root", str(folder), "status"]) is None  # the fast path reads nothing there
+        for args in (["status"], ["run", "x"], ["panels"]):
+            result = cli(*args, cwd=folder)
+            assert result.exit_code == 2 and "must be a folder of the project" in result.stderr, (named, args)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..archive.listing import status_output
+from ..errors import InputError
 from ..store.layout import Layout
 
 
@@ -52,7 +53,11 @@ def status(argv: list[str], env: Mapping[str, str] = os.environ) -> int | None:
         return None
     root, as_json = parsed
     layout = Layout(root) if root else Layout.find(Path.cwd())
-    if not layout.panels.is_file() or not layout.content.is_dir():
+    try:
+        content = layout.content
+    except InputError:
+        return None  # the CLI words it
+    if not layout.panels.is_file() or not content.is_dir():
         return None  # the CLI says what is missing
-    show_status(layout.content, None, as_json)
+    show_status(content, None, as_json)
     return 0

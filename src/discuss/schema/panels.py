@@ -170,7 +170,7 @@ class PanelFileModel(BaseModel):
     @classmethod
     def _content(cls, value: str | None) -> str | None:
         if value is not None and not inside_project(value):
-            raise ValueError(f"content: {value!r} must be a folder of the project, such as "
+            raise ValueError(f"{value!r} must be a folder of the project, such as "
                              "src/content/research-questions (no '..', no hidden or settings folder)")
         return value
 

@@ -51,9 +51,8 @@ CONTENT_LINE = re.compile(r"""^content:[ \t]*(['"]?)([^'"#\n]*?)\1[ \t]*(?:#.*)?
 
 
 def content_folder(panels: Path) -> str | None:
-    """The folder `content:` in the panel file names, if it names one inside the project (a line of its own,
-    read without a YAML parser: `status` asks before anything heavy loads; the panel file's schema refuses
-    a bad one with its reason)."""
+    """The folder `content:` in the panel file names, as written (a line of its own, read without a YAML
+    parser: `status` asks before anything heavy loads); None where it names none."""
     try:
         stat = panels.stat()
     except OSError:
@@ -67,8 +66,7 @@ def _content_folder(panels: Path, mtime: int, size: int) -> str | None:
         found = CONTENT_LINE.search(panels.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
-    folder = found.group(2).strip().strip("/") if found else ""
-    return folder if folder and inside_project(folder) else None
+    return (found.group(2).strip().rstrip("/") or None) if found else None
 
 
 @dataclass(frozen=True)
@@ -85,7 +83,16 @@ class Layout:
 
     @property
     def content(self) -> Path:
-        return self.root / (content_folder(self.panels) or "content")
+        """content/, or the folder the panel file names; one outside the project is refused, never read."""
+        folder = content_folder(self.panels)
+        if folder is None:
+            return self.root / "content"
+        if not inside_project(folder):
+            from ..errors import InputError
+
+            raise InputError(f"{self.panels}: content: {folder!r} must be a folder of the project, such as "
+                             "src/content/research-questions (no '..', no hidden or settings folder)")
+        return self.root / folder
 
     @property
     def settings(self) -> Path:
