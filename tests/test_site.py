@@ -538,3 +538,13 @@ def test_the_index_and_home_show_what_each_discussion_came_to(tmp_path):
     index, home = page(site, "discussions"), (site / "index.html").read_text()
     for html in (index, home):
         assert '<small class="discuss-outcome">Both agree in the end.</small>' in html
+
+
+def test_a_page_makes_its_figures_and_charts_once(tmp_path, monkeypatch):
+    from discuss.site import plugin, render
+
+    made, real = [], render.discussion_view
+    monkeypatch.setattr(render, "discussion_view", lambda d: made.append(d.question_slug) or real(d))
+    plugin._SECTIONS.clear()
+    build(sample_site(tmp_path))
+    assert sorted(made) == ["first", "second"]  # the verdict and the discussion below it share one view

@@ -21,7 +21,6 @@ from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..text import tokens
 from ..text.prompting import estimate_tokens
-from ..text.tokens import fitting
 from . import offline
 from .base import Diagnosis, OnTokens, Provider
 
@@ -49,7 +48,7 @@ def filler(p: Panelist, key: str, budget: int) -> str:
     rng = random.Random(f"{p.id}/{key}")
     drawn = rng.choices(words, k=budget) if words else [f"{p.id}{key}{i}" for i in range(budget)]
     text = " ".join(drawn)
-    return text[:fitting(text, budget)].rstrip()
+    return text[:tokens.fitting(text, budget)].rstrip()
 
 
 def stand_in(spec: CallSpec) -> str:

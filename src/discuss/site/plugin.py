@@ -49,8 +49,9 @@ def _section(entry: Entry, first: bool = False) -> tuple[str, str]:
     key = entry.src_uri + entry.prefix
     known = _SECTIONS.get(key)
     if known is None or known[0] != entry.signature:
-        verdict = render.verdict_section(entry) if first else ""
-        known = _SECTIONS[key] = (entry.signature, (verdict, render.question_section(entry, bool(verdict))))
+        view = render.view_of(entry)  # figures and charts made once for both parts of the page
+        verdict = render.verdict_section(entry, view) if first else ""
+        known = _SECTIONS[key] = (entry.signature, (verdict, render.question_section(entry, bool(verdict), view)))
     return known[1]
 
 

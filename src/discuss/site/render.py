@@ -192,11 +192,15 @@ def discussion_view(d: Discussion) -> dict:
     }
 
 
-def question_section(entry: Entry, verdict_first: bool = False) -> str:
+def view_of(entry: Entry) -> dict[str, Any] | None:
+    """What the templates show of the entry's discussion (figures, charts, names), made once a page."""
+    return discussion_view(entry.discussion) if entry.discussion else None
+
+
+def question_section(entry: Entry, verdict_first: bool = False, view: dict[str, Any] | None = None) -> str:
     """The discussion of a question page; its conclusion too unless the page shows it first."""
-    view = discussion_view(entry.discussion) if entry.discussion else None
-    return ENV.get_template("question.html.j2").render(entry=entry, view=view, verdict_first=verdict_first,
-                                                       experiment=experiment_lines(entry))
+    return ENV.get_template("question.html.j2").render(entry=entry, view=view or view_of(entry),
+                                                       verdict_first=verdict_first, experiment=experiment_lines(entry))
 
 
 def experiment_lines(entry: Entry) -> list[str]:
@@ -208,11 +212,11 @@ def experiment_lines(entry: Entry) -> list[str]:
     return [line.removeprefix("- ") for line in lines(entry.question.folder, entry.discussion)]
 
 
-def verdict_section(entry: Entry) -> str:
+def verdict_section(entry: Entry, view: dict[str, Any] | None = None) -> str:
     """What a discussion came to, for the top of its page; empty until it has a conclusion."""
     if entry.discussion is None or entry.discussion.conclusion is None:
         return ""
-    return ENV.get_template("verdict.html.j2").render(entry=entry, view=discussion_view(entry.discussion))
+    return ENV.get_template("verdict.html.j2").render(entry=entry, view=view or view_of(entry))
 
 
 TABLE = re.compile(r"<table[^>]*>.*?</table>", re.S)
