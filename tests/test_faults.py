@@ -22,8 +22,8 @@ def closed_port_url() -> str:
 # (what beta's first call meets, expected outcome for beta's answer, requests beta's answer took)
 MATRIX = [
     # the client gives up on a slow reply; whether the retry reaches the server in time is the network's affair
-    ("timeout", [Action(delay=3)], "failed", 1),
-    ("timeout, retried when asked", [Action(delay=3), Action()], "answered", 2),
+    ("timeout", [Action(delay=5)], "failed", 1),
+    ("timeout, retried when asked", [Action(delay=5), Action()], "answered", 2),
     ("429 without Retry-After", [Action(status=429)], "answered", 2),
     ("429 with Retry-After", [Action(status=429, headers={"Retry-After": "0"})], "answered", 2),
     ("500 then fine", [Action(status=500)], "answered", 2),
@@ -39,7 +39,7 @@ MATRIX = [
 def test_fault_matrix(project, fake, case, actions, outcome, requests):
     fake.script("beta", *actions)
     retry = "true" if "retried" in case else "false"
-    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, attempts: 2, timeoutSeconds: 1, "
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, attempts: 2, timeoutSeconds: 3, "
                                                       f"retryTimeouts: {retry}, maxReplyChars: 100000}}"))
     result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
     assert result.exit_code == 0, result.output
@@ -121,7 +121,7 @@ def test_fault_matrix_in_every_protocol(project, fake, protocol, case, actions, 
 
     fake.script("beta", *actions)  # beta's first call meets the fault, whatever that call is
     judge = f"      judge: {{id: referee, model: openai/referee, api_base: '{fake.url}', api_key_env: FAKE_KEY}}\n"
-    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, attempts: 2, timeoutSeconds: 1}")
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.01, attempts: 2, timeoutSeconds: 3}")
                          + judge)
     result = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", protocol, "--auto")
     assert result.exit_code == 0, result.output
