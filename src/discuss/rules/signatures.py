@@ -44,7 +44,7 @@ def names_in(text: str, panel: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]
 
 def named_in(d: Discussion) -> list[Named]:
     """Every recorded answer that names a panelist, in round order."""
-    panel = {m.id: tuple({m.id, m.name}) for m in d.panel.members}
+    panel = words_of(d)
     found = []
     for r in d.rounds:
         for author, reply in sorted(r.replies.items()):
@@ -53,13 +53,18 @@ def named_in(d: Discussion) -> list[Named]:
     return found
 
 
-def lines(found: list[Named], names: dict[str, str]) -> list[str]:
-    """One line per answer, as `show` prints it and the page lists it."""
-    def who(pid: str) -> str:
-        return names.get(pid, pid)
+def words_of(d: Discussion) -> dict[str, tuple[str, ...]]:
+    """What each panelist goes by: its id and its display name."""
+    return {m.id: tuple({m.id, m.name}) for m in d.panel.members}
 
-    return [f"round {n.round_number}: {who(n.author)}'s answer "
-            + ("signs itself" if n.signed else "names")
-            + (f" and names {', '.join(who(p) for p in n.named if p != n.author)}" if n.signed and len(n.named) > 1
-               else "" if n.signed else f" {', '.join(who(p) for p in n.named)}")
-            for n in found]
+
+def line(n: Named, names: dict[str, str]) -> str:
+    """One answer, as `show` prints it and the page lists it."""
+    others = [names.get(p, p) for p in n.named if p != n.author]
+    said = "signs itself" + (f" and names {', '.join(others)}" if others else "") if n.signed else \
+        f"names {', '.join(others)}"
+    return f"round {n.round_number}: {names.get(n.author, n.author)}'s answer {said}"
+
+
+def lines(found: list[Named], names: dict[str, str]) -> list[str]:
+    return [line(n, names) for n in found]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...domain import Discussion, Round
-from ...rules.signatures import names_in
+from ...rules.signatures import names_in, words_of
 from ...rules.spread import spread
 from .record import VOTE_SCORES, ballot_box
 
@@ -99,7 +99,7 @@ def tally(discussions: list[Discussion], method: str | None = None) -> BiasRepor
 
     for d in discussions:
         names = {m.id: m.name for m in d.panel.members}
-        words = {m.id: (m.id, m.name) for m in d.panel.members}
+        words = words_of(d)
 
         def row(pid: str, names: dict[str, str] = names) -> Leaning:
             return rows.setdefault(pid, Leaning(pid, names.get(pid, pid)))
