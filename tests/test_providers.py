@@ -54,9 +54,9 @@ def test_voters_never_see_names_and_answers_are_shuffled(project, fake):
 
 
 def test_a_panelist_that_times_out_is_dropped_from_the_phase(project, fake):
-    fake.script("alpha", Action(delay=3))
+    fake.script("alpha", Action(delay=5))
     result = run(project, fake, "--rounds", "1",
-                 settings="{timeoutSeconds: 0.5, attempts: 1, retryBaseDelay: 0.01}")
+                 settings="{timeoutSeconds: 2, attempts: 1, retryBaseDelay: 0.01}")
     assert result.exit_code == 0, result.output
     r = store.load(project.folder).rounds[0]
     assert sorted(r.replies) == ["beta", "gamma"]
