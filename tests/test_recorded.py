@@ -1,0 +1,43 @@
+"""Discussions an earlier version recorded, under every protocol, load and save byte for byte.
+
+`data/recorded/` holds one offline discussion of each protocol as the
+version before protocol settings moved out of the shared ones wrote it (every
+protocol's numbers in every config). A later version must read each one and
+write it back unchanged, replies, round files and index alike.
+"""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from discuss.store.discussions import load, save
+
+RECORDED = Path(__file__).parent / "data" / "recorded"
+NAMES = sorted(p.name for p in RECORDED.iterdir() if p.is_dir())
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_every_protocol_has_a_recorded_discussion():
+    from discuss.protocols import names
+
+    assert set(NAMES) == set(names())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_recorded_discussion_is_written_back_as_it_was(tmp_path, name):
+    folder = tmp_path / name
+    shutil.copytree(RECORDED / name, folder)
+    before = files_of(folder)
+    d = load(folder)
+    assert d is not None and d.protocol == name
+    for written in [folder / "discussion.yaml", *folder.glob("round-*/*.yaml"), folder / "conclusion.md"]:
+        written.unlink(missing_ok=True)  # written again from what was read, not left alone
+    for r in d.rounds:
+        for reply in r.replies.values():
+            reply.saved = False
+    save(d, folder)
+    assert files_of(folder) == before
