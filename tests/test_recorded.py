@@ -41,3 +41,25 @@ def test_a_recorded_discussion_is_written_back_as_it_was(tmp_path, name):
             reply.saved = False
     save(d, folder)
     assert files_of(folder) == before
+
+
+def test_a_config_is_written_in_the_order_it_was_recorded_with_changes_in_place():
+    from discuss.store.configs import config_of, read_config
+
+    raw = {"ballots": "named", "maxRounds": 3, "promptCache": "auto"}  # a hand-written order, a quiet default
+    settings = read_config(raw, "discussion.yaml", "vote")
+    assert list(config_of(settings, "vote"))[:3] == ["ballots", "maxRounds", "promptCache"]
+    settings.own["ballots"] = "anonymised"
+    settings.max_rounds = 4
+    written = config_of(settings, "vote")
+    assert (written["ballots"], written["maxRounds"], written["promptCache"]) == ("anonymised", 4, "auto")
+
+
+def test_a_new_config_leaves_quiet_settings_at_their_defaults_out():
+    from discuss.domain import Settings
+    from discuss.store.configs import config_of
+
+    written = config_of(Settings(own={"ballots": "anonymised", "showWinner": True}), "vote")
+    assert "promptCache" not in written and "ballots" not in written and "showWinner" not in written
+    assert list(written)[0] == "maxRounds"
+    assert config_of(Settings(prompt_cache="off", own={"ballots": "named"}), "vote")["ballots"] == "named"

@@ -107,6 +107,7 @@ DEFAULTS = {
     "convergence_threshold": 0.85, "personas": "", "min_personas": 2, "triage": False, "deliberate_below": 0.70,
     "max_calls": 0, "max_tokens": 0, "max_cost": 0.0, "prompt_cache": "auto",
     "own": {},  # own: a protocol's own settings, none by default
+    "recorded": {},  # a new discussion's config was never recorded
 }
 
 

@@ -245,11 +245,17 @@ class Settings:
     prompt_cache: str = "auto"
     # The discussion's protocol's own settings (its `settings_model`), by camelCase name.
     own: dict[str, Any] = field(default_factory=dict)
+    # The config as discussion.yaml recorded it, in its order, when the discussion was read: written
+    # back in that order, with what it recorded for no setting of today's (an earlier version's
+    # settings) kept as it was, so a recorded discussion keeps its bytes. Empty for a new discussion.
+    recorded: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
-# Settings written into a discussion's config only when they differ from their defaults, so
+# Settings written into a new discussion's config only when they differ from their defaults, so
 # discussions recorded before they existed keep their bytes.
 QUIET_SETTINGS = frozenset({"prompt_cache"})
+# Fields of `Settings` that are no setting: what the config holds beside the shared settings.
+NOT_SHARED = frozenset({"own", "recorded"})
 
 
 @dataclass

@@ -104,8 +104,7 @@ class Protocol(ABC):
         from ..schema import validated
 
         mine = {k: v for k, v in raw.items() if k in self.settings_model.names()}
-        return validated(self.settings_model, mine, where, noun="setting").model_dump(
-            by_alias=True, exclude_defaults=not self.settings_model.record_defaults)
+        return validated(self.settings_model, mine, where, noun="setting").model_dump(by_alias=True)
 
     def options(self, d: Discussion) -> Any:
         """The discussion's own settings of this protocol, typed (an instance of `settings_model`)."""

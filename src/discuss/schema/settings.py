@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.alias_generators import to_camel
 
-from ..domain import Settings
+from ..domain import NOT_SHARED, Settings
 
 STRICT = ConfigDict(strict=True, extra="forbid", alias_generator=to_camel, populate_by_name=True,
                     allow_inf_nan=False)
@@ -64,7 +64,7 @@ def _model() -> type[BaseModel]:
     hints = typing.get_type_hints(Settings)
     fields: dict[str, Any] = {}
     for f in dataclasses.fields(Settings):
-        if f.name == "own":
+        if f.name in NOT_SHARED:
             continue
         kind = CHOICES.get(f.name, hints[f.name])
         fields[f.name] = (kind, Field(f.default, **BOUNDS.get(f.name, {})))
@@ -76,6 +76,9 @@ SettingsModel = _model()
 
 # Shared settings renamed since discussions were first written: old camelCase name -> new one.
 MOVED: dict[str, str] = {}
+# Settings that every discussion once recorded, whatever its protocol, and that are now one
+# protocol's own: a discussion of another protocol that recorded one keeps it as it was, unread.
+ONCE_SHARED: frozenset[str] = frozenset()
 
 
 def renamed(raw: dict[str, Any], moved: dict[str, str]) -> dict[str, Any]:
@@ -87,6 +90,12 @@ def to_settings(model: BaseModel, own: dict[str, Any] | None = None) -> Settings
     return Settings(**model.model_dump(), own=dict(own or {}))
 
 
+def shared_values(settings: Settings) -> dict[str, Any]:
+    """The shared settings by camelCase name, in the order `Settings` declares them."""
+    return {to_camel(f.name): getattr(settings, f.name) for f in dataclasses.fields(Settings)
+            if f.name not in NOT_SHARED}
+
+
 def shared_settings(raw: dict[str, Any], where: str, own: dict[str, Any] | None = None) -> Settings:
     """The shared settings in `raw` (camelCase, as a file has them), checked; `own` kept beside them."""
     from . import validated
@@ -96,8 +105,9 @@ def shared_settings(raw: dict[str, Any], where: str, own: dict[str, Any] | None 
 
 def updated(settings: Settings, changes: dict[str, Any], where: str) -> Settings:
     """`settings` with `changes` (by field name), checked like a file's."""
-    base = {k: v for k, v in dataclasses.asdict(settings).items() if k != "own"}
-    return shared_settings({to_camel(k): v for k, v in {**base, **changes}.items()}, where, settings.own)
+    changed = shared_settings({**shared_values(settings), **{to_camel(k): v for k, v in changes.items()}},
+                              where, settings.own)
+    return dataclasses.replace(changed, recorded=settings.recorded)
 
 
 class ProtocolSettings(BaseModel):
@@ -109,9 +119,9 @@ class ProtocolSettings(BaseModel):
 
     model_config = STRICT
     moved: ClassVar[dict[str, str]] = {}
-    # False: a setting at its default is left out of the record, so discussions recorded before the
-    # setting existed, and those that leave it alone, keep the bytes they had.
-    record_defaults: ClassVar[bool] = True
+    # Fields a new discussion records only when they differ from their defaults, so discussions
+    # recorded before the setting existed, and those that leave it alone, keep the bytes they had.
+    quiet: ClassVar[frozenset[str]] = frozenset()
 
     @model_validator(mode="before")
     @classmethod

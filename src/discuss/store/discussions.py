@@ -8,12 +8,10 @@ and, through `dyson`, the one of Project Dyson's original tool.
 
 from __future__ import annotations
 
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from ..domain import (
-    QUIET_SETTINGS,
     STATUSES,
     Conclusion,
     Discussion,
@@ -23,7 +21,6 @@ from ..domain import (
     Panelist,
     Reply,
     Round,
-    Settings,
     paid_usage,
     usage_dict,
     usage_from,
@@ -34,6 +31,7 @@ from ..protocols.stats import discussion_stats, leader
 from ..text.conclusions import parse_markdown_conclusion, render_markdown
 from ..text.naming import camel, is_safe_id, unprintable
 from . import documents, history, yamlio, yamlsplice
+from .configs import config_of, read_config
 from .files import write_atomic
 from .layout import DISCUSSION_FILE
 from .summary import Summary, from_data, from_head, is_legacy
@@ -112,9 +110,7 @@ def index_dict(d: Discussion) -> dict[str, Any]:
         data["waitingFor"] = list(d.waiting_for)
     data.update({
         "panel": _panel_dict(d.panel),
-        "config": {**{camel(f.name): getattr(d.settings, f.name) for f in fields(Settings) if f.name != "own"
-                      and not (f.name in QUIET_SETTINGS and getattr(d.settings, f.name) == f.default)},
-                   **d.settings.own},
+        "config": config_of(d.settings, d.protocol),
     })
     if d.personas:
         data["personas"] = d.personas
@@ -223,19 +219,6 @@ def dyson_index(d: Discussion) -> dict[str, Any]:
 
 
 # ---- reading ---------------------------------------------------------------
-
-def _settings_from(raw, where: Path, protocol: str) -> Settings:
-    """The shared settings, and the protocol's own (under their current names)."""
-    from ..schema.settings import shared_settings
-
-    raw = raw if raw is not None else {}
-    if not isinstance(raw, dict):
-        raise ValueError("config: expected a mapping of settings")
-    model = get_protocol(protocol).settings_model
-    mine = {k: v for k, v in raw.items() if k in model.names()} if model is not None else {}
-    own = get_protocol(protocol).own_settings(mine, f"{where}: config") if model is not None else {}
-    return shared_settings({k: v for k, v in raw.items() if k not in mine}, f"{where}: config", own)
-
 
 def _panelist_from(m: dict) -> Panelist:
     if not is_safe_id(str(m["id"])):
@@ -407,7 +390,7 @@ def load(folder: Path) -> Discussion | None:
             question_slug=str(data.get("questionSlug") or ""),
             question_title=str(data.get("questionTitle") or ""),
             panel=_panel_from(data.get("panel")),
-            settings=_settings_from(data.get("config"), index, str(data.get("protocol") or DEFAULT)),
+            settings=read_config(data.get("config"), str(index), str(data.get("protocol") or DEFAULT)),
             protocol=str(data.get("protocol") or DEFAULT),
             status=str(data.get("status") or "active"),
             started_at=str(data.get("startedAt") or ""),

@@ -13,7 +13,7 @@ from ...schema.settings import ProtocolSettings
 
 
 class VoteSettings(ProtocolSettings):
-    record_defaults: ClassVar[bool] = False
+    quiet: ClassVar[frozenset[str]] = frozenset({"ballots", "show_winner"})
 
     # anonymised: answers under letters, shuffled per voter (ours); named: under their authors'
     # names in the panel's order, as Project Dyson's reference tool showed them. Ties go by the

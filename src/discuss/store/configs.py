@@ -1,0 +1,52 @@
+"""A discussion's `config:` in discussion.yaml: read into `Settings`, written back as it was recorded.
+
+A new discussion records the shared settings in the order `Settings` declares
+them, then its protocol's own in the order its model declares them; a quiet
+setting only where it is not at its default. A discussion read from disk is
+written back in the order it was recorded, and what it recorded that is no
+setting of its protocol today (another protocol's numbers, from when every
+config held every protocol's) is written as it was read: loading and saving a
+recorded discussion changes no byte of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..domain import QUIET_SETTINGS, Settings
+from ..protocols import get_protocol
+from ..schema.settings import MOVED, ONCE_SHARED, ProtocolSettings, shared_settings, shared_values
+from ..text.naming import camel
+
+
+def read_config(raw: Any, where: str, protocol: str) -> Settings:
+    """The settings a discussion of `protocol` recorded: shared, its own, and the rest kept as recorded."""
+    raw = raw if raw is not None else {}
+    if not isinstance(raw, dict):
+        raise ValueError("config: expected a mapping of settings")
+    handler = get_protocol(protocol)
+    model = handler.settings_model
+    mine = model.names() if model is not None else set()
+    own = handler.own_settings({k: v for k, v in raw.items() if k in mine}, f"{where}: config")
+    others = {k: v for k, v in raw.items() if k not in mine and k not in ONCE_SHARED}
+    return dataclasses.replace(shared_settings(others, f"{where}: config", own), recorded=dict(raw))
+
+
+def config_of(settings: Settings, protocol: str) -> dict[str, Any]:
+    """What discussion.yaml records under `config:` (see the module's docstring for the order)."""
+    model = get_protocol(protocol).settings_model
+    current = {**shared_values(settings), **_own_values(settings.own, model)}
+    defaults = {**shared_values(Settings()), **_own_values({}, model)}
+    quiet = {camel(n) for n in QUIET_SETTINGS | (model.quiet if model is not None else frozenset())}
+    renames = {**MOVED, **(model.moved if model is not None else {})}
+    out: dict[str, Any] = {}
+    for key, value in settings.recorded.items():
+        now = renames.get(key, key)
+        out[key] = current.pop(now) if now in current else value
+    out.update({k: v for k, v in current.items() if not (k in quiet and v == defaults[k])})
+    return out
+
+
+def _own_values(own: dict[str, Any], model: type[ProtocolSettings] | None) -> dict[str, Any]:
+    return model.model_validate(own).model_dump(by_alias=True) if model is not None else {}
