@@ -146,8 +146,9 @@ def test_a_method_is_refused_where_it_means_nothing(project, fake):
 
 def test_a_protocols_own_setting_goes_through_set_as_through_its_flag(project):
     listed = {row["name"]: row["settings"] for row in json.loads(project.cli("protocols", "--json").stdout)}
-    assert listed["vote"] == ["ballots", "showWinner"] and listed["council"] == []
-    assert "its own settings (--set KEY=VALUE): ballots, showWinner" in project.cli("protocols").stdout
+    assert {"ballots", "showWinner", "quorum"} <= set(listed["vote"]) and listed["council"] == []
+    assert listed["critique"] == ["critiqueRounds", "convergenceTest", "convergenceThreshold"]
+    assert "its own settings (--set KEY=VALUE): selfVoteWeight," in project.cli("protocols").stdout
     later = second_round_prompts(project, "--set", "showWinner=false")
     assert all("Which answer each round's vote chose is not shown" in p for p in later)
     assert "showWinner: false" in (project.folder / "discussion.yaml").read_text()

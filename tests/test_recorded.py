@@ -63,3 +63,23 @@ def test_a_new_config_leaves_quiet_settings_at_their_defaults_out():
     assert "promptCache" not in written and "ballots" not in written and "showWinner" not in written
     assert list(written)[0] == "maxRounds"
     assert config_of(Settings(prompt_cache="off", own={"ballots": "named"}), "vote")["ballots"] == "named"
+
+
+def test_a_new_discussion_records_the_shared_settings_and_its_protocols_own_only(project):
+    from discuss.store import yamlio
+
+    project.write_panels("    offline:\n      members:\n"
+                         "        - {id: a, model: offline/pragmatist}\n        - {id: b, model: offline/skeptic}\n"
+                         "      settings: {critiqueRounds: 2, quorum: 0.25, matchDebate: false}\n")
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "critique", "-q").exit_code == 0
+    config = yamlio.load((project.folder / "discussion.yaml").read_text())["config"]
+    assert config["critiqueRounds"] == 2 and config["convergenceTest"] == "judge" and "maxRounds" in config
+    assert not {"quorum", "matchDebate", "selfVoteWeight", "drafter"} & set(config)
+
+
+def test_a_protocols_setting_of_the_wrong_kind_is_refused_when_the_panel_is_read(project):
+    project.write_panels("    offline:\n      members:\n        - {id: a, model: offline/pragmatist}\n"
+                         "      settings: {critiqueRounds: 0}\n")
+    refused = project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "vote")
+    assert refused.exit_code == 2 and "critiqueRounds" in refused.output
+    assert not project.folder.exists()

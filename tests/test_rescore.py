@@ -25,7 +25,7 @@ def recorded(weight: float = 0.5) -> Discussion:
     box.termination_votes = [TerminationVote(p, "CONTINUE") for p in "abc"]
     box.results = tally(box.votes, list("abc"), weight)
     box.winner_id, box.tie_break = pick_winner(box.results, r.seed)
-    return Discussion("q", "q", "Q?", PANEL, Settings(self_vote_weight=weight, max_rounds=1), protocol="vote",
+    return Discussion("q", "q", "Q?", PANEL, Settings(max_rounds=1, own={"selfVoteWeight": weight}), protocol="vote",
                       rounds=[r])
 
 

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from discuss.domain import Reply, Round, Settings
+from discuss.domain import NOT_SHARED, Reply, Round, Settings
 from discuss.protocols.deliberate.rules import THRESHOLDS, WEIGHTS, gate_one, threshold
 from discuss.protocols.vote import label_order
 from discuss.protocols.vote.record import Vote, ballot_box
 from discuss.protocols.vote.scoring import tally
+from discuss.protocols.vote.settings import VoteSettings
 from discuss.protocols.vote.termination import winner_ratio
 from discuss.rules.agreement import label
 from discuss.rules.convergence import agreement_test, judge_test
@@ -93,7 +94,7 @@ def test_agreement_labels_at_their_bars():
 
 def test_self_votes_count_half_by_default():
     votes = [Vote("a", "a", "APPROVE"), Vote("b", "a", "APPROVE")]
-    assert tally(votes, ["a"], Settings().self_vote_weight)[0].weighted_score == 3.0
+    assert tally(votes, ["a"], VoteSettings().self_vote_weight)[0].weighted_score == 3.0
 
 
 DEFAULTS = {
@@ -105,7 +106,8 @@ DEFAULTS = {
     "agreement_measure": "lexical", "escalate_below": 0.5, "consensus_at": 0.70, "contested_at": 0.30,
     "debate_chairman": True, "drafter": "", "match_debate": True, "critique_rounds": 4, "convergence_test": "judge",
     "convergence_threshold": 0.85, "personas": "", "min_personas": 2, "triage": False, "deliberate_below": 0.70,
-    "max_calls": 0, "max_tokens": 0, "max_cost": 0.0, "prompt_cache": "auto",
+    "max_calls": 0, "max_tokens": 0, "max_cost": 0.0, "prompt_cache": "auto", "ballots": "anonymised",
+    "show_winner": True,
     "own": {},  # own: a protocol's own settings, none by default
     "recorded": {},  # a new discussion's config was never recorded
 }
@@ -116,16 +118,34 @@ def test_every_default_setting_is_the_documented_one(name):
     assert getattr(Settings(), name) == DEFAULTS[name]
 
 
+def own_settings() -> list[tuple[str, str]]:
+    from discuss.protocols import get_protocol, names
+
+    return [(p, f) for p in names() if (model := get_protocol(p).settings_model) for f in model.model_fields]
+
+
+@pytest.mark.parametrize("protocol, name", own_settings())
+def test_every_protocol_setting_defaults_to_the_documented_value(protocol, name):
+    from discuss.protocols import get_protocol
+
+    assert getattr(get_protocol(protocol).settings_model(), name) == DEFAULTS[name]
+
+
 def test_the_documentation_tables_state_the_defaults():
     from discuss.text.naming import camel
 
     docs = "".join(p.read_text() for p in (Path(__file__).resolve().parent.parent / "docs").glob("*.md"))
-    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|$", docs, re.MULTILINE))
+    rows = dict(re.findall(r"^\| `(\w+)` (?:\| [^|]+ )?\| ([^|]+) \|$", docs, re.MULTILINE))
     assert len(rows) >= 10  # the settings tables are there to check
     for name, value in DEFAULTS.items():
         key = camel(name)
         if key in rows and isinstance(value, (int, float)) and not isinstance(value, bool):
             assert float(rows[key].split()[0]) == float(value), key
+    listed = {name for cell in re.findall(r"^\| (`\w+`(?:, `\w+`)*) \|", docs, re.MULTILINE)
+              for name in re.findall(r"`(\w+)`", cell)}
+    every = {camel(f.name) for f in dataclasses.fields(Settings) if f.name not in NOT_SHARED}
+    every |= {camel(name) for _, name in own_settings()}
+    assert every <= listed, f"settings with no row in the docs: {sorted(every - listed)}"
 
 
 def test_the_source_numbers_of_deliberation():

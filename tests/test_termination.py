@@ -50,8 +50,8 @@ def test_rules(rounds, reason):
 
 
 def test_settings_change_the_rules():
-    strict = Settings(max_rounds=2, consecutive_conclude_rounds=3, convergence_rounds=2,
-                      convergence_score=1.0)
+    strict = Settings(max_rounds=2, own={"consecutiveConcludeRounds": 3, "convergenceRounds": 2,
+                                         "convergenceScore": 1.0})
     two = [rnd(1, conclude=2, cont=1), rnd(2, conclude=2, cont=1)]
     assert decide(two, strict, 3).reason == "max-rounds"
     assert decide([rnd(1, cont=3, score=6.0), rnd(2, cont=3, score=6.0)], strict, 3).reason == "convergence"
@@ -65,7 +65,7 @@ def test_the_quorum_is_more_than_half_of_the_panel(cast, panel, counts):
 
 
 def test_quorum_and_votes_needed_are_settings():
-    loose = Settings(quorum=0.0, consecutive_conclude_votes=3)
+    loose = Settings(own={"quorum": 0.0, "consecutiveConcludeVotes": 3})
     assert decide([rnd(1, conclude=1)], loose, 5).reason == "unanimous-conclude"
     assert decide([rnd(1, conclude=2, cont=1), rnd(2, conclude=2, cont=1)], loose, 3).reason is None
 

@@ -62,7 +62,7 @@ def test_answers_are_cut_to_a_fair_share_and_never_past_the_cap():
 
 
 def test_the_newest_rounds_are_kept_and_the_rest_counted():
-    d = Discussion("q", "q", "Q?", PANEL, Settings(context_rounds=2), protocol="vote")
+    d = Discussion("q", "q", "Q?", PANEL, Settings(own={"contextRounds": 2}), protocol="vote")
     d.rounds = [vote_round(n, winner="a") for n in (1, 2, 3)]
     shown, omitted = earlier_context(d, "a", 6000)
     assert [x["number"] for x in shown] == [2, 3] and omitted == 1

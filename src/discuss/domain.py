@@ -189,21 +189,11 @@ def _whole(value: Any) -> int:
 
 @dataclass
 class Settings:
-    """Every number of the vote protocol; stored with the discussion."""
+    """The settings every protocol shares (its own are in `own`); stored with the discussion."""
 
     max_rounds: int = 5
-    self_vote_weight: float = 0.5
-    consecutive_conclude_rounds: int = 2
-    # CONCLUDE votes the consecutive rule needs in each of those rounds ("2+ models").
-    consecutive_conclude_votes: int = 2
-    # Termination votes of a round count only if more than this share of the panel cast one.
-    quorum: float = 0.5
-    convergence_rounds: int = 3
-    # Fraction of the highest weighted score a reply could get.
-    convergence_score: float = 0.8
     vote_attempts: int = 3
     context_tokens: int = 6000
-    context_rounds: int = 3  # earlier rounds an answer prompt shows at most, newest first
     source_tokens: int = 4000  # a question's sources in every prompt, shared equally among them
     # Hours a run waits for a person's answer or ballot before going on without it (0: always wait).
     person_wait_hours: float = 0.0
@@ -215,27 +205,10 @@ class Settings:
     retry_timeouts: bool = False
     attempts: int = 3
     retry_base_delay: float = 1.0
-    conclusion_author: str = "winner"
-    # Council family: agreement meter, auto escalation, debate chairman, drafter.
+    # How alike answers are (lexical or embedding), and what agreement reads as consensus or contested.
     agreement_measure: str = "lexical"
-    escalate_below: float = 0.5
     consensus_at: float = 0.70
     contested_at: float = 0.30
-    debate_chairman: bool = True
-    drafter: str = ""
-    # Critique protocol: rounds of critique, the early-exit test and its bar.
-    critique_rounds: int = 4
-    convergence_test: str = "judge"
-    convergence_threshold: float = 0.85
-    # Tournament: each pair debates briefly before its judge decides.
-    match_debate: bool = True
-    # Deliberate protocol: personas to use (comma-separated ids; empty: a diverse default).
-    personas: str = ""
-    # Gate 1 passes only when at least this many personas finished their ranking.
-    min_personas: int = 2
-    # True: the chair first rates how uncertain the question is; a confident one skips deliberation.
-    triage: bool = False
-    deliberate_below: float = 0.70  # the confidence under which triage lets the deliberation run
     # Budget of a discussion; 0 means no limit.
     max_calls: int = 0
     max_tokens: int = 0

@@ -160,10 +160,13 @@ def protocols(as_json: bool = typer.Option(False, "--json", help="JSON: a row pe
 
         typer.echo(json.dumps(protocol_rows(), indent=2))
         return
+    import textwrap
+
     for row in protocol_rows():
         typer.echo(f"{row['name']:<12} {row['summary']}")
         if row["settings"]:
-            typer.echo(f"{'':<12} its own settings (--set KEY=VALUE): {', '.join(row['settings'])}")
+            said = f"its own settings (--set KEY=VALUE): {', '.join(row['settings'])}"
+            typer.echo(textwrap.fill(said, 100, initial_indent=" " * 13, subsequent_indent=" " * 15))
 
 
 def rescore_spec(wanted: str) -> tuple[str, list[str]]:

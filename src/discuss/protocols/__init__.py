@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from importlib import import_module
+from typing import Any
 
 from ..errors import InputError
 from .base import Protocol
@@ -58,12 +59,16 @@ def unregister(name: str) -> None:
     _EXTRA.pop(name, None)
 
 
-def own_setting_names() -> set[str]:
-    """Every name of a setting some protocol declares as its own (each protocol is imported)."""
-    found: set[str] = set()
+def own_settings_in(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """Of `raw`, the settings some protocol declares as its own, as given; each checked by every protocol
+    that declares it, so a wrong value is refused where it is written, not when that protocol first runs."""
+    found: dict[str, Any] = {}
     for name in names():
-        model = get_protocol(name).settings_model
-        found |= model.names() if model is not None else set()
+        protocol = get_protocol(name)
+        if protocol.settings_model is not None:
+            if mine := {k: v for k, v in raw.items() if k in protocol.settings_model.names()}:
+                protocol.own_settings(mine, where)
+                found.update(mine)
     return found
 
 

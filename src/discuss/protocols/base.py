@@ -110,7 +110,7 @@ class Protocol(ABC):
         """The discussion's own settings of this protocol, typed (an instance of `settings_model`)."""
         if self.settings_model is None:
             raise TypeError(f"the {self.name} protocol declares no settings of its own")
-        return self.settings_model.model_validate(d.settings.own)
+        return self.settings_model.of(d.settings)
 
     @abstractmethod
     def new_round(self, d: Discussion) -> Round: ...

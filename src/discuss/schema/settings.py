@@ -2,17 +2,20 @@
 
 The shared settings' defaults live once, in the domain's `Settings`; this
 module adds the types, the camelCase names and the bounds, and refuses
-anything else. A protocol declares settings of its own as a subclass of
-`ProtocolSettings`; they travel in `Settings.own`. A renamed setting keeps
-its old name in `MOVED` (or its model's `moved`), so a discussion written
-under the old name still loads.
+anything else. Each protocol declares its own as a subclass of
+`ProtocolSettings` (with their defaults and bounds); they travel in
+`Settings.own`. A renamed setting keeps its old name in `MOVED` (or its
+model's `moved`), so a discussion written under the old name still loads;
+one that every discussion once recorded and a single protocol now owns is
+in `ONCE_SHARED`, so other protocols' discussions that recorded it still
+load.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.alias_generators import to_camel
@@ -25,37 +28,23 @@ FRACTION = {"ge": 0.0, "le": 1.0}
 # Each setting's bounds; a setting not named here takes any value of its type.
 BOUNDS: dict[str, dict[str, Any]] = {
     "max_rounds": {"ge": 1, "le": 100},
-    "self_vote_weight": FRACTION,
-    "consecutive_conclude_rounds": {"ge": 1},
-    "consecutive_conclude_votes": {"ge": 1},
-    "quorum": {"ge": 0.0, "lt": 1.0},
     "max_reply_chars": {"ge": 1000},
-    "convergence_rounds": {"ge": 1},
-    "convergence_score": FRACTION,
     "vote_attempts": {"ge": 1, "le": 10},
     "context_tokens": {"ge": 100},
     "source_tokens": {"ge": 100},
     "person_wait_hours": {"ge": 0},
-    "context_rounds": {"ge": 0},
     "max_response_words": {"ge": 1},
     "timeout_seconds": {"gt": 0},
     "attempts": {"ge": 1, "le": 10},
     "retry_base_delay": {"ge": 0},
-    "conclusion_author": {"min_length": 1},
-    "escalate_below": FRACTION,
     "consensus_at": FRACTION,
     "contested_at": FRACTION,
-    "critique_rounds": {"ge": 1, "le": 100},
-    "convergence_threshold": FRACTION,
-    "min_personas": {"ge": 1},
-    "deliberate_below": FRACTION,
     "max_calls": {"ge": 0},
     "max_tokens": {"ge": 0},
     "max_cost": {"ge": 0},
 }
 CHOICES: dict[str, Any] = {
     "agreement_measure": Literal["lexical", "embedding"],
-    "convergence_test": Literal["judge", "titles", "agreement"],
     "prompt_cache": Literal["auto", "off"],
 }
 
@@ -78,7 +67,11 @@ SettingsModel = _model()
 MOVED: dict[str, str] = {}
 # Settings that every discussion once recorded, whatever its protocol, and that are now one
 # protocol's own: a discussion of another protocol that recorded one keeps it as it was, unread.
-ONCE_SHARED: frozenset[str] = frozenset()
+ONCE_SHARED = frozenset({
+    "selfVoteWeight", "consecutiveConcludeRounds", "consecutiveConcludeVotes", "quorum", "convergenceRounds",
+    "convergenceScore", "contextRounds", "conclusionAuthor", "escalateBelow", "debateChairman", "drafter",
+    "critiqueRounds", "convergenceTest", "convergenceThreshold", "matchDebate", "personas", "minPersonas",
+    "triage", "deliberateBelow"})
 
 
 def renamed(raw: dict[str, Any], moved: dict[str, str]) -> dict[str, Any]:
@@ -127,6 +120,12 @@ class ProtocolSettings(BaseModel):
     @classmethod
     def _renamed(cls, value: Any) -> Any:
         return renamed(value, cls.moved) if isinstance(value, dict) else value
+
+    @classmethod
+    def of(cls, settings: Settings) -> Self:
+        """A discussion's settings of this model, typed; those it does not give at their defaults."""
+        names = cls.names()
+        return cls.model_validate({k: v for k, v in settings.own.items() if k in names})
 
     @classmethod
     def names(cls) -> set[str]:

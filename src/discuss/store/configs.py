@@ -12,16 +12,23 @@ recorded discussion changes no byte of it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain import QUIET_SETTINGS, Settings
 from ..protocols import get_protocol
-from ..schema.settings import MOVED, ONCE_SHARED, ProtocolSettings, shared_settings, shared_values
 from ..text.naming import camel
+
+if TYPE_CHECKING:
+    from ..schema.settings import ProtocolSettings
+
+# The settings' schema (pydantic) is imported where a config is read or written, not with the store:
+# `discuss status` reads discussions without either.
 
 
 def read_config(raw: Any, where: str, protocol: str) -> Settings:
     """The settings a discussion of `protocol` recorded: shared, its own, and the rest kept as recorded."""
+    from ..schema.settings import ONCE_SHARED, shared_settings
+
     raw = raw if raw is not None else {}
     if not isinstance(raw, dict):
         raise ValueError("config: expected a mapping of settings")
@@ -35,6 +42,8 @@ def read_config(raw: Any, where: str, protocol: str) -> Settings:
 
 def config_of(settings: Settings, protocol: str) -> dict[str, Any]:
     """What discussion.yaml records under `config:` (see the module's docstring for the order)."""
+    from ..schema.settings import MOVED, shared_values
+
     model = get_protocol(protocol).settings_model
     current = {**shared_values(settings), **_own_values(settings.own, model)}
     defaults = {**shared_values(Settings()), **_own_values({}, model)}

@@ -93,12 +93,11 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
 
 def _settings(raw: dict[str, Any], where: str) -> Settings:
     """A panel's settings: the shared ones checked here, a protocol's own kept for when it starts."""
-    from ..protocols import own_setting_names
+    from ..protocols import own_settings_in
     from ..schema.settings import SettingsModel, shared_settings
 
     shared = {camel(f) for f in SettingsModel.model_fields}
-    own_names = own_setting_names() if set(raw) - shared else set()
-    own = {k: v for k, v in raw.items() if k in own_names and k not in shared}
+    own = own_settings_in({k: v for k, v in raw.items() if k not in shared}, where)
     return shared_settings({k: v for k, v in raw.items() if k not in own}, where, own)
 
 

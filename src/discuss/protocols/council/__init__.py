@@ -10,7 +10,7 @@ chairman (or, in adversarial, the converger) written as the conclusion.
   chairman optional).
 - adversarial: one drafter; reviewers in parallel who see only the draft;
   a converger who judges the reviews (k + 2 calls).
-- auto: a council whose first-round agreement below `escalate_below`, or a
+- auto: a council whose first-round agreement below `escalateBelow`, or a
   question whose front matter says `stakes: high`, turns it into a debate
   (DeepThnkr's rule for choosing a mode); the reason is recorded in round 1.
 """
@@ -41,6 +41,7 @@ from ..base import (
 from . import moves
 from .critiques import parse_critiques
 from .notes import CouncilNotes, Critique, notes
+from .settings import AdversarialSettings, AutoSettings, DebateSettings
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class Stage:
 
 
 def drafter(d: Discussion) -> Panelist:
-    return d.panel.member(d.settings.drafter) if d.settings.drafter else d.panel.members[0]
+    chosen = AdversarialSettings.of(d.settings).drafter
+    return d.panel.member(chosen) if chosen else d.panel.members[0]
 
 
 def converger(d: Discussion) -> Panelist:
@@ -195,13 +197,14 @@ class Staged(Protocol):
                                    for n, a in enumerate(ids) for b in ids[n + 1:]]
         line = f"round {rnd.number}: agreement {rnd.agreement if rnd.agreement is not None else '-'}"
         if self.mode(d) == "auto" and rnd.number == 1:
-            disagree = rnd.agreement is not None and rnd.agreement < d.settings.escalate_below
+            below = AutoSettings.of(d.settings).escalate_below
+            disagree = rnd.agreement is not None and rnd.agreement < below
             high = stakes == HIGH_STAKES
             notes(rnd)["escalation"] = {
-                "debate": disagree or high, "agreement": rnd.agreement, "below": d.settings.escalate_below,
-                "reason": (f"agreement {rnd.agreement} is below {d.settings.escalate_below}: the panel debates"
+                "debate": disagree or high, "agreement": rnd.agreement, "below": below,
+                "reason": (f"agreement {rnd.agreement} is below {below}: the panel debates"
                            if disagree else "the question's stakes are high: the panel debates" if high
-                           else f"agreement {rnd.agreement} reaches {d.settings.escalate_below}: "
+                           else f"agreement {rnd.agreement} reaches {below}: "
                            "the chairman synthesises now"),
             }
             line += f"; {notes(rnd)['escalation']['reason']}"
@@ -222,7 +225,7 @@ class Staged(Protocol):
             user = prompts.render("converge", question=q, draft=d.rounds[0].replies[drafter(d).id].text,
                                   reviews=reviews)
         else:
-            if self.name == "debate" and not d.settings.debate_chairman:
+            if self.name == "debate" and not DebateSettings.of(d.settings).debate_chairman:
                 return None
             chair = d.panel.chair
             answers = [(names.get(pid, pid), r.text) for pid, r in last.replies.items()]
@@ -252,11 +255,13 @@ class Council(Staged):
 
 class Debate(Staged):
     summary = "positions, cross-examination of peers, rebuttal with a revised answer, then the chairman"
+    settings_model = DebateSettings
 
 
 class Adversarial(Staged):
     summary = "one drafter, reviewers who never see each other, a converger who judges the reviews"
     conclusion_title = "Final answer by the converger"
+    settings_model = AdversarialSettings
 
     def most_rounds(self, d: Discussion) -> int:
         return 2
@@ -265,6 +270,7 @@ class Adversarial(Staged):
 class Auto(Staged):
     summary = ("a council that turns into a debate when its first answers disagree or the stakes are high; "
                "a review of an artefact goes to the adversarial council")
+    settings_model = AutoSettings
 
     def mode(self, d: Discussion) -> str:
         route = notes(d.rounds[0]).get("route") if d.rounds else None

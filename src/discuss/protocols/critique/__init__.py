@@ -38,6 +38,7 @@ from ..base import (
 from . import moves
 from .notes import CritiqueNotes, Verdict, notes
 from .replies import parse_judge, parse_stance
+from .settings import CritiqueSettings
 
 JUDGE = "judge"  # role of the judge's record in a round
 
@@ -155,17 +156,18 @@ def close(d: Discussion, rnd: Round, now: str) -> str:
     rnd.completed_at = now
     if rnd.number == 1:
         return f"round 1: agreement {rnd.agreement}"
-    test = d.settings.convergence_test
+    own = CritiqueSettings.of(d.settings)
+    test = own.convergence_test
     if test == "titles":
         check = title_overlap(titles([r.text for r in positions(d.rounds[rnd.number - 2]).values()]), titles(texts))
     elif test == "agreement":
         check = agreement_test(rnd.agreement, d.settings.consensus_at)
     else:
-        check = judge_test(notes(rnd)["judge"].get("score"), d.settings.convergence_threshold)
+        check = judge_test(notes(rnd)["judge"].get("score"), own.convergence_threshold)
     notes(rnd)["convergence"] = check
     if check["converged"]:
         d.termination_reason = "converged"
-    elif rnd.number - 1 >= d.settings.critique_rounds or rnd.number >= d.settings.max_rounds:
+    elif rnd.number - 1 >= own.critique_rounds or rnd.number >= d.settings.max_rounds:
         d.termination_reason = "max-rounds"
     return f"round {rnd.number}: {test} test {'passed' if check['converged'] else 'not passed'} ({in_words(check)})"
 
@@ -200,6 +202,7 @@ class Critique(Protocol):
     conclusion_title = "Attributed answer by the synthesizer"
     partial = "discuss.protocols.critique:site.html.j2"
     notes_type = CritiqueNotes
+    settings_model = CritiqueSettings
 
     # The rules are module functions, testable alone; the protocol is them.
     new_round = staticmethod(new_round)
@@ -210,7 +213,7 @@ class Critique(Protocol):
         require_measure(d)
 
     def most_rounds(self, d: Discussion) -> int:
-        return min(d.settings.critique_rounds + 1, d.settings.max_rounds)
+        return min(CritiqueSettings.of(d.settings).critique_rounds + 1, d.settings.max_rounds)
 
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)

@@ -15,6 +15,7 @@ from ..base import Context, Phase, Protocol, Step, messages, record_failure, rec
 from . import moves
 from .notes import DecomposeNotes, Part, notes
 from .replies import parse_split
+from .settings import DecomposeSettings
 
 MIN_PARTS, MAX_PARTS = 2, 6
 
@@ -25,10 +26,12 @@ class Decompose(Protocol):
     conclusion_title = "Reassembled answer by the splitter"
     partial = "discuss.protocols.decompose:site.html.j2"
     notes_type = DecomposeNotes
+    settings_model = DecomposeSettings
 
     @staticmethod
     def splitter(d: Discussion) -> Panelist:
-        return d.panel.member(d.settings.drafter) if d.settings.drafter else d.panel.members[0]
+        chosen = DecomposeSettings.of(d.settings).drafter
+        return d.panel.member(chosen) if chosen else d.panel.members[0]
 
     def finished_rounds(self, d: Discussion) -> bool:
         return len(d.rounds) >= 2

@@ -37,6 +37,7 @@ from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
 from .replies import parse_alternatives, parse_ranking, parse_research, parse_triage
 from .rules import DIMENSIONS, WEIGHTS, confidence, conformity, consensus, dissenters, gate_one, gate_two, threshold
+from .settings import DeliberateSettings
 
 STAGES = ("research", "alternatives", "ranking")
 ROLES = {"triage": "triage", "research": "researcher", "alternatives": "proposer", "ranking": "ranker"}
@@ -44,7 +45,7 @@ MIN_ALTERNATIVES, MAX_ALTERNATIVES = 2, 5
 
 
 def stages(d: Discussion) -> tuple[str, ...]:
-    return ("triage", *STAGES) if d.settings.triage else STAGES
+    return ("triage", *STAGES) if DeliberateSettings.of(d.settings).triage else STAGES
 
 
 def stage(d: Discussion, name: str) -> Round:
@@ -163,7 +164,7 @@ def close(d: Discussion, rnd: Round, ctx: Context) -> str:
                         "dissenters": dissenters(result), "initialConfidence": initial, "finalConfidence": final}
     notes(rnd)["consensus"] = found
     reached = all(r.complete for r in d.rounds if r is not rnd) and bool(rankings)
-    notes(rnd)["gate1"] = gate_one(reached, rankings, result, bar, d.settings.min_personas)
+    notes(rnd)["gate1"] = gate_one(reached, rankings, result, bar, DeliberateSettings.of(d.settings).min_personas)
     notes(rnd)["gate2"] = gate_two(rankings, persona_of, result, initial, final)
     notes(rnd)["conformity"] = conformity(rankings, result, conflicts)
     if not (notes(rnd)["gate1"]["passed"] and notes(rnd)["gate2"]["passed"]):
@@ -180,13 +181,13 @@ def named(c: Consensus) -> str:
 def close_triage(d: Discussion, rnd: Round) -> str:
     found = notes(rnd)["triage"]
     level = confidence(found["scores"])
-    go = level < d.settings.deliberate_below
-    found["confidence"], found["below"], found["deliberate"] = level, d.settings.deliberate_below, go
+    below = DeliberateSettings.of(d.settings).deliberate_below
+    go = level < below
+    found["confidence"], found["below"], found["deliberate"] = level, below, go
     if not go:
         d.termination_reason = "confident"
     return (f"round {rnd.number}: triage confidence {level} "
-            + (f"is below {d.settings.deliberate_below}: the panel deliberates" if go
-               else f"reaches {d.settings.deliberate_below}: the chair answers alone"))
+            + (f"is below {below}: the panel deliberates" if go else f"reaches {below}: the chair answers alone"))
 
 
 def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
@@ -218,6 +219,7 @@ class Deliberate(Protocol):
     conclusion_title = "Decision by the chair"
     partial = "discuss.protocols.deliberate:site.html.j2"
     notes_type = DeliberateNotes
+    settings_model = DeliberateSettings
 
     # The rules are module functions, testable alone; the protocol is them.
     new_round = staticmethod(new_round)
@@ -232,7 +234,7 @@ class Deliberate(Protocol):
         if not d.personas:
             from .personas import assign
 
-            d.personas = assign(setup.personas(), d.panel.ids, d.settings.personas)
+            d.personas = assign(setup.personas(), d.panel.ids, DeliberateSettings.of(d.settings).personas)
 
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)

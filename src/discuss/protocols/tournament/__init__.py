@@ -31,6 +31,7 @@ from ..base import (
 from . import moves
 from .notes import TournamentNotes, notes
 from .replies import MATCH_SCHEMA, parse_match
+from .settings import TournamentSettings
 
 JUDGE = "judge"
 DEBATER = "debater"
@@ -53,6 +54,7 @@ class Tournament(Protocol):
     runs_to_end = True
     partial = "discuss.protocols.tournament:site.html.j2"
     notes_type = TournamentNotes
+    settings_model = TournamentSettings
 
     def __init__(self) -> None:
         # Matches whose judging failed in this run: asked again by the next run, not this one.
@@ -109,7 +111,7 @@ class Tournament(Protocol):
     @staticmethod
     def pending_arguments(d: Discussion, rnd: Round, open_matches: list[int]) -> list[tuple[int, str]]:
         """The sides of undecided matches still to argue; a side whose call failed is judged without it."""
-        if not d.settings.match_debate:
+        if not TournamentSettings.of(d.settings).match_debate:
             return []
         failed = rnd.failed("debate")
         return [(i, pid) for i in open_matches for pid in (notes(rnd)["matches"][i]["a"], notes(rnd)["matches"][i]["b"])
@@ -146,7 +148,7 @@ class Tournament(Protocol):
         argued = {pid: rnd.replies[argument_key(i, pid)].text for pid in (first, second)
                   if argument_key(i, pid) in rnd.replies}
         user = ctx.prompts.render("match", question=ctx.q, first=answers[first].text, second=answers[second].text,
-                                  debate=d.settings.match_debate, first_argues=argued.get(first),
+                                  debate=TournamentSettings.of(d.settings).match_debate, first_argues=argued.get(first),
                                   second_argues=argued.get(second))
         return CallSpec(f"match-{i + 1}", judge, messages(judge, ctx.prompts, user), "match", 600,
                         validate=parse_match, schema=MATCH_SCHEMA, offline=moves.match,

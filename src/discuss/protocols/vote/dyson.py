@@ -28,14 +28,16 @@ from .record import TerminationVote, Vote, VoteResult, ballot_box, round_seed, w
 
 def adopt(d: Discussion, phase: str) -> None:
     """Keep a new vote discussion in Dyson's shape, with the fields Dyson's site reads from the start."""
-    s = d.settings
+    from .settings import VoteSettings  # not with the module: `status` reads Dyson's threads without pydantic
+
+    s, own = d.settings, VoteSettings.of(d.settings)
     d.legacy = True
     d.dyson = {
         "questionId": d.question_id, "questionSlug": d.question_slug, "questionTitle": d.question_title,
         "phaseId": phase,
         "config": {"maxRounds": s.max_rounds, "maxResponseWords": s.max_response_words,
-                   "allowSelfVoting": s.self_vote_weight > 0, "selfVoteWeight": s.self_vote_weight,
-                   "unanimousTermination": True, "consecutiveConcludeRounds": s.consecutive_conclude_rounds},
+                   "allowSelfVoting": own.self_vote_weight > 0, "selfVoteWeight": own.self_vote_weight,
+                   "unanimousTermination": True, "consecutiveConcludeRounds": own.consecutive_conclude_rounds},
         "status": d.status, "startedAt": d.started_at, "rounds": [],
     }
 
@@ -185,19 +187,22 @@ def load_legacy(data: dict[str, Any], folder: Path, read_own: Callable[[dict[str
     )
 
 
-# Dyson's config keys that are settings of ours, and how to read them.
-CONFIG = {"maxRounds": ("max_rounds", int), "maxResponseWords": ("max_response_words", int),
-          "selfVoteWeight": ("self_vote_weight", float), "consecutiveConcludeRounds": ("consecutive_conclude_rounds", int)}
+# Dyson's config keys that are shared settings of ours, and those that are the vote's own (by the same
+# names), and how to read them.
+CONFIG = {"maxRounds": ("max_rounds", int), "maxResponseWords": ("max_response_words", int)}
+OWN_CONFIG = {"selfVoteWeight": float, "consecutiveConcludeRounds": int}
 
 
 def settings_from(config: dict[str, Any], base: Settings) -> Settings:
     """`base` with what a Dyson thread's config says; `allowSelfVoting: false` makes own votes count for nothing."""
     import dataclasses
 
-    changes = {name: kind(config[key]) for key, (name, kind) in CONFIG.items() if config.get(key) is not None}
+    changes: dict[str, Any] = {name: kind(config[key]) for key, (name, kind) in CONFIG.items()
+                               if config.get(key) is not None}
+    own = {key: kind(config[key]) for key, kind in OWN_CONFIG.items() if config.get(key) is not None}
     if config.get("allowSelfVoting") is False:
-        changes["self_vote_weight"] = 0.0
-    return dataclasses.replace(base, **changes)
+        own["selfVoteWeight"] = 0.0
+    return dataclasses.replace(base, **changes, own={**base.own, **own})
 
 
 # Project Dyson's reference tool asked every model at this temperature.

@@ -46,7 +46,7 @@ from .thread import ballot_texts, clip_tokens, earlier_context
 
 
 def settings(d: Discussion) -> VoteSettings:
-    return VoteSettings.model_validate(d.settings.own)
+    return VoteSettings.of(d.settings)
 
 
 def new_round(d: Discussion) -> Round:
@@ -140,7 +140,7 @@ def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
     box = ballot_box(rnd)
     if box.ballots:
         order = [pid for pid in d.panel.ids if pid in rnd.replies]
-        box.results = tally(box.votes, order, d.settings.self_vote_weight)
+        box.results = tally(box.votes, order, settings(d).self_vote_weight)
         box.winner_id, box.tie_break = pick_winner(box.results, rnd.seed)
         box.winner_score = next(x.weighted_score for x in box.results if x.target_id == box.winner_id)
         rnd.agreement = vote_agreement(box.votes)
@@ -164,7 +164,7 @@ def close_round(d: Discussion, rnd: Round, now: str) -> Decision:
 
 def text_convergence(d: Discussion, rnd: Round) -> Convergence | None:
     """The `titles` or `agreement` test on the answers, when chosen; the vote has no judge."""
-    test, texts = d.settings.convergence_test, [r.text for r in rnd.replies.values()]
+    test, texts = settings(d).convergence_test, [r.text for r in rnd.replies.values()]
     if test == "agreement":
         return agreement_test(agreement(texts, measure(d.settings.agreement_measure)), d.settings.consensus_at)
     if test == "titles" and rnd.number > 1:
@@ -175,7 +175,7 @@ def text_convergence(d: Discussion, rnd: Round) -> Convergence | None:
 # ---- conclude --------------------------------------------------------------
 
 def conclusion_author(d: Discussion) -> Panelist:
-    wanted = d.settings.conclusion_author
+    wanted = settings(d).conclusion_author
     if wanted != "winner":
         return d.panel.member(wanted)
     last = next((ballot_box(r).winner_id for r in reversed(d.rounds) if ballot_box(r).winner_id), None)
@@ -232,12 +232,13 @@ class VoteProtocol(Protocol):
     conclusion_spec = staticmethod(conclusion_spec)
 
     def check_ready(self, d: Discussion) -> None:
-        if d.settings.convergence_test == "agreement":
+        own = settings(d)
+        if own.convergence_test == "agreement":
             require_measure(d)
-        if d.settings.conclusion_author != "winner" and d.settings.conclusion_author not in d.panel.ids:
+        if own.conclusion_author != "winner" and own.conclusion_author not in d.panel.ids:
             from ...errors import InputError
 
-            raise InputError(f"conclusionAuthor: {d.settings.conclusion_author!r} is not 'winner' nor a member "
+            raise InputError(f"conclusionAuthor: {own.conclusion_author!r} is not 'winner' nor a member "
                              f"of the panel ({', '.join(d.panel.ids)})")
 
     def round_step(self, d: Discussion, rnd: Round, ctx: Context) -> Step:
@@ -343,7 +344,7 @@ class VoteProtocol(Protocol):
         return {"vote": BALLOT}
 
     def why_author(self, d: Discussion) -> str:
-        if d.settings.conclusion_author != "winner":
+        if settings(d).conclusion_author != "winner":
             return "named by the discussion's conclusionAuthor setting"
         last = next((r for r in reversed(d.rounds) if ballot_box(r).winner_id), None)
         if last is None or d.conclusion is None or ballot_box(last).winner_id != d.conclusion.generated_by:

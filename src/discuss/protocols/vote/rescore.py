@@ -18,6 +18,7 @@ from ...domain import Discussion, Round
 from .audit import LIST_ORDER
 from .record import VoteResult, ballot_box
 from .scoring import pick_winner, tally
+from .settings import VoteSettings
 from .termination import decide
 
 TIE_RULES = ("fair", "list-order")
@@ -41,7 +42,7 @@ def _retallied(d: Discussion, r: Round, weight: float, tie_rule: str = "fair") -
 
 
 def _stop(d: Discussion, rounds: list[Round], weight: float) -> dict[str, Any] | None:
-    settings = replace(d.settings, self_vote_weight=weight)
+    settings = replace(d.settings, own={**d.settings.own, "selfVoteWeight": weight})
     for k in range(1, len(rounds) + 1):
         decision = decide(rounds[:k], settings, len(d.panel.members))
         if decision.terminate:
@@ -54,7 +55,7 @@ def rescore(d: Discussion, weights: list[float], tie_rules: list[str] | None = N
     complete round, which differ from the record, and the stop."""
     done = [r for r in d.rounds if r.complete]
     recorded = [ballot_box(r).winner_id for r in done]
-    variants = [(d.settings.self_vote_weight, rule) for rule in tie_rules] if tie_rules else \
+    variants = [(VoteSettings.of(d.settings).self_vote_weight, rule) for rule in tie_rules] if tie_rules else \
         [(weight, "fair") for weight in weights]
     out = []
     for weight, rule in variants:
@@ -71,7 +72,7 @@ def lines(d: Discussion, found: list[dict[str, Any]]) -> list[str]:
     names = {m.id: m.name for m in d.panel.everyone}
     recorded = {r.number: ballot_box(r).winner_id for r in d.rounds if r.complete}
     by_rule = len({f["tieRule"] for f in found}) > 1 or any(f["tieRule"] != "fair" for f in found)
-    out = [f"Re-scored from the recorded ballots (selfVoteWeight as recorded: {d.settings.self_vote_weight:g}"
+    out = [f"Re-scored from the recorded ballots (selfVoteWeight as recorded: {VoteSettings.of(d.settings).self_vote_weight:g}"
            + ("; tie rules: fair is ours, list-order Project Dyson's reference tool's):" if by_rule else "):")]
     for f in found:
         winners = ", ".join(f"{n}: {names.get(w, w) if w else '-'}" + (" (changed)" if n in f["changed"] else "")

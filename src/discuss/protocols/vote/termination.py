@@ -14,10 +14,14 @@ figures and the rule in force, so the decision can be audited.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...domain import Round, Settings
 from .record import TerminationVote, ballot_box
 from .scoring import max_possible
+
+if TYPE_CHECKING:
+    from .settings import VoteSettings
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ def has_quorum(rnd: Round, panel_size: int, quorum: float) -> bool:
     return len(cast_votes(rnd)) > quorum * panel_size
 
 
-def enough_to_conclude(rnd: Round, panel_size: int, settings: Settings) -> bool:
+def enough_to_conclude(rnd: Round, panel_size: int, settings: VoteSettings) -> bool:
     conclude, _ = conclude_counts(rnd)
     return has_quorum(rnd, panel_size, settings.quorum) and conclude >= settings.consecutive_conclude_votes
 
@@ -54,9 +58,11 @@ def winner_ratio(rnd: Round, self_weight: float) -> float:
     return box.winner_score / top if top else 0.0
 
 
-def decide(rounds: list[Round], settings: Settings, panel_size: int) -> Decision:
+def decide(rounds: list[Round], shared: Settings, panel_size: int) -> Decision:
     """Whether the discussion stops after the last of `rounds`, on a panel of `panel_size`."""
-    current = rounds[-1]
+    from .settings import VoteSettings  # pydantic: not imported by `status`, which reads Dyson's threads
+
+    settings, current = VoteSettings.of(shared), rounds[-1]
     conclude, cast = conclude_counts(current)
     quorum = f"quorum: more than {settings.quorum:g} of {panel_size} panelists voting"
     if has_quorum(current, panel_size, settings.quorum) and conclude == cast:
@@ -85,6 +91,6 @@ def decide(rounds: list[Round], settings: Settings, panel_size: int) -> Decision
             f"{ballot_box(current).winner_id} won {runs} rounds at >= {settings.convergence_score:.0%} of the top score",
         )
 
-    if current.number >= settings.max_rounds:
-        return Decision(True, "max-rounds", f"round {current.number} of {settings.max_rounds}")
+    if current.number >= shared.max_rounds:
+        return Decision(True, "max-rounds", f"round {current.number} of {shared.max_rounds}")
     return Decision(False)

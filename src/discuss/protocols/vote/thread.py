@@ -19,6 +19,7 @@ from ...text.prompting import estimate_tokens
 from ...text.tokens import fitting
 from .notes import notes
 from .record import ballot_box
+from .settings import VoteSettings
 
 # Tokens the template spends on one earlier round and on one answer besides their texts.
 ROUND_OVERHEAD, ANSWER_OVERHEAD = 40, 20
@@ -87,7 +88,7 @@ def earlier_context(d: Discussion, me: str, budget: int,
     done = [r for r in d.rounds if r.complete and ballot_box(r).winner_id in r.replies]
     chosen: list[dict[str, Any]] = []
     left = budget
-    for r in list(reversed(done))[: d.settings.context_rounds]:
+    for r in list(reversed(done))[: VoteSettings.of(d.settings).context_rounds]:
         entry = round_entry(r, me, left, show_winner)
         if entry is None:
             break

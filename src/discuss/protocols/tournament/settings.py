@@ -1,0 +1,9 @@
+"""The tournament's own setting: whether the two sides of a match answer each other before the judge decides."""
+
+from __future__ import annotations
+
+from ...schema.settings import ProtocolSettings
+
+
+class TournamentSettings(ProtocolSettings):
+    match_debate: bool = True
