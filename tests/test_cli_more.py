@@ -446,3 +446,16 @@ def test_ci_init_outside_a_project_writes_nothing(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["ci", "init"])
     assert result.exit_code == 2 and "not a discuss project" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ask_sets_a_protocols_own_setting_and_refuses_one_it_lacks(project):
+    from discuss.store import yamlio
+
+    done = project.cli("ask", "Keep a spare unit?", "--panel", "offline", "--protocol", "critique",
+                       "--set", "critiqueRounds=1", "-q")
+    assert done.exit_code == 0, done.output
+    index = yamlio.load((project.content / "questions" / "keep-a-spare-unit" / "discussion.yaml").read_text())
+    assert index["config"]["critiqueRounds"] == 1 and index["currentRound"] == 2
+    refused = project.cli("ask", "Another?", "--panel", "offline", "--protocol", "council", "--set", "critiqueRounds=1")
+    assert refused.exit_code == 2 and "not a setting of the council protocol" in refused.output
+    assert not (project.content / "questions" / "another.md").exists()

@@ -35,7 +35,7 @@ def test_the_tools_are_listed_with_their_schemas(project):
     tools = {t.name: t for t in asyncio.run(go()).tools}
     assert {"ask", "status", "show", "panels", "protocols"} <= set(tools)
     assert tools["ask"].input_schema["required"] == ["question"]
-    assert {"background", "panel", "models", "protocol", "max_rounds", "max_cost", "wait_seconds"} <= \
+    assert {"background", "panel", "models", "protocol", "max_rounds", "max_cost", "settings", "wait_seconds"} <= \
         set(tools["ask"].input_schema["properties"])
 
 
@@ -77,12 +77,28 @@ def test_ask_with_wait_seconds_reports_progress_and_returns_the_conclusion(proje
     assert seen and all(row["slug"] in m for m in seen)
 
 
+def test_ask_gives_the_protocol_its_own_settings(project):
+    from discuss.store import yamlio
+
+    result = call(project.root, "ask", {"question": "Should the swarm keep a spare unit?", "panel": "offline",
+                                        "protocol": "critique", "settings": {"critiqueRounds": 1},
+                                        "wait_seconds": 60})
+    row = result.structured_content
+    assert row["status"] == "concluded", row
+    index = project.root / row["path"].removesuffix(".md") / "discussion.yaml"
+    recorded = yamlio.load(index.read_text())
+    assert recorded["config"]["critiqueRounds"] == 1 and recorded["currentRound"] == 2  # answers, one critique
+
+
 @pytest.mark.parametrize("tool, arguments, words", [
     ("show", {"question": "no-such-question"}, "no-such-question"),
     ("status", {"question": "no-such-question"}, "no-such-question"),
     ("ask", {"question": "Q?", "panel": "nope"}, "no panel 'nope'"),
     ("ask", {"question": "Q?", "protocol": "votes"}, "votes"),
     ("ask", {"question": "Q?", "max_rounds": 0}, "max_rounds"),
+    ("ask", {"question": "Q?", "protocol": "council", "settings": {"critiqueRounds": 2}}, "not a setting of the council"),
+    ("ask", {"question": "Q?", "settings": {"critiqueRoundz": 2}}, "not a setting of any protocol"),
+    ("ask", {"question": "Q?", "settings": {"critiqueRounds": 0}}, "critiqueRounds"),
 ])
 def test_a_refusal_is_a_named_tool_error_and_the_server_goes_on(project, tool, arguments, words):
     async def go():

@@ -295,6 +295,8 @@ def ask(
                                     "litellm's name, as in panels.yaml; instead of --panel."),
     max_rounds: int | None = typer.Option(None, "--max-rounds", min=1, help="Stop after this round."),
     max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
+    assigned: list[str] = typer.Option([], "--set", metavar="KEY=VALUE", help="A setting of the protocol's own "
+                                       "(`--set critiqueRounds=2`); repeatable."),
     as_json: bool = typer.Option(False, "--json", help="Print the discussion as `show --json` does."),
     estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the discussion "
                                   "would take at most, without making a call or leaving a file."),
@@ -325,6 +327,7 @@ def ask(
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
     if protocol is not None:
         get_protocol(protocol)  # an unknown name is refused before a file is written
+    own = assignments(assigned)
     from ..engine.actions import ask_file
 
     made = [] if (content() / section).is_dir() else [content() / section]  # to take away after an estimate
@@ -332,7 +335,7 @@ def ask(
     if not quiet and not estimate:
         typer.echo(f"question: {path}" + ("" if created else " (asked before: going on with it)"), err=True)
     options = Options(panel=panel, protocol=protocol, overrides={"max_rounds": max_rounds, "max_cost": max_cost},
-                      models=model or None)
+                      models=model or None, own=own)
     if estimate:
         try:
             return _run_one(str(path), options, Plan(auto=True), estimate=True, quiet=quiet)

@@ -33,6 +33,7 @@ class AskRequest:
     protocol: str | None = None
     max_rounds: int | None = None
     max_cost: float | None = None
+    settings: dict[str, Any] = field(default_factory=dict)  # the protocol's own (as `--set KEY=VALUE`)
 
     def check(self) -> None:
         """The CLI's checks of the same options, before a file is written."""
@@ -50,6 +51,20 @@ class AskRequest:
             raise InputError("max_cost must be 0 (no budget) or more dollars")
         if self.background is not None and len(self.background.encode("utf-8", "replace")) > BACKGROUND_BYTES:
             raise InputError(f"the background is larger than {BACKGROUND_BYTES // 1024} KB")
+        self._check_settings()
+
+    def _check_settings(self) -> None:
+        """Each setting a protocol's own, of the right kind: the named protocol's, else some protocol's."""
+        from ..protocols import get_protocol, own_settings_in
+
+        if self.protocol is not None:
+            model = get_protocol(self.protocol).settings_model
+            if strange := sorted(set(self.settings) - (model.names() if model else set())):
+                raise InputError(f"{', '.join(strange)}: not a setting of the {self.protocol} protocol")
+        if bad := sorted(k for k, v in self.settings.items() if not isinstance(v, str | int | float | bool)):
+            raise InputError(f"{', '.join(bad)}: give a word, a number or true/false")
+        if strange := sorted(set(self.settings) - set(own_settings_in(self.settings, "settings"))):
+            raise InputError(f"{', '.join(strange)}: not a setting of any protocol (`protocols` lists them)")
 
     def argv(self, root: Path) -> list[str]:
         args = command(root, "ask", " ".join(self.question.split()), "-q")
@@ -59,6 +74,8 @@ class AskRequest:
                 args += [flag, str(value)]
         for model in self.models:
             args += ["--model", model]
+        for key, value in self.settings.items():
+            args += ["--set", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
         return args
 
 

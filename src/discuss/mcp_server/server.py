@@ -57,10 +57,13 @@ def build(root: Path) -> MCPServer:
     @app.tool()
     async def ask(question: str, ctx: Context, background: str | None = None, panel: str | None = None,
                   models: list[str] | None = None, protocol: str | None = None, max_rounds: int | None = None,
-                  max_cost: float | None = None, wait_seconds: float = 0) -> dict[str, Any]:
+                  max_cost: float | None = None, settings: dict[str, str | int | float | bool] | None = None,
+                  wait_seconds: float = 0) -> dict[str, Any]:
         """Put a research question to the panel. Returns at once with {slug, status, path}; with wait_seconds,
-        waits up to that long (reporting progress) and returns the conclusion if it came."""
-        request = asking.AskRequest(question, background, panel, list(models or []), protocol, max_rounds, max_cost)
+        waits up to that long (reporting progress) and returns the conclusion if it came. `settings`: the
+        protocol's own, by name ({"critiqueRounds": 2}; the `protocols` tool lists each protocol's)."""
+        request = asking.AskRequest(question, background, panel, list(models or []), protocol, max_rounds, max_cost,
+                                    dict(settings or {}))
         started = answered(lambda: asking.start(layout, request))
         ends = time.monotonic() + min(max(wait_seconds, 0.0), MAX_WAIT)
         row = started
@@ -127,7 +130,7 @@ def build(root: Path) -> MCPServer:
 
     @app.tool()
     def protocols() -> dict[str, Any]:
-        """The protocols a discussion can follow, each with a line on what it does."""
+        """The protocols a discussion can follow, each with a line on what it does and the settings of its own."""
         return {"protocols": reading.protocol_rows()}
 
     @app.resource("discussion://{slug}", mime_type="text/markdown")
