@@ -33,7 +33,8 @@ def test_the_tools_are_listed_with_their_schemas(project):
         async with Client(build(project.root)) as client:
             return await client.list_tools()
     tools = {t.name: t for t in asyncio.run(go()).tools}
-    assert {"ask", "status", "show", "panels", "protocols"} <= set(tools)
+    assert {"ask", "status", "show", "follow_up", "reply", "estimate", "audit", "trials", "panels",
+            "protocols"} <= set(tools)
     assert tools["ask"].input_schema["required"] == ["question"]
     assert {"background", "panel", "models", "protocol", "max_rounds", "max_cost", "settings", "wait_seconds"} <= \
         set(tools["ask"].input_schema["properties"])
@@ -213,3 +214,26 @@ def test_an_agent_prices_then_runs_the_bias_experiment(project, fake):
     assert ran.structured_content["figures"]["panel"]["positionBias"]["estimate"] == 1.0
     refused = call(project.root, "audit", {"question": "swarm-power", "round_number": 9})
     assert refused.is_error and "not a finished round with ballots" in str(refused.content)
+
+
+def test_trials_are_priced_started_apart_and_reported_from_the_files(project):
+    priced = call(project.root, "trials", {"question": "swarm-power", "runs": 2, "panel": "offline"})
+    assert not priced.is_error, priced
+    assert priced.structured_content["toRun"] == 2 and priced.structured_content["total"]["calls"] > 0
+    assert not (project.folder / "trials").exists()  # a price writes nothing
+    none_yet = call(project.root, "trials", {"question": "swarm-power"})
+    assert none_yet.is_error and "no trial yet" in none_yet.content[0].text
+    started = call(project.root, "trials", {"question": "swarm-power", "runs": 2, "panel": "offline",
+                                            "estimate": False}).structured_content
+    assert started["started"] is True and started["folder"] == "content/questions/swarm-power/trials"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        found = call(project.root, "trials", {"question": "swarm-power"}).structured_content
+        if found and found["finished"] == 2 and not found["running"]:
+            break
+        time.sleep(0.5)
+    assert found["runs"] == 2 and found["finished"] == 2, found
+    assert found["winnerStability"]["winner"] and found["rounds"]["mean"] >= 1
+    again = call(project.root, "trials", {"question": "swarm-power", "runs": 2, "estimate": False})
+    assert again.structured_content["toRun"] == 0 and again.structured_content["started"] is False
+    assert call(project.root, "trials", {"question": "swarm-power", "runs": 0}).is_error

@@ -130,11 +130,5 @@ def _unusable(slugs: list[str]) -> None:
         raise InputError(_unusable_line(slugs))
 
 
-TRIALS = "trials"  # a question's trial discussions: <its folder>/trials/trial-K/
-
-
-def _trial_number(folder: Path) -> int:
-    number = folder.name.removeprefix("trial-")
-    return int(number) if number.isdigit() else 0
 
 

@@ -243,28 +243,21 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
 
 def _estimate_all(prepared, as_json: bool = False) -> None:
     """The whole batch priced, a line per discussion and the sum: an upper bound, nothing written."""
-    from .. import providers
     from ..archive.listing import money, table
-    from ..domain import Usage
-    from ..engine.dry_run import estimate_run
-    from ..engine.runner import Plan, Runner, prompts_for
+    from ..commands.estimating import batch_estimate
 
-    prompts, total, rows, found = prompts_for(root()), Usage(), [], []
-    for q, d in prepared:
-        usage, _, _, _ = providers.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
-        total.add(usage)
-        rows.append([q.slug, d.protocol, str(usage.calls), str(usage.total_tokens), money(usage.cost)])
-        found.append({"slug": q.slug, "protocol": d.protocol, "calls": usage.calls, "tokens": usage.total_tokens,
-                      "cost": usage.cost})
+    found = batch_estimate(root(), prepared)
     if as_json:
         import json
 
-        typer.echo(json.dumps({"discussions": found, "total": {"calls": total.calls, "tokens": total.total_tokens,
-                                                               "cost": total.cost}}, indent=2))
+        typer.echo(json.dumps(found, indent=2))
         return
+    rows = [[e["slug"], e["protocol"], str(e["calls"]), str(e["tokens"]), money(e["cost"])]
+            for e in found["discussions"]]
+    total = found["total"]
     typer.echo(table(["question", "protocol", "calls", "tokens", "cost"], rows) if rows else "no open discussion")
-    typer.echo(f"estimate of the batch, an upper bound: {total.calls} calls, {total.total_tokens} tokens, "
-               f"at most {money(total.cost)}")
+    typer.echo(f"estimate of the batch, an upper bound: {total['calls']} calls, {total['tokens']} tokens, "
+               f"at most {money(total['cost'])}")
 
 
 def _print_totals(questions) -> None:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
+from ..commands.repeating import TRIALS, trial_number
 from ..errors import InputError, RunError
-
-if TYPE_CHECKING:
-    pass
-from .base import TRIALS, _trial_number, app, content, handled, root
+from .base import app, content, handled, root
 from .reading import rescore_spec
-from .running import _estimate_all, _grounded
+from .running import _estimate_all
 
 FAMILY = "Study"  # the panel of `discuss --help` these commands are listed under
 
@@ -35,39 +33,18 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
            as_json: bool = typer.Option(False, "--json", help="The report as JSON.")):
     """Run a question N times, independently, and report how stable its outcome is."""
     import json
-    from dataclasses import replace
 
-    from .. import providers
-    from ..archive.trials import report
-    from ..engine.batch import run_many
-    from ..engine.prepare import Options, check_ready, prepare
-    from ..store import discussions as store
-    from ..store.questions import find_question
+    from ..commands.repeating import prepared_trials, run_trials, trials_folder, trials_report
+    from ..engine.prepare import Options
 
-    given = Path(question)
-    if runs is None and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
-        folder = given
-    else:
-        q = find_question(content(), question)
-        folder = into.absolute() if into is not None else q.folder / TRIALS
-        if runs is not None:
-            prepared = []
-            for k in range(1, runs + 1):
-                trial = replace(q, path=folder / f"trial-{k}.md")
-                d = prepare(root(), trial, Options(panel=panel, protocol=protocol))
-                d.trial = k
-                if not d.concluded:
-                    prepared.append((_grounded(trial, d), d))
-            if estimate:
-                return _estimate_all(prepared)
-            for _, d in prepared:
-                check_ready(d, root())
-            providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
-    found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=_trial_number)
-    pairs = [(p.name, d) for p, d in ((p, store.load(p)) for p in found) if d is not None]
-    if not pairs:
-        raise InputError(f"{folder}: no trial yet; run some with --runs N")
-    figures = report([d for _, d in pairs], [name for name, _ in pairs])
+    folder, q = trials_folder(content(), question, into, running=runs is not None)
+    if runs is not None and q is not None:
+        echo = lambda line: typer.echo(line, err=True)  # noqa: E731
+        prepared = prepared_trials(root(), q, folder, runs, Options(panel=panel, protocol=protocol), echo)
+        if estimate:
+            return _estimate_all(prepared)
+        run_trials(root(), prepared, concurrency, echo)
+    figures = trials_report(folder)
     if as_json:
         typer.echo(json.dumps(figures, indent=2))
         return
@@ -191,7 +168,7 @@ def _archive(questions: list[str] | None) -> list[Any]:
     for q in asked:
         folders = [(q, q.folder, None)] + [(read_question(p), p.with_suffix(""), n)
                                             for n, p in enumerate(part_files(q), 2)]
-        folders += [(q, f, None) for f in sorted((q.folder / TRIALS).glob("trial-*"), key=_trial_number)]
+        folders += [(q, f, None) for f in sorted((q.folder / TRIALS).glob("trial-*"), key=trial_number)]
         rows += [located(owner, d, f, content(), n) for owner, f, n in folders if (d := store.load(f)) is not None]
     return rows
 

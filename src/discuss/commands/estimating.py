@@ -38,3 +38,19 @@ def estimate(root: Path, content: Path, question: str, options: Any, plan: Any) 
         "withReasks": {"calls": worst.calls, "promptTokens": worst.prompt_tokens,
                        "completionTokens": worst.completion_tokens, "cost": worst.cost},
     }
+
+
+def batch_estimate(root: Path, prepared: list[tuple[Any, Any]]) -> dict[str, Any]:
+    """Each prepared (question, discussion) run to its end, priced as an upper bound, and the sum."""
+    from .. import providers
+    from ..domain import Usage
+    from ..engine.dry_run import estimate_run
+    from ..engine.runner import Plan, Runner, prompts_for
+
+    prompts, total, found = prompts_for(root), Usage(), []
+    for q, d in prepared:
+        usage, _, _, _ = providers.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
+        total.add(usage)
+        found.append({"slug": q.slug, "protocol": d.protocol, "calls": usage.calls, "tokens": usage.total_tokens,
+                      "cost": usage.cost})
+    return {"discussions": found, "total": {"calls": total.calls, "tokens": total.total_tokens, "cost": total.cost}}

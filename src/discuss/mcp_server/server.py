@@ -43,7 +43,7 @@ def answered(call: Callable[[], T]) -> T:
 
 def build(root: Path) -> MCPServer:
     """A server over the project at `root` (found as the CLI finds it)."""
-    from ..commands import asking, auditing, estimating, reading
+    from ..commands import asking, auditing, estimating, reading, repeating
     from ..text import placeholders, secrets
 
     layout = Layout(root)
@@ -122,6 +122,15 @@ def build(root: Path) -> MCPServer:
         re-asks would take; call again with estimate false to make them (it returns when they are done)."""
         return answered(lambda: auditing.audit(layout.root, layout.content, question, round_number, orders, padding,
                                                estimate))
+
+    @app.tool()
+    def trials(question: str, runs: int | None = None, panel: str | None = None, protocol: str | None = None,
+               estimate: bool = True) -> dict[str, Any]:
+        """How stable a question's outcome is over independent runs. Without runs: the figures of the trials
+        there (rounds, approval, winner, termination, with intervals). With runs: with estimate (the default)
+        what running the trials still missing would take; with estimate false they start as a process of their
+        own and this returns at once ({started, runs}); call again without runs for the figures."""
+        return answered(lambda: repeating.trials(layout, question, runs, panel, protocol, estimate))
 
     @app.tool()
     def panels() -> dict[str, Any]:

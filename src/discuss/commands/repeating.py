@@ -1,0 +1,118 @@
+"""`discuss trials`: one question run N times, independently, and how stable its outcome is over them.
+
+Each trial is a discussion of its own (`<question>/trials/trial-K/`, or a
+folder the caller names, such as Project Dyson's repeated-trials layout);
+trials already there are resumed, never repeated, so a batch stopped half
+way goes on where it stopped. The CLI and the MCP server call these
+functions; neither builds a trial itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..domain import Discussion, Question
+    from ..engine.prepare import Options
+    from ..store.layout import Layout
+
+TRIALS = "trials"  # a question's trial discussions: <its folder>/trials/trial-K/
+
+
+def trial_number(folder: Path) -> int:
+    number = folder.name.removeprefix("trial-")
+    return int(number) if number.isdigit() else 0
+
+
+def trials_folder(content: Path, question: str, into: Path | None = None,
+                  running: bool = False) -> tuple[Path, Question | None]:
+    """Where the trials of `question` are, and the question (None where `question` is a folder of trials)."""
+    from ..store.questions import find_question
+
+    given = Path(question)
+    if not running and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
+        return given, None
+    q = find_question(content, question)
+    return (into.absolute() if into is not None else q.folder / TRIALS), q
+
+
+def prepared_trials(root: Path, q: Question, folder: Path, runs: int, options: Options,
+                    warn: Callable[[str], None]) -> list[tuple[Question, Discussion]]:
+    """Trials 1..runs not finished yet, each as the panel reads its question (with sources), ready to run."""
+    from ..engine.prepare import ground, prepare
+
+    prepared = []
+    for k in range(1, runs + 1):
+        trial = replace(q, path=folder / f"trial-{k}.md")
+        d = prepare(root, trial, options)
+        d.trial = k
+        if not d.concluded:
+            asked, changes = ground(root, trial, d)
+            for line in changes:
+                warn(f"warning: {q.slug}: {line}")
+            prepared.append((asked, d))
+    return prepared
+
+
+def run_trials(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
+               report: Callable[[str], None]) -> None:
+    """Every prepared trial to its end, `concurrency` at a time; what is not ready is refused before any call."""
+    from .. import providers
+    from ..engine.batch import run_many
+    from ..engine.prepare import check_ready
+
+    for _, d in prepared:
+        check_ready(d, root)
+    providers.run(run_many(root, prepared, concurrency, report))
+
+
+def trials_report(folder: Path) -> dict[str, Any]:
+    """The figures of the trials in `folder` (finished or not): rounds, approval, winner, termination, bias."""
+    from ..archive.trials import report
+    from ..store import discussions as store
+
+    found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=trial_number)
+    pairs = [(p.name, d) for p, d in ((p, store.load(p)) for p in found) if d is not None]
+    if not pairs:
+        raise InputError(f"{folder}: no trial yet; run some with --runs N")
+    return report([d for _, d in pairs], [name for name, _ in pairs])
+
+
+def trials(layout: Layout, question: str, runs: int | None = None, panel: str | None = None,
+           protocol: str | None = None, estimate: bool = True) -> dict[str, Any]:
+    """The MCP server's trials: the figures so far; with `runs`, their price, or their run started apart.
+
+    A run of trials is a `discuss trials --runs N` process of its own, as an
+    `ask` is: it outlives the caller, and the figures are read from the files.
+    """
+    from ..engine.prepare import Options, check_ready
+    from .asking import command, launch, starting
+    from .estimating import batch_estimate
+
+    if runs is not None and not 1 <= runs <= MOST_RUNS:
+        raise InputError(f"runs must be from 1 to {MOST_RUNS}")
+    folder, q = trials_folder(layout.content, question, running=runs is not None)
+    if runs is None or q is None:
+        return {"folder": _shown(layout, folder), "running": starting(folder), **trials_report(folder)}
+    options = Options(panel=panel, protocol=protocol)
+    prepared = prepared_trials(layout.root, q, folder, runs, options, lambda line: None)
+    if estimate:
+        return {"folder": _shown(layout, folder), "toRun": len(prepared), **batch_estimate(layout.root, prepared)}
+    for _, d in prepared:
+        check_ready(d, layout.root)  # a missing key or script is said now, not in a log
+    argv = command(layout.root, "trials", q.slug, "--runs", str(runs), "--json")
+    argv += [*(["--panel", panel] if panel else []), *(["--protocol", protocol] if protocol else [])]
+    return {"folder": _shown(layout, folder), "runs": runs, "toRun": len(prepared),
+            "started": bool(prepared) and launch(layout, folder, argv)}
+
+
+MOST_RUNS = 100  # trials one request may start
+
+
+def _shown(layout: Layout, folder: Path) -> str:
+    return folder.relative_to(layout.root).as_posix() if folder.is_relative_to(layout.root) else str(folder)
