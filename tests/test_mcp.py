@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -237,3 +238,10 @@ def test_trials_are_priced_started_apart_and_reported_from_the_files(project):
     again = call(project.root, "trials", {"question": "swarm-power", "runs": 2, "estimate": False})
     assert again.structured_content["toRun"] == 0 and again.structured_content["started"] is False
     assert call(project.root, "trials", {"question": "swarm-power", "runs": 0}).is_error
+    outside = project.root.parent / "elsewhere"
+    shutil.copytree(project.folder / "trials", outside / "trials")  # trials of another project, beside this one
+    for ref in ("../elsewhere/trials", str(outside / "trials")):
+        refused = call(project.root, "trials", {"question": ref})
+        assert refused.is_error and "not a folder of this project" in refused.content[0].text, refused
+    inside = call(project.root, "trials", {"question": "content/questions/swarm-power/trials"}).structured_content
+    assert inside["finished"] == 2

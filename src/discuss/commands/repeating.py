@@ -29,12 +29,17 @@ def trial_number(folder: Path) -> int:
     return int(number) if number.isdigit() else 0
 
 
-def trials_folder(content: Path, question: str, into: Path | None = None,
-                  running: bool = False) -> tuple[Path, Question | None]:
-    """Where the trials of `question` are, and the question (None where `question` is a folder of trials)."""
+def trials_folder(content: Path, question: str, into: Path | None = None, running: bool = False,
+                  within: Path | None = None) -> tuple[Path, Question | None]:
+    """Where the trials of `question` are, and the question (None where `question` is a folder of trials).
+
+    `within`: a folder given is read from there, and refused outside it (a caller that is not the user).
+    """
     from ..store.questions import find_question
 
-    given = Path(question)
+    given = within / question if within is not None else Path(question)
+    if within is not None and given.is_dir() and not given.resolve().is_relative_to(within.resolve()):
+        raise InputError(f"{question}: not a folder of this project")
     if not running and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
         return given, None
     q = find_question(content, question)
@@ -96,7 +101,7 @@ def trials(layout: Layout, question: str, runs: int | None = None, panel: str | 
 
     if runs is not None and not 1 <= runs <= MOST_RUNS:
         raise InputError(f"runs must be from 1 to {MOST_RUNS}")
-    folder, q = trials_folder(layout.content, question, running=runs is not None)
+    folder, q = trials_folder(layout.content, question, running=runs is not None, within=layout.root)
     if runs is None or q is None:
         return {"folder": _shown(layout, folder), "running": starting(folder), **trials_report(folder)}
     options = Options(panel=panel, protocol=protocol)
