@@ -93,16 +93,6 @@ def run(
              yes=yes, stream=stream)
 
 
-def _grounded(q, d):
-    """The question as the panel reads it (with its sources); a warning for each source changed since."""
-    from ..engine.prepare import ground
-
-    asked, changes = ground(root(), q, d)
-    for line in changes:
-        typer.echo(f"warning: {q.slug}: {line}", err=True)
-    return asked
-
-
 def assignments(given: list[str]) -> dict[str, object]:
     """`--set key=value` options as settings: true/false and numbers as such, anything else as text."""
     out: dict[str, object] = {}
@@ -194,22 +184,10 @@ def _print_estimate(e: dict) -> None:
 
 def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False, as_json=False) -> None:
     from .. import providers
-    from ..engine.batch import parse_shard, run_many, select
-    from ..engine.prepare import check_ready, prepare
+    from ..engine.batch import parse_shard, prepare_all, run_many, select
 
     questions = select(content(), tags, glob, parse_shard(shard), any_type)
-    prepared, unusable = [], []
-    for q in questions:  # every source is read, every key checked, before the first call
-        try:
-            d = prepare(root(), q, options)
-            asked = _grounded(q, d)
-            if not estimate:
-                check_ready(d, root())
-        except InputError as exc:  # one broken discussion stops no other; it is reported at the end
-            unusable.append(q.slug)
-            typer.echo(f"cannot start {q.slug}: {exc}", err=True)
-            continue
-        prepared.append((asked, d))
+    prepared, unusable = prepare_all(root(), questions, options, not estimate, lambda line: typer.echo(line, err=True))
     if estimate:
         _estimate_all(prepared, as_json)
         return _unusable(unusable)

@@ -18,7 +18,7 @@ from ..store.layout import Layout
 from ..store.panels import load_limits
 from ..store.questions import question_files, read_question
 from .gateway import ProviderLimits
-from .prepare import gateway_for
+from .prepare import Options, gateway_for
 from .runner import Plan, Runner, prompts_for
 
 
@@ -46,6 +46,30 @@ def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int
         # computes the same split however far the others have got, and none runs a question twice.
         matching = [q for n, q in enumerate(sorted(matching, key=lambda q: q.slug)) if n % count == index - 1]
     return [open_part for q in matching if (open_part := unfinished(q)) is not None]
+
+
+def prepare_all(root: Path, questions: list[Question], options: Options, ready: bool,
+                report: Callable[[str], None]) -> tuple[list[tuple[Question, Discussion]], list[str]]:
+    """Each question prepared to run (as its panel reads it, with sources) and, if `ready`, checked for keys and
+    scripts; those that cannot start are reported and named apart, so one broken discussion stops no other.
+    Every source is read and every key checked before the first call."""
+    from .prepare import check_ready, ground, prepare
+
+    prepared, unusable = [], []
+    for q in questions:
+        try:
+            d = prepare(root, q, options)
+            asked, changes = ground(root, q, d)
+            for line in changes:
+                report(f"warning: {q.slug}: {line}")
+            if ready:
+                check_ready(d, root)
+        except InputError as exc:
+            unusable.append(q.slug)
+            report(f"cannot start {q.slug}: {exc}")
+            continue
+        prepared.append((asked, d))
+    return prepared, unusable
 
 
 def unfinished(q: Question) -> Question | None:
