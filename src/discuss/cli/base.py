@@ -3,14 +3,10 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from ..errors import DiscussError, InputError, WaitingForPeople
-
-if TYPE_CHECKING:
-    pass
 from ..store.layout import PANELS_FILE, SETTINGS_DIR, Layout
 
 
@@ -41,6 +37,7 @@ app = typer.Typer(
 )
 
 
+# The project this invocation's `--root` names; the app's callback sets it afresh for every invocation.
 STATE: dict[str, Path] = {}
 
 
@@ -128,7 +125,3 @@ def _unusable_line(slugs: list[str]) -> str:
 def _unusable(slugs: list[str]) -> None:
     if slugs:
         raise InputError(_unusable_line(slugs))
-
-
-
-
