@@ -148,6 +148,8 @@ def test_a_protocols_own_setting_goes_through_set_as_through_its_flag(project):
     listed = {row["name"]: row["settings"] for row in json.loads(project.cli("protocols", "--json").stdout)}
     assert {"ballots", "showWinner", "quorum"} <= set(listed["vote"]) and listed["council"] == []
     assert listed["critique"] == ["critiqueRounds", "convergenceTest", "convergenceThreshold"]
+    critique = next(row for row in json.loads(project.cli("protocols", "--json").stdout) if row["name"] == "critique")
+    assert critique["defaults"] == {"critiqueRounds": 4, "convergenceTest": "judge", "convergenceThreshold": 0.85}
     assert "its own settings (--set KEY=VALUE): selfVoteWeight," in project.cli("protocols").stdout
     later = second_round_prompts(project, "--set", "showWinner=false")
     assert all("Which answer each round's vote chose is not shown" in p for p in later)

@@ -82,13 +82,14 @@ def panel_rows(layout: Layout) -> list[dict[str, str]]:
 
 
 def protocol_rows() -> list[dict[str, Any]]:
-    """Each protocol: its name, what it does, and the settings of its own (`run --set`, panels.yaml)."""
+    """Each protocol: its name, what it does, and the settings of its own (`run --set`, panels.yaml) with
+    their defaults."""
     from ..protocols import get_protocol
     from ..protocols import names as protocol_names
-    from ..schema.settings import to_camel
 
-    def own(name: str) -> list[str]:
+    def defaults(name: str) -> dict[str, Any]:
         model = get_protocol(name).settings_model
-        return [to_camel(field) for field in model.model_fields] if model else []
+        return model().model_dump(by_alias=True) if model else {}
 
-    return [{"name": name, "summary": get_protocol(name).summary, "settings": own(name)} for name in protocol_names()]
+    return [{"name": name, "summary": get_protocol(name).summary, "settings": list(defaults(name)),
+             "defaults": defaults(name)} for name in protocol_names()]
