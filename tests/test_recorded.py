@@ -83,3 +83,22 @@ def test_a_protocols_setting_of_the_wrong_kind_is_refused_when_the_panel_is_read
     refused = project.cli("run", "swarm-power", "--panel", "offline", "--protocol", "vote")
     assert refused.exit_code == 2 and "critiqueRounds" in refused.output
     assert not project.folder.exists()
+
+
+def test_a_recorded_config_gains_a_setting_added_since_only_once_it_is_changed(tmp_path):
+    from discuss.store import yamlio
+
+    folder = tmp_path / "vote"
+    shutil.copytree(RECORDED / "vote", folder)
+    index = folder / "discussion.yaml"
+    data = yamlio.load(index.read_text())
+    del data["config"]["maxCalls"], data["config"]["personWaitHours"]  # as a version before budgets wrote it
+    index.write_text(yamlio.dump(data))
+    before = index.read_bytes()
+    d = load(folder)
+    save(d, folder)
+    assert index.read_bytes() == before
+    d.settings.max_calls = 40
+    save(d, folder)
+    config = yamlio.load(index.read_text())["config"]
+    assert config["maxCalls"] == 40 and "personWaitHours" not in config

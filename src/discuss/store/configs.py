@@ -5,8 +5,9 @@ them, then its protocol's own in the order its model declares them; a quiet
 setting only where it is not at its default. A discussion read from disk is
 written back in the order it was recorded, and what it recorded that is no
 setting of its protocol today (another protocol's numbers, from when every
-config held every protocol's) is written as it was read: loading and saving a
-recorded discussion changes no byte of it.
+config held every protocol's) is written as it was read; a setting it did not
+record (one added since) is added only once it is not at its default: loading
+and saving a recorded discussion changes no byte of it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def config_of(settings: Settings, protocol: str) -> dict[str, Any]:
     for key, value in settings.recorded.items():
         now = renames.get(key, key)
         out[key] = current.pop(now) if now in current else value
-    out.update({k: v for k, v in current.items() if not (k in quiet and v == defaults[k])})
+    out.update({k: v for k, v in current.items() if not ((k in quiet or settings.recorded) and v == defaults[k])})
     return out
 
 
