@@ -264,6 +264,10 @@ def test_served_over_http_navigation_is_instant(demo_site, page):
         page.open(url + "index.html")
         link = "document.querySelector('a.md-nav__link[href$=\"leaderboard.html\"]')"
         page.wait_for(f"!!{link}")
+        # The theme intercepts clicks once it has read the sitemap; a click before that is a plain page load
+        # (a loaded machine is slow to fetch it).
+        page.wait_for("performance.getEntriesByType('resource').some(e => e.name.endsWith('/sitemap.xml') "
+                      "&& e.responseEnd > 0)")
         page.eval("window.keptAcrossPages = 1")
         page.eval(f"{link}.click()")
         page.wait_for("location.pathname.endsWith('/leaderboard.html') && !!document.querySelector('.discuss-leaderboard')")
