@@ -43,7 +43,6 @@ def answered(call: Callable[[], T]) -> T:
 
 def build(root: Path) -> MCPServer:
     """A server over the project at `root` (found as the CLI finds it)."""
-    from ..commands import asking, auditing, estimating, reading, repeating
     from ..text import placeholders, secrets
 
     layout = Layout(root)
@@ -53,6 +52,14 @@ def build(root: Path) -> MCPServer:
         "A panel of language models deliberates on a research question; every step is a file in this project. "
         "Call `ask` to start a discussion (it returns at once with a slug), `status` to follow it, `show` to read "
         "its conclusion. Use it before a decision that is hard to undo."))
+    for tools in (_asking_tools, _reading_tools, _study_tools):
+        tools(app, layout)
+    return app
+
+
+def _asking_tools(app: MCPServer, layout: Layout) -> None:
+    """Tools that start or continue a discussion, whose run goes on as a process of its own."""
+    from ..commands import asking, reading
 
     @app.tool()
     async def ask(question: str, ctx: Context, background: str | None = None, panel: str | None = None,
@@ -76,6 +83,23 @@ def build(root: Path) -> MCPServer:
         return _with_outcome(layout, started | {"status": row["status"]})
 
     @app.tool()
+    def follow_up(question: str, text: str) -> dict[str, Any]:
+        """Ask a finished discussion a further question: a part that reads its conclusion and ends in its own.
+        Returns at once with the part's {slug, status, path}; follow it with `status`."""
+        return answered(lambda: asking.follow_up(layout, question, text))
+
+    @app.tool()
+    def reply(question: str, person: str, text: str, ballot: bool = False) -> dict[str, Any]:
+        """Answer as a person on the panel (the person's id), or vote (ballot: true, the ballot's YAML), where
+        the run stopped waiting for them; the run then goes on by itself."""
+        return answered(lambda: asking.answer_as(layout, question, person, text, ballot))
+
+
+def _reading_tools(app: MCPServer, layout: Layout) -> None:
+    """Tools and resources that read the files: any server or CLI sees the same state."""
+    from ..commands import reading
+
+    @app.tool()
     def status(question: str | None = None) -> dict[str, Any]:
         """Every discussion's row (status, rounds, leader, termination, usage, protocol), or one question's."""
         rows, warnings = answered(lambda: reading.status_rows(layout.content, question))
@@ -93,16 +117,24 @@ def build(root: Path) -> MCPServer:
         return {"text": text, "discussion": data}
 
     @app.tool()
-    def follow_up(question: str, text: str) -> dict[str, Any]:
-        """Ask a finished discussion a further question: a part that reads its conclusion and ends in its own.
-        Returns at once with the part's {slug, status, path}; follow it with `status`."""
-        return answered(lambda: asking.follow_up(layout, question, text))
+    def panels() -> dict[str, Any]:
+        """The panels of the project: members, models, roles, and whether each key is set (never its value)."""
+        return {"members": answered(lambda: reading.panel_rows(layout))}
 
     @app.tool()
-    def reply(question: str, person: str, text: str, ballot: bool = False) -> dict[str, Any]:
-        """Answer as a person on the panel (the person's id), or vote (ballot: true, the ballot's YAML), where
-        the run stopped waiting for them; the run then goes on by itself."""
-        return answered(lambda: asking.answer_as(layout, question, person, text, ballot))
+    def protocols() -> dict[str, Any]:
+        """The protocols a discussion can follow, each with a line on what it does and the settings of its own."""
+        return {"protocols": reading.protocol_rows()}
+
+    @app.resource("discussion://{slug}", mime_type="text/markdown")
+    def discussion(slug: str) -> str:
+        """A discussion as `show` prints it: its conclusion first, to cite."""
+        return answered(lambda: reading.discussion_text(layout.content, slug, full=True))
+
+
+def _study_tools(app: MCPServer, layout: Layout) -> None:
+    """Tools that price a run or measure a panel: estimates, the bias audit, trials."""
+    from ..commands import auditing, estimating, repeating
 
     @app.tool()
     def estimate(question: str, panel: str | None = None, protocol: str | None = None) -> dict[str, Any]:
@@ -131,23 +163,6 @@ def build(root: Path) -> MCPServer:
         what running the trials still missing would take; with estimate false they start as a process of their
         own and this returns at once ({started, runs}); call again without runs for the figures."""
         return answered(lambda: repeating.trials(layout, question, runs, panel, protocol, estimate))
-
-    @app.tool()
-    def panels() -> dict[str, Any]:
-        """The panels of the project: members, models, roles, and whether each key is set (never its value)."""
-        return {"members": answered(lambda: reading.panel_rows(layout))}
-
-    @app.tool()
-    def protocols() -> dict[str, Any]:
-        """The protocols a discussion can follow, each with a line on what it does and the settings of its own."""
-        return {"protocols": reading.protocol_rows()}
-
-    @app.resource("discussion://{slug}", mime_type="text/markdown")
-    def discussion(slug: str) -> str:
-        """A discussion as `show` prints it: its conclusion first, to cite."""
-        return answered(lambda: reading.discussion_text(layout.content, slug, full=True))
-
-    return app
 
 
 def _running(layout: Layout, slug: str) -> bool:
