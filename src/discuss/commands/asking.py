@@ -58,9 +58,7 @@ class AskRequest:
         from ..protocols import get_protocol, own_settings_in
 
         if self.protocol is not None:
-            model = get_protocol(self.protocol).settings_model
-            if strange := sorted(set(self.settings) - (model.names() if model else set())):
-                raise InputError(f"{', '.join(strange)}: not a setting of the {self.protocol} protocol")
+            get_protocol(self.protocol).refuse_strangers(self.settings)
         if bad := sorted(k for k, v in self.settings.items() if not isinstance(v, str | int | float | bool)):
             raise InputError(f"{', '.join(bad)}: give a word, a number or true/false")
         if strange := sorted(set(self.settings) - set(own_settings_in(self.settings, "settings"))):

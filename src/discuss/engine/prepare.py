@@ -127,9 +127,7 @@ def own_updated(d: Discussion, own: dict) -> Settings:
     import dataclasses
 
     protocol = get_protocol(d.protocol)
-    known = protocol.settings_model.names() if protocol.settings_model else set()
-    if strange := sorted(set(own) - known):
-        raise InputError(f"{', '.join(strange)}: not a setting of the {d.protocol} protocol")
+    protocol.refuse_strangers(own)
     return dataclasses.replace(d.settings, own=protocol.own_settings(
         {**d.settings.own, **own}, "the command line's settings"))
 

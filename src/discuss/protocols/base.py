@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import string
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -105,6 +105,14 @@ class Protocol(ABC):
 
         mine = {k: v for k, v in raw.items() if k in self.settings_model.names()}
         return validated(self.settings_model, mine, where, noun="setting").model_dump(by_alias=True)
+
+    def refuse_strangers(self, given: Iterable[str]) -> None:
+        """InputError naming each of `given` that is no setting of this protocol's own (`--set`, an ask's)."""
+        known = self.settings_model.names() if self.settings_model is not None else set()
+        if strange := sorted(set(given) - known):
+            from ..errors import InputError
+
+            raise InputError(f"{', '.join(strange)}: not a setting of the {self.name} protocol")
 
     def options(self, d: Discussion) -> Any:
         """The discussion's own settings of this protocol, typed (an instance of `settings_model`)."""
