@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from functools import cache, lru_cache
 from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
@@ -110,7 +111,8 @@ class ProtocolSettings(BaseModel):
     camelCase name to the new one when a setting is renamed.
     """
 
-    model_config = STRICT
+    # Frozen: `of` hands the same instance to every caller with the same settings.
+    model_config = ConfigDict(**STRICT, frozen=True)
     moved: ClassVar[dict[str, str]] = {}
     # Fields a new discussion records only when they differ from their defaults, so discussions
     # recorded before the setting existed, and those that leave it alone, keep the bytes they had.
@@ -125,9 +127,25 @@ class ProtocolSettings(BaseModel):
     def of(cls, settings: Settings) -> Self:
         """A discussion's settings of this model, typed; those it does not give at their defaults."""
         names = cls.names()
-        return cls.model_validate({k: v for k, v in settings.own.items() if k in names})
+        # Read on every call a protocol makes: validated once per distinct set of values (typed, so 1, 1.0
+        # and True are not taken for one another).
+        given = tuple((k, type(v), v) for k, v in settings.own.items() if k in names)
+        try:
+            return typing.cast(Self, _typed(cls, given))
+        except TypeError:  # a value that cannot be a key (a list): validated as it is
+            return cls.model_validate({k: v for k, _, v in given})
 
     @classmethod
-    def names(cls) -> set[str]:
+    def names(cls) -> frozenset[str]:
         """Every name a file may give one of these settings: current and old."""
-        return {to_camel(name) for name in cls.model_fields} | set(cls.moved)
+        return _names(cls)
+
+
+@cache
+def _names(model: type[ProtocolSettings]) -> frozenset[str]:
+    return frozenset({to_camel(name) for name in model.model_fields} | set(model.moved))
+
+
+@lru_cache(maxsize=256)
+def _typed(model: type[ProtocolSettings], given: tuple[tuple[str, type, Any], ...]) -> ProtocolSettings:
+    return model.model_validate({k: v for k, _, v in given})
