@@ -138,6 +138,7 @@ def test_a_method_is_refused_where_it_means_nothing(project, fake):
     council = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "council", "--method", "dyson")
     assert council.exit_code == 2 and "--method is not an option of the council protocol" in council.output
     for wrong, said in ((("--set", "ballots"), "give KEY=VALUE"), (("--set", "rounds=2"), "not a setting of the vote"),
+                        (("--set", "maxRounds=2"), "maxRounds: a setting every protocol shares"),
                         (("--protocol", "council", "--set", "ballots=named"), "not a setting of the council")):
         refused = project.cli("run", "swarm-power", "--panel", "fake", *wrong)
         assert refused.exit_code == 2 and said in refused.output, refused.output

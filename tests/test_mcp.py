@@ -101,6 +101,7 @@ def test_ask_gives_the_protocol_its_own_settings(project):
     ("ask", {"question": "Q?", "protocol": "council", "settings": {"critiqueRounds": 2}}, "not a setting of the council"),
     ("ask", {"question": "Q?", "settings": {"critiqueRoundz": 2}}, "not a setting of any protocol"),
     ("ask", {"question": "Q?", "settings": {"critiqueRounds": 0}}, "critiqueRounds"),
+    ("ask", {"question": "Q?", "settings": {"maxRounds": 2}}, "maxRounds: a setting every protocol shares"),
 ])
 def test_a_refusal_is_a_named_tool_error_and_the_server_goes_on(project, tool, arguments, words):
     async def go():

@@ -56,7 +56,9 @@ class AskRequest:
     def _check_settings(self) -> None:
         """Each setting a protocol's own, of the right kind: the named protocol's, else some protocol's."""
         from ..protocols import get_protocol, own_settings_in
+        from ..schema.settings import refuse_shared
 
+        refuse_shared(self.settings)
         if self.protocol is not None:
             get_protocol(self.protocol).refuse_strangers(self.settings)
         if bad := sorted(k for k, v in self.settings.items() if not isinstance(v, str | int | float | bool)):

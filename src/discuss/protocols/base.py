@@ -108,10 +108,12 @@ class Protocol(ABC):
 
     def refuse_strangers(self, given: Iterable[str]) -> None:
         """InputError naming each of `given` that is no setting of this protocol's own (`--set`, an ask's)."""
+        from ..errors import InputError
+        from ..schema.settings import refuse_shared
+
+        refuse_shared(given)
         known = self.settings_model.names() if self.settings_model is not None else set()
         if strange := sorted(set(given) - known):
-            from ..errors import InputError
-
             raise InputError(f"{', '.join(strange)}: not a setting of the {self.name} protocol")
 
     def options(self, d: Discussion) -> Any:

@@ -84,6 +84,15 @@ def to_settings(model: BaseModel, own: dict[str, Any] | None = None) -> Settings
     return Settings(**model.model_dump(), own=dict(own or {}))
 
 
+def refuse_shared(given: typing.Iterable[str]) -> None:
+    """InputError for any of `given` that is a shared setting where only a protocol's own are taken."""
+    from ..errors import InputError
+
+    if shared := sorted(set(given) & {to_camel(name) for name in SettingsModel.model_fields}):
+        raise InputError(f"{', '.join(shared)}: a setting every protocol shares, given in panels.yaml (or by an "
+                         "option of its own, such as --max-rounds), not as one of the protocol's own")
+
+
 def shared_values(settings: Settings) -> dict[str, Any]:
     """The shared settings by camelCase name, in the order `Settings` declares them."""
     return {to_camel(f.name): getattr(settings, f.name) for f in dataclasses.fields(Settings)
