@@ -92,3 +92,29 @@ def test_what_cannot_be_audited_is_refused_with_nothing_written(project, fake):
     refused = project.cli("audit", "swarm-power")
     assert refused.exit_code == 2 and "records no ballots to re-ask" in refused.stderr
     assert not (project.folder / "audit").exists()
+
+
+def test_what_the_re_asks_spent_counts_against_the_budget_of_the_rounds_that_follow(project, fake):
+    fake.termination = "CONTINUE"  # the discussion goes on after the audited round
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxCalls: 14}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0  # 6 calls
+    assert project.cli("audit", "swarm-power", "--orders", "2", "-q").exit_code == 0  # 6 more: 12 of 14
+    before = len(fake.requests)
+    stopped = project.cli("run", "swarm-power", "--rounds", "1")  # 3 answers and the conclusion's room: 16
+    assert "stopped: budget" in stopped.output, stopped.output
+    assert [r["task"] for r in fake.requests[before:]] == ["conclude"]  # no round 2: only the room kept for this
+
+
+def test_the_re_asks_record_their_cost_and_the_discussion_counts_it(project, fake):
+    from discuss.store import discussions as store
+    from discuss.store import yamlio
+
+    panel = fake_panel(fake.url, settings="{retryBaseDelay: 0.0}").replace(
+        "api_key_env: FAKE_KEY}", "api_key_env: FAKE_KEY, price: {input: 1.0, output: 2.0}}")
+    project.write_panels(panel)
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    assert project.cli("audit", "swarm-power", "--orders", "1", "-q").exit_code == 0
+    kept = [yamlio.load(p.read_text()) for p in (project.folder / "audit" / "round-1").glob("*.yaml")]
+    assert len(kept) == 3 and all(k["usage"]["cost"] > 0 for k in kept)
+    d = store.load(project.folder)
+    assert d.side_usage.calls == 3 and d.spent.cost == round(d.usage.cost + d.side_usage.cost, 8)

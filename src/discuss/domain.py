@@ -413,6 +413,9 @@ class Discussion:
     sources: list[dict] = field(default_factory=list)
     # One of repeated, independent runs of the question (`discuss trials`): its number, from 1.
     trial: int | None = None
+    # Calls made for the discussion outside its rounds (the bias audit's re-asks, their files beside it):
+    # not part of its usage, but of what its budget counts.
+    side_usage: Usage = field(default_factory=Usage)
 
     @property
     def seed_key(self) -> str:
@@ -427,6 +430,14 @@ class Discussion:
             total.add(r.usage)
         if self.conclusion:
             total.add(self.conclusion.usage)
+        return total
+
+    @property
+    def spent(self) -> Usage:
+        """Everything paid for the discussion, what its budget counts: its usage and its side calls."""
+        total = Usage()
+        total.add(self.usage)
+        total.add(self.side_usage)
         return total
 
     @property

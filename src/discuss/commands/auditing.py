@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..store.audits import ballots, keep, recorded
+from ..store.audits import ballots, keep, recorded, usage_of
 
 
 def _experiment(d: Any) -> Any:
@@ -49,27 +49,27 @@ def _bound(pending: list[Any]) -> dict[str, Any]:
             "cost": None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)}
 
 
-def _budget(d: Any, spent: Any, bound: dict[str, Any]) -> None:
-    """Refuse re-asks that could take the discussion past a limit it has, with what it spent already."""
-    s, used = d.settings, d.usage
-    tokens = bound["promptTokens"] + bound["completionTokens"]
-    over = []
-    if s.max_calls and used.calls + spent.calls + bound["calls"] > s.max_calls:
-        over.append(f"{s.max_calls} calls (maxCalls)")
-    if s.max_tokens and used.total_tokens + spent.total_tokens + tokens > s.max_tokens:
-        over.append(f"{s.max_tokens} tokens (maxTokens)")
-    if s.max_cost and bound["cost"] is not None and (used.cost or 0.0) + bound["cost"] > s.max_cost:
-        over.append(f"${s.max_cost:g} (maxCost)")
-    if over:
+LIMITS = {"calls": "{:g} calls (maxCalls)", "tokens": "{:g} tokens (maxTokens)", "cost": "${:g} (maxCost)"}
+
+
+def _budget(d: Any, bound: dict[str, Any]) -> None:
+    """Refuse re-asks that could take the discussion past a limit it has, with all it has spent (audits too)."""
+    from ..domain import Usage
+    from ..engine import budget
+
+    planned = Usage(bound["promptTokens"], bound["completionTokens"], bound["cost"], bound["calls"])
+    if over := budget.overrun(d.spent, planned, d.settings):
         raise InputError(f"the audit's {bound['calls']} call(s) could pass the discussion's budget of "
-                         f"{' and '.join(over)} with what it has spent: raise it, or ask fewer --orders")
+                         f"{LIMITS[over['limit']].format(over['max'])} with what it has spent: raise it, or ask "
+                         "fewer --orders")
 
 
 def _keep(folder: Path, number: int, experiment: Any, kept: dict[str, dict[str, Any]], result: Any) -> None:
     """A re-asked ballot on disk as it arrives, with the usage of a failed ask before it (paid for, not lost)."""
-    earlier = kept.get(result.spec.key, {}).get("usage", {})
-    used = {k: getattr(result.usage, k) + int(earlier.get(k, 0)) for k in ("prompt_tokens", "completion_tokens",
-                                                                         "calls")}
+    total = usage_of(kept.get(result.spec.key, {}))
+    total.add(result.usage)
+    used = {"prompt_tokens": total.prompt_tokens, "completion_tokens": total.completion_tokens, "calls": total.calls,
+            **({"cost": total.cost} if total.cost is not None else {})}
     data = experiment.record(result.spec, result.value) if result.ok else {"error": result.error}
     keep(folder, number, result.spec.key, {**data, "usage": used})
 
@@ -81,7 +81,6 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     import dataclasses
 
     from .. import providers
-    from ..domain import Usage
     from ..engine.prepare import check_ready, gateway_for
     from ..engine.runner import prompts_for
     from ..protocols import get_protocol
@@ -103,14 +102,10 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     specs = experiment.calls(d, q, rnd, prompts_for(root).scoped(get_protocol(d.protocol)), orders, padding)
     kept = recorded(q.folder).get(number, {})
     pending = [s for s in specs if s.key not in kept or kept[s.key].get("error")]
-    spent = Usage()
-    for record in kept.values():
-        spent.add(Usage(**{k: record.get("usage", {}).get(k, 0) for k in ("prompt_tokens", "completion_tokens",
-                                                                           "calls")}))
     bound = _bound(pending)
     if estimate:
         return {"slug": q.slug, "round": number, **bound}
-    _budget(d, spent, bound)
+    _budget(d, bound)
     if pending:
         check_ready(d, root)
         gateway = gateway_for(d, root, on_event, folder=q.folder, on_note=on_note)

@@ -220,7 +220,7 @@ class Runner:
         planned = budget.estimate(step.specs, self.gateway.price)
         if not step.final:  # keep room to conclude from what exists
             planned.add(budget.conclusion_reserve(d.panel.chair, d.settings, self.gateway.price))
-        return budget.overrun(d.usage, planned, d.settings)
+        return budget.overrun(d.spent, planned, d.settings)
 
 
 def prompts_for(root: Path) -> Prompts:

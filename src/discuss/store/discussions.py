@@ -30,7 +30,7 @@ from ..protocols import DEFAULT, get_protocol, legacy_format
 from ..protocols.stats import discussion_stats, leader
 from ..text.conclusions import parse_markdown_conclusion, render_markdown
 from ..text.naming import camel, is_safe_id, unprintable
-from . import documents, history, yamlio, yamlsplice
+from . import audits, documents, history, yamlio, yamlsplice
 from .configs import config_of, read_config
 from .files import write_atomic
 from .layout import DISCUSSION_FILE
@@ -364,6 +364,13 @@ def summary(folder: Path) -> Summary | None:
     return from_data(data)
 
 
+def _with_side_calls(d: Discussion, folder: Path) -> Discussion:
+    """`d` with what its audits' re-asks spent, which its budget counts."""
+    if (folder / audits.AUDIT).is_dir():
+        d.side_usage = audits.spent(audits.recorded(folder))
+    return d
+
+
 def load(folder: Path) -> Discussion | None:
     """The discussion in `folder`, or None where none was started.
 
@@ -380,8 +387,8 @@ def load(folder: Path) -> Discussion | None:
             raise ValueError("expected a mapping of fields")
         if is_legacy(data):  # another tool wrote it: read it as people's files are read
             data = yamlio.load(text)
-            return legacy_format().load(data, folder, lambda raw: _round_from(raw, folder, DEFAULT),
-                                        lambda path: documents.read(path))
+            return _with_side_calls(legacy_format().load(data, folder, lambda raw: _round_from(raw, folder, DEFAULT),
+                                                         lambda path: documents.read(path)), folder)
         history.check_index(data, index)
         if data["status"] not in STATUSES:
             raise ValueError(f"status {data['status']!r} is not one of {', '.join(STATUSES)}")
@@ -406,6 +413,6 @@ def load(folder: Path) -> Discussion | None:
         history.check_files(d, folder, get_protocol(d.protocol).check_round)
         if (folder / CONCLUSION_FILE).is_file():
             d.conclusion = read_conclusion(folder / CONCLUSION_FILE)
-        return d
+        return _with_side_calls(d, folder)
     except (ValueError, KeyError, TypeError, OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{index}: cannot be read: {exc}") from None
