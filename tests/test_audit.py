@@ -118,3 +118,10 @@ def test_the_re_asks_record_their_cost_and_the_discussion_counts_it(project, fak
     assert len(kept) == 3 and all(k["usage"]["cost"] > 0 for k in kept)
     d = store.load(project.folder)
     assert d.side_usage.calls == 3 and d.spent.cost == round(d.usage.cost + d.side_usage.cost, 8)
+
+
+def test_the_offline_panel_answers_an_audit_as_a_demo_would_run_it(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    found = audited(project, "--orders", "2")
+    assert found["asked"] == 6 and found["ballots"] == 6  # every re-ask usable, none failed
+    assert found["figures"]["panel"]["positionBias"]["ballots"] == 6

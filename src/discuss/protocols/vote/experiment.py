@@ -73,7 +73,7 @@ def ballot_calls(d: Discussion, q: Question, rnd: Round, prompts: Prompts, order
                     key=f"{p.id}--order-{n}" + (f"--{PADDED}" if target else ""), panelist=p,
                     messages=messages(p, prompts, user), task="vote", max_tokens=1500,
                     validate=partial(parse_ballot, labels=labels), schema=ballot_schema(labels),
-                    context={"round": rnd.number, "order": order, "padded": target},
+                    context={"round": rnd.number, "labels": dict(replies), "order": order, "padded": target},
                     offline=moves.vote, worst_case=moves.worst_case))
     return specs
 
