@@ -7,6 +7,7 @@ import asyncio
 import os
 import shutil
 import sys
+import json
 import time
 from pathlib import Path
 
@@ -16,7 +17,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from conftest import fake_panel  # noqa: E402
+from conftest import Project, fake_panel  # noqa: E402
 from discuss.mcp_server.server import build  # noqa: E402
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -54,13 +55,16 @@ def test_ask_returns_before_a_slow_panel_answers_and_status_follows_it_from_anot
     assert again.structured_content["started"] is False  # the same question is not run twice
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:  # a second server, as another agent would start it
-        (found,) = call(project.root, "status", {"question": row["slug"]}).structured_content["discussions"]
+        found = call(project.root, "status", {"question": row["slug"]}).structured_content
         if found["status"] == "concluded" and not found["running"]:
             break
         time.sleep(0.5)
     assert found["status"] == "concluded", found
     shown = call(project.root, "show", {"question": row["slug"]}).structured_content
-    assert shown["discussion"]["status"] == "concluded" and shown["discussion"]["conclusion"]
+    assert shown["status"] == "concluded" and "Conclusion" in shown["text"] and "discussion" not in shown
+    assert len(json.dumps(shown)) < 8000  # compact by default: the outcome, not the record
+    whole = call(project.root, "show", {"question": row["slug"], "record": True}).structured_content
+    assert whole["discussion"]["status"] == "concluded" and whole["discussion"]["conclusion"]
     responds = [r for r in fake.requests if r["task"] == "respond"]
     assert len(responds) == len({(r["model"], r["messages"][-1]["content"]) for r in responds})  # none twice
 
@@ -102,25 +106,27 @@ def test_ask_gives_the_protocol_its_own_settings(project):
     ("ask", {"question": "Q?", "settings": {"critiqueRoundz": 2}}, "not a setting of any protocol"),
     ("ask", {"question": "Q?", "settings": {"critiqueRounds": 0}}, "critiqueRounds"),
     ("ask", {"question": "Q?", "settings": {"maxRounds": 2}}, "maxRounds: a setting every protocol shares"),
+    ("ask", {"question": "Q?", "panel": "ofline"}, "did you mean offline"),
+    ("ask", {"question": "Q?", "models": ["openai/gpt-4o-mini"]}, "missing API key"),
+    ("ask", {"question": "Q?", "models": ["scripted/../../../outside/x"]}, "a scripted member names a script"),
+    ("ask", {"question": "Q?", "max_rounds": 1000000}, "maxRounds"),
+    ("ask", {"question": "Q " * 200_000}, "at most 1000"),
+    ("ask", {"question": "Q?", "settings": {"foo": 1}}, "not a setting of any protocol"),
+    ("audit", {"question": "swarm-power", "orders": 10**6}, "1 to 50"),
 ])
-def test_a_refusal_is_a_named_tool_error_and_the_server_goes_on(project, tool, arguments, words):
+def test_a_refusal_is_a_named_tool_error_with_nothing_written_and_the_server_goes_on(project, tool, arguments, words,
+                                                                                   monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    before = project.snapshot()
+
     async def go():
         async with Client(build(project.root)) as client:
             failed = await client.call_tool(tool, arguments)
             after = await client.call_tool("protocols", {})
             return failed, after
     failed, after = asyncio.run(go())
-    if tool == "ask" and arguments.get("panel") == "nope":
-        # the panel is checked by the run, which says so in its last words
-        slug = failed.structured_content["slug"]
-        for _ in range(60):
-            (row,) = call(project.root, "status", {"question": slug}).structured_content["discussions"]
-            if not row["running"] and row.get("lastOutput"):
-                break
-            time.sleep(0.5)
-        assert words in row["lastOutput"], row
-    else:
-        assert failed.is_error and words in failed.content[0].text, failed
+    assert failed.is_error and words in failed.content[0].text, failed
+    assert project.snapshot() == before  # no question file left, no run started
     assert not after.is_error and after.structured_content["protocols"]
 
 
@@ -159,7 +165,7 @@ def test_the_server_over_stdio_as_a_client_starts_it(project):
 def wait_until(root: Path, slug: str, done, seconds: float = 60) -> dict:
     deadline = time.monotonic() + seconds
     while True:
-        (row,) = call(root, "status", {"question": slug}).structured_content["discussions"]
+        row = call(root, "status", {"question": slug}).structured_content
         if done(row) or time.monotonic() > deadline:
             return row
         time.sleep(0.3)
@@ -243,6 +249,33 @@ def test_trials_are_priced_started_apart_and_reported_from_the_files(project):
     shutil.copytree(project.folder / "trials", outside / "trials")  # trials of another project, beside this one
     for ref in ("../elsewhere/trials", str(outside / "trials")):
         refused = call(project.root, "trials", {"question": ref})
-        assert refused.is_error and "not a folder of this project" in refused.content[0].text, refused
+        assert refused.is_error and "outside the project" in refused.content[0].text, refused
     inside = call(project.root, "trials", {"question": "content/questions/swarm-power/trials"}).structured_content
     assert inside["finished"] == 2
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("show", {}), ("status", {}), ("follow_up", {"text": "And then?"}), ("audit", {"estimate": False}),
+    ("estimate", {}), ("trials", {}), ("reply", {"person": "ann", "text": "yes"}),
+])
+def test_a_path_outside_the_project_is_refused_by_every_tool_and_nothing_there_changes(project, tmp_path, tool,
+                                                                                      arguments):
+    other = Project(tmp_path / "other")
+    assert other.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    there = other.snapshot()
+    for spelling in (str(other.question), os.path.relpath(other.question, project.root),
+                     str(project.content / ".." / ".." / "other" / "content" / "questions" / "swarm-power.md")):
+        os.chdir(project.root)  # relative paths are read from the project, as the server reads them
+        result = call(project.root, tool, {"question": spelling, **arguments})
+        assert result.is_error and "outside the project" in result.content[0].text, (spelling, result)
+        assert sys.prefix not in result.content[0].text
+    assert other.snapshot() == there
+
+
+def test_a_scripted_member_named_by_a_path_reads_nothing_outside_the_scripts(project, tmp_path):
+    secret = tmp_path / "outside" / "x.yaml"
+    secret.parent.mkdir()
+    secret.write_text("- reply: the password is hunter2\n")
+    result = project.cli("ask", "What now?", "-m", "scripted/../../../outside/x", "-m", "offline/a")
+    assert result.exit_code == 2 and "a scripted member names a script" in result.stderr
+    assert "hunter2" not in result.output

@@ -275,9 +275,7 @@ def ask(
 ):
     """Ask in one line: write the question file, run it to its end, print the conclusion."""
     from ..archive.report import result_text
-    from ..engine.prepare import Options
     from ..engine.runner import Plan
-    from ..protocols import get_protocol
     from ..store import discussions as store
     from ..store.documents import read_text
     from ..store.questions import read_question
@@ -296,17 +294,18 @@ def ask(
             text = read_text(background, limit=BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
         except ValueError as exc:
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
-    if protocol is not None:
-        get_protocol(protocol)  # an unknown name is refused before a file is written
-    own = assignments(assigned)
+    from ..commands.asking import AskRequest
     from ..engine.actions import ask_file
+    from ..store.layout import Layout
+
+    request = AskRequest(question, text, panel, list(model), protocol, max_rounds, max_cost, assignments(assigned))
+    request.check(Layout(root()), section, ready=not estimate)  # before a file is written
 
     made = [] if (content() / section).is_dir() else [content() / section]  # to take away after an estimate
     path, created = ask_file(content(), section, question, text)
     if not quiet and not estimate:
         typer.echo(f"question: {path}" + ("" if created else " (asked before: going on with it)"), err=True)
-    options = Options(panel=panel, protocol=protocol, overrides={"max_rounds": max_rounds, "max_cost": max_cost},
-                      models=model or None, own=own)
+    options = request.options()
     if estimate:
         try:
             return _run_one(str(path), options, Plan(auto=True), estimate=True, quiet=quiet)

@@ -137,7 +137,8 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
 @app.command(rich_help_panel=FAMILY)
 @handled
 def mcp():
-    """Serve this project to an agent over MCP (stdio): ask, status, show, panels, protocols."""
+    """Serve this project to an agent over MCP (stdio): ask, follow_up, reply, status, show, panels, protocols,
+    estimate, audit, trials."""
     try:
         from ..mcp_server.server import serve
     except ImportError as exc:

@@ -35,8 +35,31 @@ class AskRequest:
     max_cost: float | None = None
     settings: dict[str, Any] = field(default_factory=dict)  # the protocol's own (as `--set KEY=VALUE`)
 
-    def check(self) -> None:
-        """The CLI's checks of the same options, before a file is written."""
+    def check(self, layout: Layout, section: str = "questions", ready: bool = True) -> Path:
+        """Everything a run of this request would refuse, refused now, before a file is written or a process
+        started: the question, the panel and its models, their keys and scripts, the protocol, the settings and
+        their ranges. The CLI's `ask` and the MCP server's both call it. Returns where the question's file is
+        (or will be)."""
+        from ..domain import Question
+        from ..engine.prepare import check_ready, prepare
+        from ..store.questions import question_path, read_question
+
+        self._check_options()
+        path = question_path(layout.content, section, self.question)
+        q = read_question(path) if path.is_file() else Question(
+            path=path, slug=path.stem, title=" ".join(self.question.split()), background=self.background or "")
+        d = prepare(layout.root, q, self.options())
+        if ready and not d.concluded:  # an estimate needs no key
+            check_ready(d, layout.root)
+        return path
+
+    def options(self) -> Any:
+        from ..engine.prepare import Options
+
+        return Options(panel=self.panel, protocol=self.protocol, models=self.models or None, own=self.settings,
+                       overrides={"max_rounds": self.max_rounds, "max_cost": self.max_cost})
+
+    def _check_options(self) -> None:
         from ..protocols import get_protocol
 
         if not self.question.strip():
@@ -64,7 +87,12 @@ class AskRequest:
         if bad := sorted(k for k, v in self.settings.items() if not isinstance(v, str | int | float | bool)):
             raise InputError(f"{', '.join(bad)}: give a word, a number or true/false")
         if strange := sorted(set(self.settings) - set(own_settings_in(self.settings, "settings"))):
-            raise InputError(f"{', '.join(strange)}: not a setting of any protocol (`protocols` lists them)")
+            from ..protocols import names
+            from ..text.naming import did_you_mean
+
+            known = sorted({k for n in names() for k in get_protocol(n).settings_names()})
+            raise InputError(f"{', '.join(strange)}: not a setting of any protocol{did_you_mean(strange[0], known)}"
+                             " (`protocols` lists each protocol's)")
 
     def argv(self, root: Path) -> list[str]:
         args = command(root, "ask", " ".join(self.question.split()), "-q")
@@ -111,7 +139,7 @@ def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
     from ..store import discussions as store
     from ..store.questions import read_question
 
-    request.check()
+    request.check(layout)
     path, _ = ask_file(layout.content, "questions", request.question, request.background)
     q = read_question(path)
     row = {"slug": q.slug, "path": path.relative_to(layout.root).as_posix()}

@@ -49,6 +49,7 @@ def _bound(pending: list[Any]) -> dict[str, Any]:
             "cost": None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)}
 
 
+MIN_ORDERS, MAX_ORDERS = 1, 50  # each order asks every voter again
 LIMITS = {"calls": "{:g} calls (maxCalls)", "tokens": "{:g} tokens (maxTokens)", "cost": "${:g} (maxCost)"}
 
 
@@ -87,6 +88,8 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     from ..store import discussions as store
     from ..store.questions import find_question
 
+    if not MIN_ORDERS <= orders <= MAX_ORDERS:
+        raise InputError(f"orders: {orders}; give {MIN_ORDERS} to {MAX_ORDERS} new orders")
     q = find_question(content, question)
     d = store.load(q.folder)
     if d is None:

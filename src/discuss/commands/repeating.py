@@ -38,8 +38,10 @@ def trials_folder(content: Path, question: str, into: Path | None = None, runnin
     from ..store.questions import find_question
 
     given = within / question if within is not None else Path(question)
-    if within is not None and given.is_dir() and not given.resolve().is_relative_to(within.resolve()):
-        raise InputError(f"{question}: not a folder of this project")
+    if within is not None and given.is_dir():
+        from ..store.layout import confined
+
+        confined(given, within, what=question)
     if not running and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
         return given, None
     q = find_question(content, question)

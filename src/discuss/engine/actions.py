@@ -123,14 +123,14 @@ def save_form(form: Form, edited: str) -> None:
     from ..store import documents
     from ..store.files import write_atomic
 
-    reply = filled(edited, form.task, form.shape)
-    problem = "nothing was written below the line" if reply is None else None
-    if reply is not None and form.shape is not None and form.shape.check is not None:
-        labels = [str(x) for x in documents.parse(edited, form.path)[0].get("labels") or []]
-        try:
+    try:  # a person's text is untrusted: YAML it cannot read is refused in words, never a traceback
+        reply = filled(edited, form.task, form.shape)
+        problem = "nothing was written below the line" if reply is None else None
+        if reply is not None and form.shape is not None and form.shape.check is not None:
+            labels = [str(x) for x in documents.parse(edited, form.path)[0].get("labels") or []]
             form.shape.check(reply, labels)
-        except ValueError as exc:
-            problem = str(exc)
+    except (ValueError, RecursionError) as exc:
+        problem = f"not readable: {str(exc)[:300]}"
     if problem:
         keep = form.path.with_suffix(".draft.md")
         write_atomic(keep, edited)  # nothing typed is lost

@@ -80,14 +80,10 @@ def _protocol(q: Question, existing: Discussion | None, panel, wanted: str | Non
 
 def inside_project(root: Path, q: Question) -> None:
     """A question's file and discussion folder, and every round folder, must resolve inside the project."""
-    top = root.resolve()
-    paths = [q.path, q.folder, *(q.folder.iterdir() if q.folder.is_dir() else [])]
-    for path in paths:
-        if path.is_symlink() and not path.resolve().is_relative_to(top):
-            raise InputError(f"{path}: a link to {path.resolve()}, outside the project; discuss writes only "
-                             "inside it")
-    if not q.folder.resolve().is_relative_to(top):
-        raise InputError(f"{q.folder}: resolves outside the project ({top}); discuss writes only inside it")
+    from ..store.layout import confined
+
+    for path in [q.path, q.folder, *(q.folder.iterdir() if q.folder.is_dir() else [])]:
+        confined(path, root, what=str(path))
 
 
 def prepare(root: Path, q: Question, options: Options) -> Discussion:

@@ -30,15 +30,30 @@ MAX_WAIT = 600.0
 
 
 def answered(call: Callable[[], T]) -> T:
-    """The application's result, or its refusal as a tool error in the CLI's words."""
-    from ..text.secrets import scrub
+    """The application's result, or its refusal as a tool error in the CLI's words.
 
+    Whatever goes wrong reaches the agent in words, scrubbed of keys and of this machine's paths (the
+    interpreter's, the project's): never a bare "Error executing tool", never a traceback.
+    """
     try:
         return call()
     except DiscussError as exc:
-        raise ToolError(scrub(str(exc))) from None
+        raise ToolError(_words(str(exc))) from None
     except OSError as exc:
-        raise ToolError(scrub(f"{exc.filename or 'a file'}: {exc.strerror or exc}")) from None
+        raise ToolError(_words(f"{exc.filename or 'a file'}: {exc.strerror or exc}")) from None
+    except Exception as exc:  # noqa: BLE001 - a tool call never ends in a bare error
+        raise ToolError(_words(f"could not be done: {type(exc).__name__}: {exc}"[:2000])) from None
+
+
+def _words(text: str) -> str:
+    import sys
+
+    from ..text.secrets import scrub
+
+    for folder in sorted({sys.prefix, sys.base_prefix, str(Path.cwd())}, key=len, reverse=True):
+        if len(folder) > 1:
+            text = text.replace(folder + "/", "").replace(folder, ".")
+    return scrub(text)
 
 
 def build(root: Path) -> MCPServer:
@@ -101,20 +116,27 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
 
     @app.tool()
     def status(question: str | None = None) -> dict[str, Any]:
-        """Every discussion's row (status, rounds, leader, termination, usage, protocol), or one question's."""
+        """Every discussion's row (status, rounds, leader, termination, usage, protocol) as {discussions}; with
+        a question, that question's row alone (with `lastOutput` where its run stopped before the end)."""
         rows, warnings = answered(lambda: reading.status_rows(layout.content, question))
         for row in rows:
             row["running"] = _running(layout, row["slug"])
             if question is not None and not row["running"] and row["status"] not in ("concluded", "closed"):
                 row["lastOutput"] = _last_words(layout, row["slug"])
+        if question is not None:
+            return {k: v for k, v in rows[0].items() if v is not None}
         return {"discussions": rows, "warnings": warnings}
 
     @app.tool()
-    def show(question: str, full: bool = False) -> dict[str, Any]:
-        """One discussion: what it came to first (text), then the whole record as `show --json` gives it."""
+    def show(question: str, full: bool = False, record: bool = False) -> dict[str, Any]:
+        """One discussion, compact: its status, outcome and dissent as `show` prints them (text). `full`: every
+        round's replies in the text too; `record`: the whole record as `show --json` gives it, as well."""
         text = answered(lambda: reading.discussion_text(layout.content, question, full))
-        data = answered(lambda: reading.discussion_data(layout.content, question))
-        return {"text": text, "discussion": data}
+        row = answered(lambda: reading.status_rows(layout.content, question))[0][0]
+        out = {"slug": row["slug"], "status": row["status"], "rounds": row["rounds"], "text": text}
+        if record:
+            out["discussion"] = answered(lambda: reading.discussion_data(layout.content, question))
+        return out
 
     @app.tool()
     def panels() -> dict[str, Any]:
@@ -196,5 +218,11 @@ def _with_outcome(layout: Layout, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def serve(root: Path) -> None:
-    """Serve the project over stdio until the client closes it."""
+    """Serve the project over stdio until the client closes it.
+
+    The server works from the project's folder, so a relative path an agent sends names a file of the
+    project (and is then held inside it), whatever folder the client started the server in."""
+    import os
+
+    os.chdir(root)
     build(root).run("stdio")

@@ -112,9 +112,18 @@ class Protocol(ABC):
         from ..schema.settings import refuse_shared
 
         refuse_shared(given)
-        known = self.settings_model.names() if self.settings_model is not None else set()
+        known = self.settings_names()
         if strange := sorted(set(given) - known):
-            raise InputError(f"{', '.join(strange)}: not a setting of the {self.name} protocol")
+            from ..text.naming import did_you_mean
+
+            hint = did_you_mean(strange[0], sorted(known))
+            mine = f"its settings: {', '.join(sorted(known))}" if known else "it has no settings of its own"
+            raise InputError(f"{', '.join(strange)}: not a setting of the {self.name} protocol{hint} ({mine}; "
+                             "shared ones such as maxRounds have options of their own)")
+
+    def settings_names(self) -> set[str]:
+        """The names of its own settings (camelCase), as `--set` takes them."""
+        return set(self.settings_model.names()) if self.settings_model is not None else set()
 
     def options(self, d: Discussion) -> Any:
         """The discussion's own settings of this protocol, typed (an instance of `settings_model`)."""

@@ -90,7 +90,10 @@ def filled(text: str, task: str, form: PersonForm | None = None) -> str | None:
 
 def check(text: str, spec: CallSpec) -> str | None:
     """Why a filled form would be refused, else None: the same rules as a model's reply."""
-    reply = filled(text, spec.task, spec.form)
+    try:
+        reply = filled(text, spec.task, spec.form)
+    except (ValueError, RecursionError) as exc:
+        return f"not readable: {str(exc)[:300]}"
     if reply is None:
         return "the form is not filled in yet"
     if spec.validate is not None:

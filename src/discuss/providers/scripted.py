@@ -76,7 +76,10 @@ class ScriptedProvider(offline.OfflineProvider):
     def script(self, p: Panelist) -> list[Any]:
         if self.folder is None:
             raise InputError(f"{p.id}: a scripted panelist runs only inside a project")
-        return load_script(self.folder / f"{script_name(p)}.yaml")
+        from ..store.layout import confined
+
+        path = self.folder / f"{script_name(p)}.yaml"
+        return load_script(confined(path, self.folder, what=p.model))
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
                        on_tokens: OnTokens | None = None) -> tuple[str, Usage]:

@@ -45,7 +45,27 @@ def relevant(errors: list[Any]) -> list[Any]:
     return out
 
 
-def describe_error(error: Any, noun: str = "field") -> str:
+def field_names(model: Any, seen: set[Any] | None = None) -> set[str]:
+    """Every key `model` and the models inside it accept, by the names a file spells them: what a
+    misspelt key is compared with."""
+    import typing
+
+    seen = seen if seen is not None else set()
+    if not (isinstance(model, type) and issubclass(model, BaseModel)) or model in seen:
+        return set()
+    seen.add(model)
+    names: set[str] = set()
+    for name, info in model.model_fields.items():
+        names.add(info.alias or name)
+        stack = [info.annotation]
+        while stack:
+            kind = stack.pop()
+            stack += list(typing.get_args(kind))
+            names |= field_names(kind, seen)
+    return names
+
+
+def describe_error(error: Any, noun: str = "field", known: set[str] | None = None) -> str:
     loc = _plain(error["loc"])
     path, name = field_path(loc[:-1]), (loc[-1] if loc else "")
     at = f"{path}: " if path else ""
@@ -53,12 +73,16 @@ def describe_error(error: Any, noun: str = "field") -> str:
     if kind == "missing":
         return f"{at}'{name}' is missing"
     if kind == "extra_forbidden":
+        from ..text.naming import did_you_mean
+
         what = "setting" if "settings" in loc[:-1] or "config" in loc[:-1] else noun
-        return f"{at}unknown {what} '{name}'"
+        return f"{at}unknown {what} '{name}'" + did_you_mean(str(name), sorted(known or ()))
     message = str(error["msg"]).removeprefix("Value error, ")
     if kind == "value_error":
         return f"{field_path(loc)}: {message}" if loc else message
-    shown = repr(error.get("input"))
+    from ..text.secrets import KEY_SHAPE
+
+    shown = KEY_SHAPE.sub("[redacted]", repr(error.get("input")))
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     return f"{at}'{name}': {message[0].lower() + message[1:]} (got {shown})"
 
@@ -76,5 +100,6 @@ def validated(model: type[M], data: Any, where: str, noun: str = "field") -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        problems = [describe_error(e, noun) for e in relevant(exc.errors())]
+        known = field_names(model)
+        problems = [describe_error(e, noun, known) for e in relevant(exc.errors())]
         raise InputError(f"{where}: " + "; ".join(problems)) from None

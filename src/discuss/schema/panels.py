@@ -12,8 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator, model_validator
 
+from ..domain import SCRIPTED_PREFIX
 from ..text.naming import derived_id, inside_project, is_safe_id, unprintable
+from ..text.secrets import looks_like_key
 
+MAX_MEMBERS = 26  # answers are labelled A-Z for those who judge them
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FORBID = ConfigDict(strict=True, extra="forbid")
 
@@ -90,7 +93,11 @@ class MemberModel(BaseModel):
     def _model(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("'model' is missing")
-        return value.strip()
+        value = value.strip()
+        if value.startswith(SCRIPTED_PREFIX) and not is_safe_id(value.removeprefix(SCRIPTED_PREFIX)):
+            raise ValueError(f"{value!r}: a scripted member names a script of discussions/scripts/ by a safe name "
+                             "(lowercase letters, digits, '.', '_' or '-'; no '/' or '..'), such as scripted/alice")
+        return value
 
     @field_validator("name")
     @classmethod
@@ -111,6 +118,9 @@ class MemberModel(BaseModel):
     @field_validator("api_key_env")
     @classmethod
     def _env(cls, value: str | None) -> str | None:
+        if value is not None and looks_like_key(value):
+            raise ValueError("api_key_env holds what looks like a key itself (not shown here); give the name of the "
+                             "environment variable that holds the key, such as GEMINI_API_KEY, and set the key there")
         if value is not None and not ENV_NAME.match(value):
             raise ValueError("api_key_env must name an environment variable")
         return value
@@ -136,7 +146,14 @@ class PanelModel(BaseModel):
     @classmethod
     def _members(cls, value: Any) -> Any:
         if isinstance(value, dict) and (not isinstance(value.get("members"), list) or not value["members"]):
-            raise ValueError("needs a non-empty 'members' list")
+            from ..text.naming import did_you_mean
+
+            close = [k for k in value if k not in cls.model_fields and did_you_mean(str(k), ["members"])]
+            raise ValueError("needs a non-empty 'members' list"
+                             + "".join(f" ({k!r}: did you mean members?)" for k in close[:1]))
+        if isinstance(value, dict) and len(value["members"]) > MAX_MEMBERS:
+            raise ValueError(f"has {len(value['members'])} members; at most {MAX_MEMBERS} sit on a panel, since "
+                             "their answers are judged under the letters A to Z")
         return value
 
 

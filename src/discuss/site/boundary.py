@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable
 from html import escape
 from typing import Any
 
+from ..store.audits import AUDIT
+
 STATUSES = ("open", "active", "concluded", "closed")
 # Material's `hide:` values; anything else would only be noise in the page.
 HIDE = frozenset({"navigation", "toc", "footer", "feedback", "tags", "path"})
@@ -109,9 +111,9 @@ def discussion_folders(uris: Iterable[str], head: Callable[[str], bytes]) -> tup
 
 
 def _owner(parts: list[str]) -> str:
-    """The discussion folder of a path's folders: a follow-up's `part-N` belongs to the one above, and
-    a trial's `trials/trial-N` to the question's folder."""
-    if parts and PART_DIR.match(parts[-1]):
+    """The discussion folder of a path's folders: a follow-up's `part-N` and a bias audit's `audit` belong
+    to the one above, and a trial's `trials/trial-N` to the question's folder."""
+    if parts and (PART_DIR.match(parts[-1]) or parts[-1] == AUDIT):
         parts = parts[:-1]
     elif len(parts) > 1 and TRIAL_DIR.match(parts[-1]) and parts[-2] == "trials":
         parts = parts[:-2]

@@ -113,3 +113,30 @@ class Layout:
     @property
     def scripts(self) -> Path:
         return self.settings / "scripts"
+
+
+def confined(path: Path, *tops: Path, what: str = "") -> Path:
+    """`path` resolved (links followed, '..' taken away), required to lie inside one of `tops`.
+
+    The one rule for every path that comes from outside (a question named by its file, a folder of trials,
+    a script a model's name points to, a source): what the tool reads or writes for a request stays in the
+    project, however the path is spelt. InputError in words otherwise, naming the path as it was given.
+    """
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        real = None
+    if real is None or not any(real.is_relative_to(top.resolve()) for top in tops):
+        from ..errors import InputError
+
+        raise InputError(f"{what or path}: outside the project; discuss reads and writes only inside it "
+                         f"({', '.join(_shown(top) for top in tops)})")
+    return real
+
+
+def _shown(folder: Path) -> str:
+    """A folder as an error shows it: relative to the working folder where it lies below it."""
+    try:
+        return folder.resolve().relative_to(Path.cwd().resolve()).as_posix() or "."
+    except (OSError, ValueError):
+        return folder.name or str(folder)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from ..domain import Question
 from ..errors import InputError
-from ..text.naming import did_you_mean, is_safe_id, slugify
+from ..text.naming import did_you_mean, distinct_slug, is_safe_id, lossy, same_text, slugify
 from . import documents
 from .files import write_atomic
-from .layout import part_paths, question_files
+from .layout import confined, part_paths, question_files
 
 
 def read_question(path: Path) -> Question:
@@ -66,9 +66,9 @@ def find_question(content: Path, ref: str) -> Question:
         raise InputError(f"{ref!r}: give a question as its slug or the path of its file")
     path = Path(ref)
     if path.suffix == ".md" and path.is_file():
-        return read_question(path)
+        return read_question(_within(content, path, ref))
     if path.is_dir() and path.with_suffix(".md").is_file():
-        return read_question(path.with_suffix(".md"))
+        return read_question(_within(content, path.with_suffix(".md"), ref))
     if not is_safe_id(ref):
         raise InputError(f"{ref!r}: no such question file, and not a valid slug")
     files = question_files(content) if content.is_dir() else []
@@ -89,6 +89,12 @@ def find_question(content: Path, ref: str) -> Question:
         return q
     hint = did_you_mean(ref, [*(slug(f) for f in files), *(f.stem for f in files)]) or "; `discuss new TITLE` creates one"
     raise InputError(f"no question {ref!r} under {content}{hint}")
+
+
+def _within(content: Path, path: Path, ref: str) -> Path:
+    """A question named by its path is one of this project's: its file lies under the content folder."""
+    confined(path, content, what=ref)
+    return path
 
 
 PART_REF = re.compile(r"^(.+)-part-(\d+)$")  # a follow-up, as `discuss follow-up` names it
@@ -176,17 +182,48 @@ def bom_source(content: Path, phase: str, bom_item: str | None, bom_slug: str | 
             f"BOM item {item} ({slug}) taken from {stem}; --bom-item chooses another")
 
 
+MAX_TITLE = 1000  # characters: a question is a line; its context goes in the background
+
+
 def question_path(content: Path, section: str, title: str) -> Path:
-    """Where a question of this title goes (outside Project Dyson's naming); InputError for a title that cannot."""
-    if not title.strip() or not title.strip().isprintable():
-        raise InputError(f"{title!r}: a title is one line of printable text")
-    slug = slugify(title)
-    if not slug:
+    """Where the question of this title is, or goes (outside Project Dyson's naming).
+
+    A question's identity is its text: the file found is one whose recorded
+    title is this question. Its slug is the title's words; where those would
+    be another question's (a slug already taken, words past the length a slug
+    keeps, a script ASCII cannot spell, a name some systems keep for devices),
+    a digest of the whole title tells it apart. InputError for a title that
+    cannot be a question.
+    """
+    text = title.strip()
+    if not text or not text.isprintable():
+        raise InputError(f"{title[:80]!r}: a title is one line of printable text")
+    if len(text) > MAX_TITLE:
+        raise InputError(f"the question is {len(text)} characters; at most {MAX_TITLE} go in a title: put the "
+                         "rest in its background (--background FILE, or the body of the question file)")
+    if not any(ch.isalnum() for ch in text):
         raise InputError("the title needs at least one letter or digit")
-    if not is_safe_id(slug):
-        raise InputError(f"{title!r} makes the file name {slug!r}, which some systems keep for devices; "
-                         "reword the title")
-    return content / safe_section(section) / f"{slug}.md"
+    folder = content / safe_section(section)
+    plain = slugify(text)
+    usable = bool(plain) and is_safe_id(plain) and not lossy(text, plain)
+    first = [plain] if usable else []
+    paths = [folder / f"{slug}.md" for slug in [*first, distinct_slug(text), *([] if usable or not plain else [plain])]]
+    for path in paths:
+        if path.is_file() and same_text(_title_of(path), text):
+            return path  # asked before; a lossy slug of an earlier version is still found
+    for path in paths[:len(first) + 1]:
+        if not path.exists():
+            return path
+    raise InputError(f"{text[:80]!r}: every name for this question is another question's "
+                     f"({', '.join(p.name for p in paths)}); reword the title")
+
+
+def _title_of(path: Path) -> str:
+    try:
+        meta, _ = documents.read(path)
+    except (OSError, ValueError):
+        return ""
+    return str(meta.get("title") or "")
 
 
 def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..domain import Question
 from ..errors import InputError
 from ..text.tokens import fitting
+from .layout import confined
 
 URL_PREFIXES = ("http://", "https://")
 MAX_BYTES = 20 * 1024 * 1024  # a source's file; its text is cut to a share of sourceTokens anyway
@@ -59,11 +60,10 @@ def _check_allowed(q: Question, entry: str, path: Path, top: Path, allowed: list
 
     Its text goes to every provider and may be quoted on the site.
     """
-    real = path.resolve()
-    folders = [(top / "content").resolve(), *(a.resolve() for a in allowed)]
-    if not any(real.is_relative_to(f) for f in folders):
-        raise InputError(f"{q.path}: source {entry!r} is outside the project's content/ and the folders panels.yaml allows as "
-                         f"sources ({real}); list its folder under sourceFolders: in discussions/panels.yaml")
+    try:
+        real = confined(path, top / "content", *allowed, what=f"{q.path}: source {entry!r}")
+    except InputError as exc:
+        raise InputError(f"{exc}; list its folder under sourceFolders: in discussions/panels.yaml") from None
     inner = real.relative_to(top).parts if real.is_relative_to(top) else real.parts
     if inner[:1] == ("discussions",) or any(part.startswith(".") for part in inner) \
             or SECRET_FILE.search(real.name):

@@ -18,6 +18,38 @@ def slugify(text: str, max_len: int = 80) -> str:
     return slug[:max_len].rstrip("-")
 
 
+def same_text(a: str, b: str) -> bool:
+    """Whether two titles are the same question: equal once Unicode forms and runs of spaces are made one."""
+    return _plain_text(a) == _plain_text(b)
+
+
+def _plain_text(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def text_digest(text: str, length: int = 8) -> str:
+    """A short, stable digest of a title: what tells apart two questions whose slugs would be one."""
+    import hashlib
+
+    return hashlib.sha256(_plain_text(text).encode("utf-8")).hexdigest()[:length]
+
+
+def lossy(text: str, slug: str) -> bool:
+    """Whether `slug` lost what told `text` apart: letters or digits of a script ASCII cannot spell (a
+    Russian or Chinese title), or words past the length a slug keeps."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return not slug or any(ch.isalnum() and not ch.isascii() for ch in decomposed) \
+        or len(slugify(text, max_len=10_000)) > len(slug)
+
+
+def distinct_slug(text: str, max_len: int = 80) -> str:
+    """A slug that carries a digest of the whole title: `<words>-<digest>`, or `q-<digest>` where no ASCII
+    word is left."""
+    digest = text_digest(text)
+    words = slugify(text, max_len - len(digest) - 1)
+    return f"{words}-{digest}" if words else f"q-{digest}"
+
+
 def unprintable(text: str) -> str | None:
     """The first character of `text` no reader can see as it is (a direction override such as U+202E, a
     zero-width space, a control character), named; None where there is none. A title or a name holding one

@@ -29,6 +29,12 @@ PREFIX = re.compile(r"^[a-z]{2,5}[-_](?:[a-z0-9]{2,8}[-_]){0,2}")
 URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>]+", re.IGNORECASE)
 CREDENTIAL_PARAMS = re.compile(r"(token|key|secret|password|passwd|sig|signature|auth|credential)", re.IGNORECASE)
 
+# The shapes of keys and tokens providers issue: caught by their look even where no variable holds them
+# (pasted into a field, echoed by a server). OpenAI and Anthropic, Google, GitHub, Slack, AWS, Hugging Face.
+KEY_SHAPE = re.compile(
+    r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{30,})")
+
 _project: list[str] = []  # keys read from the project's .env files
 _urls: list[str] = []  # credentials inside the panels' server addresses (`?key=...`, `user:password@`)
 
@@ -109,7 +115,13 @@ def mask_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def looks_like_key(value: str) -> bool:
+    """True where `value` has the shape of a key or token some provider issues."""
+    return KEY_SHAPE.search(value) is not None
+
+
 def scrub(text: str, p: Panelist | None = None) -> str:
+    text = KEY_SHAPE.sub("[redacted]", text)
     if "://" in text:
         text = URL.sub(lambda m: mask_url(m.group()) if ("@" in m.group() or "?" in m.group()) else m.group(), text)
     for secret in known_secrets(p):

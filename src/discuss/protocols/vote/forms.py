@@ -29,7 +29,11 @@ def reply(data: dict[str, Any]) -> dict[str, Any] | None:
     """The filled ballot as a model would send it; None while a choice is left as the template's."""
     if _choices_left(data):
         return None
-    votes: dict[str, Any] = data["votes"] if isinstance(data.get("votes"), dict) else {}
+    given = data.get("votes")
+    if isinstance(given, list):  # the shape models send: [{label: A, vote: APPROVE, reasoning: ...}, ...]
+        return {"votes": [dict(v, label=str(v["label"])) if isinstance(v, dict) and "label" in v else v
+                          for v in given], "termination": data.get("termination")}
+    votes: dict[str, Any] = given if isinstance(given, dict) else {}
     return {"votes": [{"label": str(label), **(v if isinstance(v, dict) else {"vote": v})}
                       for label, v in votes.items()],
             "termination": data.get("termination")}
