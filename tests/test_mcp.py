@@ -4,10 +4,10 @@ once, follows it from a second server to its end, reads its conclusion, and gets
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
-import json
 import time
 from pathlib import Path
 
