@@ -459,3 +459,22 @@ def test_ask_sets_a_protocols_own_setting_and_refuses_one_it_lacks(project):
     refused = project.cli("ask", "Another?", "--panel", "offline", "--protocol", "council", "--set", "critiqueRounds=1")
     assert refused.exit_code == 2 and "not a setting of the council protocol" in refused.output
     assert not (project.content / "questions" / "another.md").exists()
+
+
+def test_discuss_auto_runs_a_question_to_its_end_or_asks_a_title(project):
+    import subprocess
+    import sys
+
+    from discuss.store import discussions as store
+
+    def auto(*args):
+        return subprocess.run([sys.executable, "-m", "discuss", "--root", str(project.root), "--auto", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    ran = auto("swarm-power", "--panel", "offline", "-q")
+    assert ran.returncode == 0, ran.stderr
+    assert store.load(project.folder).concluded
+    asked = auto("Which unit should fail over first?", "--panel", "offline", "-q")
+    assert asked.returncode == 0, asked.stderr
+    assert "Conclusion" in asked.stdout
+    assert (project.content / "questions" / "which-unit-should-fail-over-first").is_dir()

@@ -90,3 +90,29 @@ def test_a_process_that_called_a_model_exits_at_once_with_its_code_and_every_fil
     failed = subprocess.run([*command[:-3], "second", "--panel", "fake", "--rounds", "1"],
                             env={**os.environ, "PYTHONPATH": SRC}, capture_output=True, text=True, timeout=120)
     assert failed.returncode == 1 and "every participant failed" in failed.stderr
+
+
+def test_a_limit_holds_across_processes_started_from_one_project(tmp_path):
+    """Two processes (as two MCP asks start them) under `limits: {key: 1}` never hold a request at once."""
+    import subprocess
+    import sys
+    import uuid
+
+    key = f"test-provider-{uuid.uuid4().hex}"
+    script = (
+        "import asyncio, sys, time\n"
+        "from discuss.domain import Panelist\n"
+        "from discuss.engine.gateway import ProviderLimits\n"
+        "limits = ProviderLimits({sys.argv[1]: 1})\n"
+        "async def one():\n"
+        "    async with limits.gate(Panelist('a', sys.argv[1] + '/m', 'A')):\n"
+        "        start = time.time(); await asyncio.sleep(0.3); end = time.time()\n"
+        "    print(start, end, flush=True)\n"
+        "async def main():\n"
+        "    await asyncio.gather(one(), one())\n"
+        "asyncio.run(main())\n")
+    runs = [subprocess.Popen([sys.executable, "-c", script, key], stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    spans = sorted(tuple(map(float, line.split())) for r in runs for line in r.communicate(timeout=30)[0].split("\n")
+                   if line)
+    assert len(spans) == 4
+    assert all(later[0] >= earlier[1] - 0.01 for earlier, later in zip(spans, spans[1:])), spans

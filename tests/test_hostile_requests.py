@@ -125,3 +125,29 @@ def test_a_strict_site_build_passes_over_every_folder_the_tool_writes(project):
     site = build(project.root)  # strict: a warning would fail the build
     assert (site / "questions" / "swarm-power" / "index.html").is_file()
     assert not list(site.rglob("audit"))
+
+
+def test_a_title_with_direction_overrides_is_never_published_raw(project):
+    from sitekit import MKDOCS, build
+
+    hidden = "Which unit first? \u202egnp.exe\u202c and \u2066more\u2069\u200b"
+    project.question.write_text(project.question.read_text().replace("title: ", f"title: '{hidden}'\nx-old: ", 1))
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1", "-q", "--yes").exit_code in (0, 2)
+    (project.root / "mkdocs.yml").write_text(MKDOCS)
+    site = build(project.root)
+    published = [p for p in site.rglob("*") if p.suffix in (".html", ".json", ".xml")]
+    assert published and any("[U+202E]" in p.read_text() for p in published)
+    for page in published:
+        text = page.read_text()
+        assert not any(ch in text for ch in "\u202e\u202c\u2066\u2069\u200b"), page
+
+
+@pytest.mark.parametrize("names", [("H3twin.md", "h3twin.md"), ("caf\u00e9.md", "cafe\u0301.md")])
+def test_question_files_one_file_on_other_systems_are_named_by_check_and_not_run(project, names):
+    for name in names:
+        (project.content / "questions" / name).write_text(project.question.read_text().replace(
+            "slug: swarm-power", f"slug: {'h3twin' if 'twin' in name else 'cafe'}-{len(name)}"))
+    result = project.cli("check")
+    assert result.exit_code == 1 and result.output.count("differs from") == 2, result.output
+    ran = project.cli("run", str(project.content / "questions" / names[0]), "--panel", "offline", "--rounds", "1")
+    assert ran.exit_code == 2 and "only by case or Unicode form" in ran.stderr

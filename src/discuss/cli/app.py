@@ -9,6 +9,7 @@ family of commands is a module of its own; importing them registers them.
 from __future__ import annotations
 
 import os
+import sys
 
 # Importing a family registers its commands, in this order in `discuss --help`.
 from . import setup  # noqa: F401
@@ -22,9 +23,24 @@ from .base import app
 __all__ = ["app", "main"]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    app()
+    app(args=auto_args(sys.argv[1:] if argv is None else argv), prog_name="discuss")
+
+
+def auto_args(argv: list[str]) -> list[str]:
+    """`discuss [--root DIR] --auto QUESTION [OPTIONS]`, the short way in: a question that names a file or
+    slug is `run QUESTION --auto`, anything else (a title in words) is `ask QUESTION`; other commands as given."""
+    from ..text.naming import is_safe_id
+
+    head = 2 if argv[:1] == ["--root"] else 1 if argv[:1] and argv[0].startswith("--root=") else 0
+    rest = argv[head:]
+    if rest[:1] != ["--auto"] or len(rest) < 2 or rest[1].startswith("-"):
+        return argv
+    question, options = rest[1], rest[2:]
+    if is_safe_id(question) or question.endswith(".md") or "/" in question:
+        return [*argv[:head], "run", question, "--auto", *options]
+    return [*argv[:head], "ask", question, *options]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -107,6 +107,10 @@ def check(as_json: bool = typer.Option(False, "--json", help="JSON: {files, refu
         except Refused as exc:
             found.append((path, str(exc).removeprefix(f"{path}: ")))
     found += problems(content())
+    from ..store.layout import clashes
+
+    found += [(path, f"differs from {other.name} only by case or Unicode form: on macOS and Windows they are one "
+                     "file; rename one") for path, other in clashes(files).items()]
     notes = _orphans(files)
     if as_json:
         import json

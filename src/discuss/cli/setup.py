@@ -59,7 +59,8 @@ def _git_init(folder: Path) -> None:
     if shutil.which("git") is None:
         typer.echo("note: git is not installed; discussions are meant to be reviewed in git", err=True)
         return
-    done = subprocess.run(["git", "init", "-q", str(folder)], capture_output=True, text=True)
+    # `main`, the branch the workflow `ci init` writes runs on, whatever the machine's git defaults to.
+    done = subprocess.run(["git", "init", "-q", "--initial-branch=main", str(folder)], capture_output=True, text=True)
     typer.echo("made it a git repository (git init)" if done.returncode == 0 else
                f"note: git init failed: {done.stderr.strip()[:200]}", err=done.returncode != 0)
 

@@ -60,6 +60,9 @@ def _retriable(exc: Exception) -> _Retriable | None:
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
+SLOT_POLL = 0.02  # seconds between looks for a slot another process holds
+
+
 class ProviderLimits:
     """At most N requests at once per provider (the model string's prefix) and per server (`api_base`).
 
@@ -129,11 +132,28 @@ class ProviderLimits:
     @contextlib.asynccontextmanager
     async def gate(self, p: Panelist) -> AsyncIterator[None]:
         keys = [p.api_base.rstrip("/")] if p.api_base else []
-        gates = [g for g in [await self._semaphore(k) for k in [*keys, self.provider(p)]] if g is not None]
+        gates = [(k, g) for k in [*keys, self.provider(p)] if (g := await self._semaphore(k)) is not None]
         async with contextlib.AsyncExitStack() as stack:
-            for g in gates:
+            for key, g in gates:
                 await stack.enter_async_context(g)
+                await stack.enter_async_context(self._slot(key))
             yield
+
+    @contextlib.asynccontextmanager
+    async def _slot(self, key: str) -> AsyncIterator[None]:
+        """One of the key's slots among every process on this machine (the semaphore keeps this process's
+        own calls from polling for them)."""
+        import os
+
+        from ..store.files import take_slot
+
+        limit = self.limit_of(key) or 1
+        while (held := take_slot(key, limit)) is None:
+            await asyncio.sleep(SLOT_POLL)
+        try:
+            yield
+        finally:
+            os.close(held)
 
 
 class Gateway:

@@ -80,8 +80,9 @@ def _protocol(q: Question, existing: Discussion | None, panel, wanted: str | Non
 
 def inside_project(root: Path, q: Question) -> None:
     """A question's file and discussion folder, and every round folder, must resolve inside the project."""
-    from ..store.layout import confined
+    from ..store.layout import confined, portable
 
+    portable(q.path)
     for path in [q.path, q.folder, *(q.folder.iterdir() if q.folder.is_dir() else [])]:
         confined(path, root, what=str(path))
 

@@ -25,6 +25,7 @@ from html import escape
 from typing import Any
 
 from ..store.audits import AUDIT
+from ..text.clean import visible
 
 STATUSES = ("open", "active", "concluded", "closed")
 # Material's `hide:` values; anything else would only be noise in the page.
@@ -44,9 +45,9 @@ def page_meta(meta: dict[str, Any], status: str) -> tuple[dict[str, Any], list[s
     refused = sorted(k for k in meta if k in THEME_KEYS)
     safe: dict[str, Any] = {"status": status if status in STATUSES else "open"}
     if isinstance(meta.get("title"), str):
-        safe["title"] = escape(meta["title"].strip())
+        safe["title"] = escape(visible(meta["title"].strip()))
     if isinstance(meta.get("description"), str):
-        safe["description"] = escape(" ".join(meta["description"].split()))
+        safe["description"] = escape(visible(" ".join(meta["description"].split())))
     tags = meta.get("tags")
     if isinstance(tags, list):
         plain = [str(t) for t in tags if isinstance(t, (str, int)) and not isinstance(t, bool)
@@ -71,7 +72,7 @@ def any_page_meta(meta: dict[str, Any], statuses: Iterable[str]) -> dict[str, An
         if key in out:
             value = out.pop(key)
             if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                out[key] = escape(str(value))
+                out[key] = escape(visible(str(value)))
     if "status" in out and out["status"] not in set(statuses):
         del out["status"]
     return out

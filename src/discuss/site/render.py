@@ -25,6 +25,7 @@ from ..protocols import get_protocol
 from ..protocols.base import Protocol
 from ..protocols.stats import agreement_label, citations, discussion_stats, leader
 from ..rules import signatures
+from ..text.clean import visible
 from ..text.naming import slugify
 from ..text.outcomes import describe
 from . import charts
@@ -100,7 +101,10 @@ def when(stamp: str | None) -> str:
 
 def _env() -> Environment:
     loader = ChoiceLoader([PackageLoader("discuss", "site/templates"), FunctionLoader(_package_template)])
-    env = Environment(loader=loader, autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    # Every value a template writes passes `visible`: no title, name or reply reorders the page unseen.
+    env = Environment(loader=loader, autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                      finalize=lambda v: (Markup(visible(v)) if isinstance(v, Markup) else visible(v))
+                      if isinstance(v, str) else v)
     env.filters["markdown"] = safe_markdown
     env.filters["inline"] = safe_inline
     env.filters["score"] = lambda v: "-" if v is None else f"{v:g}"

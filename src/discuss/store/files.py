@@ -27,9 +27,35 @@ def lock_path(folder: Path) -> Path:
     import hashlib
 
     key = hashlib.sha256(str(folder.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return _lock_folder() / f"{key}.lock"
+
+
+def _lock_folder() -> Path:
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"discuss-locks-{os.getuid()}"
     base.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return base / f"{key}.lock"
+    return base
+
+
+def take_slot(key: str, limit: int) -> int | None:
+    """One of `limit` request slots for `key` (a server's address, a provider), shared by every process of
+    this user: the open descriptor that holds the slot's lock (close it to give the slot back; the system
+    gives it back if the process dies), or None while all are taken.
+
+    So `limits:` hold for the project, not per process: two `ask`s started by an agent together send no
+    more at once to a one-slot local server than one would.
+    """
+    import hashlib
+
+    name = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    folder = _lock_folder()
+    for i in range(limit):
+        fd = os.open(folder / f"{name}-{i}.slot", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError:
+            os.close(fd)
+    return None
 FILE_MODE = 0o666
 
 

@@ -115,6 +115,36 @@ class Layout:
         return self.settings / "scripts"
 
 
+def clashes(paths: list[Path]) -> dict[Path, Path]:
+    """Each path whose name another in its folder differs from only by case or Unicode form, with that
+    other: on macOS and Windows they are one file, and a checkout there keeps only one of them."""
+    from ..text.naming import portable_key
+
+    seen: dict[tuple[Path, str], Path] = {}
+    found: dict[Path, Path] = {}
+    for path in sorted(paths):
+        key = (path.parent, portable_key(path.name))
+        if key in seen:
+            found[path] = seen[key]
+            found.setdefault(seen[key], path)
+        else:
+            seen[key] = path
+    return found
+
+
+def portable(path: Path) -> None:
+    """InputError where a file beside `path` differs from its name only by case or Unicode form."""
+    try:
+        names = [path.parent / n for n in os.listdir(path.parent) if n.endswith(".md")]
+    except OSError:
+        return
+    if other := clashes([*{p for p in names if p.name != path.name}, path]).get(path):
+        from ..errors import InputError
+
+        raise InputError(f"{path.name} and {other.name} differ only by case or Unicode form: on macOS and "
+                         "Windows they are one file, so a checkout there loses one of them; rename one")
+
+
 def confined(path: Path, *tops: Path, what: str = "") -> Path:
     """`path` resolved (links followed, '..' taken away), required to lie inside one of `tops`.
 

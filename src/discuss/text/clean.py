@@ -17,6 +17,17 @@ ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
+# Characters that change how the text around them reads without being seen: direction overrides, embeddings,
+# isolates and marks, zero-width spaces, the word joiner, a byte-order mark.
+INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def visible(text: str) -> str:
+    """`text` with every invisible character that could reorder or hide what a reader sees shown by name
+    (`[U+202E]`): what a published title, name or reply says is what it shows."""
+    return INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text) if INVISIBLE.search(text) else text
+
+
 def valid_unicode(text: str) -> str:
     return SURROGATE.sub("\ufffd", text)
 

@@ -60,6 +60,12 @@ def unprintable(text: str) -> str | None:
     return None
 
 
+def portable_key(name: str) -> str:
+    """What a file name is to a file system that folds case and Unicode forms (macOS, Windows): two names
+    with one key are one file there."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
 def did_you_mean(name: str, known: list[str]) -> str:
     """'; did you mean x or y?' for the known names closest to a mistyped one, else ''."""
     close = difflib.get_close_matches(name, sorted(set(known)), n=3)
