@@ -56,7 +56,8 @@ def test_estimate_makes_no_call_and_writes_nothing(project, stubborn):
     assert "calls:             31 (15 respond, 15 vote, 1 conclude)" in vote.stdout  # 5 rounds of 2n, and 1
     debate = project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "debate", "--estimate")
     assert "calls:             10 (3 respond, 3 critique, 3 rebut, 1 conclude)" in debate.stdout
-    assert "no price known for alpha, beta, gamma" in debate.stdout
+    assert "cost:              unknown (no price known for alpha, beta, gamma)" in debate.stdout
+    assert "$0.0000" not in debate.stdout  # no bound is claimed where no price is known
     assert stubborn.requests == [] and project.snapshot() == before
 
 

@@ -137,3 +137,13 @@ def test_run_all_goes_on_past_a_discussion_that_cannot_start_and_says_so_at_the_
     assert store.load(project.folder).concluded and not (broken.with_suffix("")).exists()
     priced = project.cli("run", "--all", "--estimate", "--panel", "offline")
     assert priced.exit_code == 2 and "1 could not start (broken)" in priced.stderr  # priced the rest first
+
+
+def test_run_all_says_which_wait_for_a_person_and_counts_only_those_that_ended(project, fake):
+    from test_people import PERSON
+
+    project.write_panels(fake_panel(fake.url, ids=("alpha", "beta")).replace("      settings:",
+                                                                             PERSON + "      settings:"))
+    result = project.cli("run", "--all", "--panel", "fake")
+    assert result.exit_code == 3, result.output
+    assert "0 of 1 discussion(s) ran to their end; 1 wait for a person (swarm-power)" in result.stdout

@@ -70,7 +70,14 @@ def _latest() -> Question:
     indexes = [(p.with_suffix("") / DISCUSSION_FILE, p) for p in question_files(content())]
     started = [(index.stat().st_mtime_ns, str(p), p) for index, p in indexes if index.is_file()]
     if not started:
-        raise InputError("no discussion yet; start one with `discuss run QUESTION --auto`")
+        from ..store.questions import find_question
+
+        files = question_files(content())
+        if files:
+            slug = find_question(content(), str(files[0])).slug
+            raise InputError(f"no discussion yet; start one with `discuss run {slug} --auto`"
+                             + (f" ({len(files)} questions wait: `discuss status` lists them)" if len(files) > 1 else ""))
+        raise InputError("no question yet; ask one: discuss ask \"Your question?\" --panel offline")
     return read_question(max(started)[2])
 
 

@@ -160,8 +160,6 @@ def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: boo
 
 
 def _print_estimate(e: dict) -> None:
-    from ..archive.listing import money
-
     if e["concluded"]:
         typer.echo(f"{e['slug']}: already {e['status']} ({e['terminationReason']}); nothing to do")
         return
@@ -170,8 +168,7 @@ def _print_estimate(e: dict) -> None:
     typer.echo(f"  calls:             {e['calls']} ({tasks or 'none'})")
     typer.echo(f"  prompt tokens:     at most {e['promptTokens']}")
     typer.echo(f"  completion tokens: at most {e['completionTokens']}")
-    unknown = f" (no price known for {', '.join(e['unpriced'])})" if e["unpriced"] else ""
-    typer.echo(f"  cost:              at most {money(e['cost'])}{unknown}")
+    typer.echo(f"  cost:              {_bound(e['cost'], e['unpriced'])}")
     typer.echo(f"  assumed: no early stop (up to {e['mostRounds']} rounds in all), every reply as long as its "
                f"limit (answers {e['answerTokens']} tokens), every structured reply usable at the first ask")
     if e["structured"] and e["voteAttempts"] > 1:
@@ -179,7 +176,17 @@ def _print_estimate(e: dict) -> None:
         typer.echo(f"  re-asks:           up to {e['structured'] * (e['voteAttempts'] - 1)} more calls if every "
                    f"structured reply ({e['structured']}) must be asked again (voteAttempts {e['voteAttempts']})")
         typer.echo(f"  with every re-ask: at most {worst['calls']} calls, {worst['promptTokens']} prompt and "
-                   f"{worst['completionTokens']} completion tokens, {money(worst['cost'])}{unknown}")
+                   f"{worst['completionTokens']} completion tokens, {_bound(worst['cost'], e['unpriced'])}")
+
+
+def _bound(cost: float | None, unpriced: list[str]) -> str:
+    """An estimate's dollars in words: where a member's price is unknown the sum is no bound, and says so."""
+    from ..archive.listing import money
+
+    if not unpriced:
+        return f"at most {money(cost)}"
+    known = f"; the members with a price: at most {money(cost)}" if cost else ""
+    return f"unknown (no price known for {', '.join(unpriced)}{known})"
 
 
 def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False, as_json=False) -> None:
@@ -207,8 +214,10 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
                                                for name, o in outcomes.items()],
                                "notStarted": unusable}, indent=2))
     else:
-        ran = len(outcomes) - len(failed) - len(elsewhere)
-        typer.echo(f"{ran} of {len(outcomes)} discussion(s) ran to their end"
+        waiting = kinds["waiting"]
+        typer.echo(f"{len(kinds['finished'])} of {len(outcomes)} discussion(s) ran to their end"
+                   + (f"; {len(waiting)} wait for a person ({', '.join(waiting)})" if waiting else "")
+                   + (f"; {len(failed)} failed" if failed else "")
                    + (f"; {len(elsewhere)} running elsewhere ({', '.join(elsewhere)})" if elsewhere else ""))
         _print_totals([q for q, _ in prepared])
     if failed or unusable:

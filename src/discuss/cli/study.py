@@ -37,6 +37,10 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
     from ..commands.repeating import prepared_trials, run_trials, trials_folder, trials_report
     from ..engine.prepare import Options
 
+    if into is not None:
+        from ..store.layout import confined
+
+        confined(into, root(), what=f"--into {into}")
     folder, q = trials_folder(content(), question, into, running=runs is not None)
     if runs is not None and q is not None:
         echo = lambda line: typer.echo(line, err=True)  # noqa: E731

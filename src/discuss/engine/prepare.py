@@ -74,7 +74,10 @@ def _protocol(q: Question, existing: Discussion | None, panel, wanted: str | Non
     name = wanted or (existing.protocol if existing else None) or q.protocol or panel.protocol or DEFAULT
     get_protocol(name)  # an unknown name is bad input
     if existing and name != existing.protocol:
-        raise InputError(f"{q.folder}: this discussion runs the {existing.protocol!r} protocol, not {name!r}")
+        raise InputError(f"{q.folder}: this discussion runs the {existing.protocol!r} protocol, not {name!r}. To "
+                         f"put the same question to the {name} protocol, run it as trials of their own "
+                         f"(`discuss trials {q.slug} --runs 1 --protocol {name} --into comparisons/{q.slug}-{name}`), or ask it "
+                         "again as a new question in other words")
     return name
 
 
