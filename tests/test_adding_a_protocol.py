@@ -20,13 +20,8 @@ from fakeserver import Action
 
 ECHO = '''
 """Every member answers in each of `echoRounds` rounds; the chair concludes."""
-from pydantic import Field
-
-from discuss.calls import CallSpec
-from discuss.text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
-from discuss.domain import Round
-from discuss.protocols.base import Phase, Protocol, Step, messages, record_reply
-from discuss.schema.settings import ProtocolSettings
+from discuss.plugin import (CONCLUSION_SCHEMA, CallSpec, Field, Phase, Protocol, ProtocolSettings, Round, Step,
+                            messages, parse_conclusion, record_reply)
 
 
 class EchoSettings(ProtocolSettings):
@@ -44,7 +39,7 @@ class Echo(Protocol):
         return rnd
 
     def finished_rounds(self, d):
-        return len(d.rounds) >= self.options(d).echo_rounds and d.rounds[-1].complete
+        return len(d.rounds) >= EchoSettings.of(d.settings).echo_rounds and d.rounds[-1].complete
 
     def round_step(self, d, rnd, ctx):
         def spec(p):
@@ -139,7 +134,8 @@ def test_a_renamed_setting_still_loads_from_an_archive(project, fake, echo):
     index.write_text(index.read_text().replace("echoRounds: 2", "echoCount: 3"))  # as an older version wrote it
     d = store.load(project.folder)
     assert d.settings.own == {"echoRounds": 3}
-    assert protocols.get_protocol("echo").options(d).echo_rounds == 3
+    assert type(protocols.get_protocol("echo")).__module__ == "echoproto"
+    assert sys.modules["echoproto"].EchoSettings.of(d.settings).echo_rounds == 3
 
 
 def test_resume_after_a_failed_call_without_a_rule_of_its_own(project, fake, echo):

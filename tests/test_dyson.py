@@ -147,7 +147,7 @@ def test_list_order_ties_and_invented_ballots_are_marked_not_counted(repo):
     from discuss.protocols.stats import approval_rate
 
     # Of the 12 votes on others' answers, 6 were invented; of the 6 cast, 3 approve.
-    assert approval_rate([j for r in d.rounds for j in get_protocol(d.protocol).figures(r).judgements]) == 50.0
+    assert approval_rate([j for r in d.rounds for j in get_protocol(d.protocol).figures.of_round(r).judgements]) == 50.0
     shown = cli(repo, "show", THREAD).stdout
     assert shown.count("tie broken by: list-order") == 2
     assert "GPT-5.2: CONTINUE - API unavailable (invented by the recording tool, not cast)" in shown

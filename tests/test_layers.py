@@ -1,8 +1,8 @@
 """Layers import one way and modules form no cycle: read from the source, as an import linter would.
 
 core (domain, calls, errors, text, schema, rules) <- protocols <- store <- engine (the run and its
-providers) <- presentation (site, archive) <- commands <- interfaces (cli, mcp_server). Imports for type
-checking only are left out here; the cycle test counts them too.
+providers) <- plugin (the public surface) <- presentation (site, archive) <- commands <- interfaces
+(cli, mcp_server). Imports for type checking only are left out here; the cycle test counts them too.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ LAYERS = [  # lowest first, by package; everything else (domain, calls, errors, 
     ("protocols", ["discuss.protocols"]),
     ("store", ["discuss.store"]),
     ("engine", ["discuss.engine", "discuss.providers"]),  # the run: gateway, runner, providers
+    ("plugin", ["discuss.plugin"]),  # the names a plugin imports, gathered from the layers below
     ("presentation", ["discuss.site", "discuss.archive"]),  # what a reader sees of the record
     ("application", ["discuss.commands"]),  # what each command does, returning values
     ("interfaces", ["discuss.cli", "discuss.mcp_server", "discuss.__main__"]),

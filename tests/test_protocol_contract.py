@@ -20,7 +20,7 @@ from discuss.store import discussions as store
 from fakeserver import Action
 from sitekit import MKDOCS, build
 
-STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ|latencyMs: \d+")  # times differ, nothing else may
+STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ|latencyMs: \d+|\b[0-9a-f]{64}\b")  # times differ, nothing else may
 SETTINGS = "{retryBaseDelay: 0.0, attempts: 1, timeoutSeconds: 5}"
 
 

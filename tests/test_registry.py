@@ -16,15 +16,18 @@ from sitekit import MKDOCS, build
 
 TOY = '''
 """A one-round toy: everyone answers; the chair writes the conclusion."""
-from discuss.text.conclusions import parse_conclusion
-from discuss.domain import Round
-from discuss.protocols.base import Protocol, Step, messages, record_failure, record_reply
+from discuss.plugin import CallSpec, Presentation, Protocol, Round, Step, messages, parse_conclusion, record_failure, record_reply
+
+
+class ToyPresentation(Presentation):
+    def show_round(self, r, names):
+        return super().show_round(r, names) + [f"  toy answers counted: {r.notes.get('toyCount', 0)}"]
 
 
 class Toy(Protocol):
     summary = "everyone answers once; the chair concludes"
     runs_to_end = True
-    partial = "toyproto:site.html.j2"
+    presentation = ToyPresentation()  # its site partial is found by convention: site.html.j2 beside it
 
     def new_round(self, d):
         rnd = Round(number=len(d.rounds) + 1, seed=0, stage="toy")
@@ -35,8 +38,6 @@ class Toy(Protocol):
         return len(d.rounds) >= 1
 
     def round_step(self, d, rnd, ctx):
-        from discuss.calls import CallSpec
-
         pending = [p for p in d.panel.members if p.id not in rnd.replies]
         if not pending:
             return Step("", after=lambda: setattr(rnd, "completed_at", ctx.clock()))
@@ -54,15 +55,10 @@ class Toy(Protocol):
         return Step("toy answers", specs, apply)
 
     def conclusion_spec(self, d, ctx):
-        from discuss.calls import CallSpec
-
         chair = d.panel.chair
         user = "Conclude in JSON with a summary."
         return CallSpec(chair.id, chair, messages(chair, ctx.prompts, user), "conclude", 500,
                         validate=parse_conclusion, context={"title": ctx.q.title})
-
-    def show_round(self, r, names):
-        return super().show_round(r, names) + [f"  toy answers counted: {r.notes.get('toyCount', 0)}"]
 '''
 PARTIAL = """\
 {% macro summary(view) %}<p class="toy-summary">A toy discussion of {{ view.d.rounds | length }} round.</p>{% endmacro %}

@@ -36,7 +36,7 @@ def test_trials_run_independently_and_the_report_is_their_figures(project):
     rounds = [sum(r.complete for r in d.rounds) for d in trials]
     assert report["runs"] == 3 and report["rounds"]["mean"] == round(statistics.mean(rounds), 3)
     assert report["rounds"]["sd"] == round(statistics.stdev(rounds), 3)
-    finals = [next(get_protocol("vote").figures(r).winner for r in reversed(d.rounds)) for d in trials]
+    finals = [next(get_protocol("vote").figures.of_round(r).winner for r in reversed(d.rounds)) for d in trials]
     top = Counter(finals).most_common(1)[0][1]
     assert report["winnerStability"]["final"] == round(top / 3, 3)
     low, high = report["rounds"]["ci95"]
@@ -93,7 +93,7 @@ def test_a_folder_of_dyson_trials_is_read_as_a_trial_set(tmp_path, project):
     from discuss.protocols import get_protocol
     from discuss.store import discussions as store
 
-    each = [get_protocol("vote").bias([store.load(folder / f"trial-{k}")]) for k in range(1, len(threads) + 1)]
+    each = [get_protocol("vote").figures.bias([store.load(folder / f"trial-{k}")]) for k in range(1, len(threads) + 1)]
     for pid, leaning in report["bias"].items():
         alone = [p.self_generosity for rep in each for p in rep.panelists
                  if p.panelist_id == pid and p.self_generosity is not None]
@@ -156,7 +156,7 @@ def test_the_analysis_page_gives_the_archives_figures_the_trials_and_the_export_
     html = (site / "analysis" / "index.html").read_text()
 
     d = store.load(project.folder)  # the archive is the question's own discussion; its trials are apart
-    cast = [j for r in d.rounds for j in get_protocol("vote").figures(r).judgements if not j.invented]
+    cast = [j for r in d.rounds for j in get_protocol("vote").figures.of_round(r).judgements if not j.invented]
     figure = dict(re.findall(r'data-figure="(\w+)">([^<]*)', html))
     assert figure["discussions"].startswith("1 (1 concluded)")
     assert figure["votes"] == f"{len(cast)}, {round(100 * sum(j.approves for j in cast) / len(cast), 1)}% approving"

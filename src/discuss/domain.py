@@ -114,6 +114,7 @@ class Question:
     question_type: str = ""  # Project Dyson's `questionType`: only `discussion` questions are for a panel
     bom_item: tuple[str, str] = ("", "")  # Project Dyson's `sourceBOMItemId` and `sourceBOMItemSlug`
     category: str = ""  # Project Dyson's `category`, where a question has one (a column of its paper's tables)
+    decision: tuple[str, ...] = ()  # the options the question asks the panel to choose from; () for none
 
     @property
     def folder(self) -> Path:
@@ -374,6 +375,7 @@ class Conclusion:
     # What would make the panel look again, and how sure it is (the critique protocol's synthesis).
     triggers: list[str] = field(default_factory=list)
     confidence: str = ""
+    decision: str = ""  # the option the conclusion chose, where the question asks for a decision
     generated_by: str = ""
     generated: str = ""
     usage: Usage = field(default_factory=Usage)
@@ -416,6 +418,9 @@ class Discussion:
     # Calls made for the discussion outside its rounds (the bias audit's re-asks, their files beside it):
     # not part of its usage, but of what its budget counts.
     side_usage: Usage = field(default_factory=Usage)
+    # The record's chain (`store/chain.py`): a digest per finished round and of the conclusion. None for a
+    # discussion recorded before the chain existed, which is never given one.
+    record: dict | None = None
 
     @property
     def seed_key(self) -> str:

@@ -18,7 +18,7 @@ from ..store.audits import ballots
 
 def figures_by_round(folder: Path, d: Discussion) -> dict[int, dict[str, Any]]:
     """Each audited round's figures (panel and voters), with its number of ballots."""
-    experiment = get_protocol(d.protocol).bias_experiment()
+    experiment = get_protocol(d.protocol).figures.bias_experiment()
     if experiment is None:
         return {}
     return {n: {**experiment.figures(kept), "ballots": len(kept)} for n, kept in ballots(folder).items()}
@@ -26,7 +26,7 @@ def figures_by_round(folder: Path, d: Discussion) -> dict[int, dict[str, Any]]:
 
 def lines(folder: Path, d: Discussion) -> list[str]:
     """Each audited round under a line of its own, as `show` and the page give them."""
-    experiment = get_protocol(d.protocol).bias_experiment()
+    experiment = get_protocol(d.protocol).figures.bias_experiment()
     found = figures_by_round(folder, d)
     if experiment is None or not found:
         return []

@@ -22,7 +22,7 @@ ROUND_LISTS = ("votes", "terminationVotes", "abstentions")
 
 
 def round_json(r: Round, protocol: Protocol) -> dict[str, Any]:
-    fig = protocol.figures(r)
+    fig = protocol.figures.of_round(r)
     return {
         "number": r.number, "stage": r.stage, "complete": r.complete, "winner": fig.winner,
         "tieBreak": fig.tie_break, "agreement": r.agreement,
@@ -33,7 +33,7 @@ def round_json(r: Round, protocol: Protocol) -> dict[str, Any]:
         **{key: [] for key in ROUND_LISTS},
         "scores": [{"panelist": s.target, "weighted": s.weighted, "approvals": s.approvals,
                     "rejections": s.rejections} for s in fig.scores],
-        **protocol.export_round(r),
+        **protocol.presentation.export_round(r),
         "failures": [{"panelist": f.model_id, "phase": f.phase, "error": f.error, "timedOut": f.timed_out}
                      for f in r.failures],
         "notes": r.notes,
@@ -44,7 +44,7 @@ def round_json(r: Round, protocol: Protocol) -> dict[str, Any]:
 def discussion_json(d: Discussion) -> dict[str, Any]:
     protocol = get_protocol(d.protocol)
     c = d.conclusion
-    bias = protocol.bias([d])
+    bias = protocol.figures.bias([d])
     return {
         "schema": SCHEMA,
         "question": {"id": d.question_id, "slug": d.question_slug, "title": d.question_title},
@@ -59,7 +59,7 @@ def discussion_json(d: Discussion) -> dict[str, Any]:
             "by": c.generated_by, "generated": c.generated, "summary": c.summary, "keyPoints": c.key_points,
             "unresolvedQuestions": c.unresolved_questions, "recommendedActions": c.recommended_actions,
             "minorityPositions": [asdict(m) for m in c.minority_positions]},
-        "audit": protocol.audit(d),
+        "audit": protocol.presentation.audit(d),
         **({"orphanRounds": d.orphan_rounds} if d.orphan_rounds else {}),
         "namedPanelists": [{"round": n.round_number, "author": n.author, "named": list(n.named)}
                            for n in signatures.named_in(d)],

@@ -68,7 +68,7 @@ def _fold(d: Discussion, table: dict[str, Standing]) -> None:
     # that have a winner count towards win rates.
     protocol = get_protocol(d.protocol)
     for r in d.rounds:
-        fig = protocol.figures(r)
+        fig = protocol.figures.of_round(r)
         if not r.complete or fig.winner is None:
             continue
         for reply in r.replies.values():
@@ -125,7 +125,7 @@ def match_standings(discussions: list[Discussion]) -> list[MatchStanding]:
     table: dict[str, MatchStanding] = {}
     for d in discussions:
         protocol = get_protocol(d.protocol)
-        if (played := protocol.matches(d)) is None:
+        if (played := protocol.figures.matches(d)) is None:
             continue
         names = {m.id: m.name for m in d.panel.members}
         for pid, name in names.items():

@@ -147,7 +147,7 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
             continue
         stage = f": {r.stage}" if r.stage else ""
         out += ["", f"## Round {r.number}{stage}" + ("" if r.complete else " (in progress)")]
-        out += protocol.show_round(r, names)
+        out += protocol.presentation.show_round(r, names)
         out += [f"  failed: {names.get(f.model_id, f.model_id)} in {f.phase}"
                 f"{' (timed out)' if f.timed_out else ''}: {f.error}" for f in r.failures]
         out += cut_lines(r, names, d.settings.max_response_words)
@@ -159,14 +159,14 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
         out += ["", f"Stopped: {describe(d.termination_reason)} ({d.termination_reason})."]
     if stop := d.budget_stop:
         out.append(budget_line(stop))
-    if lines := protocol.audit(d):
+    if lines := protocol.presentation.audit(d):
         out += ["", "Audit:"] + [f"- {line}" for line in lines]
     if d.orphan_rounds:
         out += ["", f"Left out: {', '.join(f'round-{n}/' for n in d.orphan_rounds)}, which discussion.yaml does "
                 "not list (a round another tool began and left; never counted)."]
     if named := signatures.lines(signatures.named_in(d), names):
         out += ["", "Answers that name a panelist (voters could tell who wrote them):"] + [f"- {n}" for n in named]
-    if (leaning := protocol.bias([d])) is not None and not leaning.empty:
+    if (leaning := protocol.figures.bias([d])) is not None and not leaning.empty:
         out += ["", "Bias:"] + leaning.lines()
     if verdict := agreement_label(d):
         out.append(f"Agreement after the last round: {verdict}.")
@@ -177,13 +177,13 @@ def _full_round(r, names: dict[str, str], protocol: Protocol) -> list[str]:
     out = []
     for pid, reply in r.replies.items():
         out += ["", f"### {names.get(reply.model_id, pid)} ({reply.role})", "", reply.text.strip()]
-        out += protocol.show_reply(r, pid, names)
+        out += protocol.presentation.show_reply(r, pid, names)
     return out
 
 
 def _header(d: Discussion, names: dict[str, str]) -> list[str]:
     stats = discussion_stats(d)
-    figure = get_protocol(d.protocol).headline(d, stats, agreement_label(d))
+    figure = get_protocol(d.protocol).presentation.headline(d, stats, agreement_label(d))
     out = [f"# {d.question_title or d.question_slug}", "",
            f"status: {d.status}   protocol: {d.protocol}   panel: {d.panel.name or '-'}",
            f"panelists: {', '.join(f'{m.name} ({m.id})' for m in d.panel.members)}",

@@ -61,7 +61,7 @@ def discussion_row(x: Located) -> dict[str, Any]:
     return {"question_id": d.question_id, "question_slug": d.question_slug, "question_title": d.question_title,
             "category": x.category, "status": d.status, "total_rounds": sum(r.complete for r in d.rounds),
             "termination_reason": d.termination_reason or "", "conclusion_generated_by": c.generated_by if c else "",
-            **get_protocol(d.protocol).table_discussion(d),
+            **get_protocol(d.protocol).figures.table_discussion(d),
             "total_responses": len(replies), "mean_word_count": _mean_words(replies),
             **_ours(x), "tags": ";".join(x.tags), "phase_id": x.phase, **_usage(d.usage)}
 
@@ -72,7 +72,7 @@ def round_row(x: Located, r: Round) -> dict[str, Any]:
     return {"question_id": d.question_id, "question_slug": d.question_slug, "category": x.category,
             "phase_id": x.phase, "round_number": r.number, "num_responses": len(r.replies),
             "mean_word_count": _mean_words(r.replies.values()),
-            **get_protocol(d.protocol).table_round(r),
+            **get_protocol(d.protocol).figures.table_round(r),
             "stage": r.stage or "", "agreement": "" if r.agreement is None else r.agreement,
             "answer_similarity": "" if similarity is None else similarity,
             **_ours(x), **_usage(r.usage)}
@@ -80,8 +80,9 @@ def round_row(x: Located, r: Round) -> dict[str, Any]:
 
 def vote_rows(x: Located, r: Round) -> list[dict[str, Any]]:
     d = x.d
+    rows = get_protocol(d.protocol).figures.table_votes(r)
     return [{"question_id": d.question_id, "question_slug": d.question_slug, "category": x.category,
-             "phase_id": x.phase, "round_number": r.number, **row, **_ours(x)} for row in get_protocol(d.protocol).table_votes(r)]
+             "phase_id": x.phase, "round_number": r.number, **row, **_ours(x)} for row in rows]
 
 
 def divergent_views(located: list[Located]) -> list[dict[str, Any]]:

@@ -25,13 +25,13 @@ from ..rules.spread import modal_share, spread
 def _winners(d: Discussion) -> tuple[str | None, str | None]:
     """(the final winner, the first round's winner); a protocol without round winners gives its result."""
     protocol = get_protocol(d.protocol)
-    won = [protocol.figures(r).winner for r in d.rounds if r.complete]
+    won = [protocol.figures.of_round(r).winner for r in d.rounds if r.complete]
     final = next((w for w in reversed(won) if w), None) or protocol.result_of(d)
     return final, (won[0] if won else None)
 
 
 def _approval(d: Discussion) -> float | None:
-    cast = [j for r in d.rounds for j in get_protocol(d.protocol).figures(r).judgements if not j.invented]
+    cast = [j for r in d.rounds for j in get_protocol(d.protocol).figures.of_round(r).judgements if not j.invented]
     return 100 * sum(j.approves for j in cast) / len(cast) if cast else None
 
 
@@ -41,7 +41,7 @@ def _bias_over(trials: list[Discussion]) -> dict[str, dict[str, Any]]:
     generosity: dict[str, list[float]] = {}
     ties: dict[str, list[float]] = {}
     for d in trials:
-        rep = get_protocol(d.protocol).bias([d])
+        rep = get_protocol(d.protocol).figures.bias([d])
         for p in rep.panelists if rep is not None else []:
             if p.self_generosity is not None:
                 generosity.setdefault(p.panelist_id, []).append(p.self_generosity)

@@ -18,6 +18,7 @@ from . import running  # noqa: F401  # isort: skip
 from . import reading  # noqa: F401  # isort: skip
 from . import study  # noqa: F401  # isort: skip
 from . import people  # noqa: F401  # isort: skip
+from . import trust  # noqa: F401  # isort: skip
 from .base import app
 
 __all__ = ["app", "main"]

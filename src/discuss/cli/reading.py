@@ -191,7 +191,7 @@ def _rescore(d: Discussion, wanted: str, as_json: bool) -> None:
 
     setting, values = rescore_spec(wanted)
     try:
-        found = get_protocol(d.protocol).rescore(d, setting, values)
+        found = get_protocol(d.protocol).figures.rescore(d, setting, values)
     except InputError as exc:
         raise InputError(f"--rescore {wanted!r}: {exc}") from None
     if found is None:

@@ -138,8 +138,8 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
 @app.command(rich_help_panel=FAMILY)
 @handled
 def mcp():
-    """Serve this project to an agent over MCP (stdio): ask, follow_up, reply, status, show, panels, protocols,
-    estimate, audit, trials."""
+    """Serve this project to an agent over MCP (stdio): ask, follow_up, reply, status, show, verdict, verify,
+    panels, protocols, estimate, audit, trials."""
     try:
         from ..mcp_server.server import serve
     except ImportError as exc:
@@ -162,26 +162,41 @@ def ci_init(
     force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
 ):
     """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
-    from ..commands.ci import WORKFLOW, workflow
+    from ..commands.ci import VERIFY_WORKFLOW, WORKFLOW, verify_workflow, workflow
     from ..providers import key_names
     from ..store.files import write_atomic
     from ..store.panels import load_panels
 
-    target = root() / WORKFLOW
-    if target.exists() and not force:
-        raise InputError(f"{target} exists; --force replaces it")
+    target, gate = root() / WORKFLOW, root() / VERIFY_WORKFLOW
+    for path in (target, gate):
+        if path.exists() and not force:
+            raise InputError(f"{path} exists; --force replaces it")
     install = install or _install_line()
     panels = load_panels(layout().panels) if layout().panels.is_file() else {}
     secrets = key_names([m for panel, _ in panels.values() for m in panel.everyone])
     try:
-        text = workflow(shards, secrets, install, branch)
+        text = workflow(shards, secrets, install, branch, _current_branch())
     except ValueError as exc:  # a branch a shell would read as code
         raise InputError(str(exc)) from None
     write_atomic(target, text)
     typer.echo(f"wrote {target}")
+    write_atomic(gate, verify_workflow(install, layout().content.relative_to(root()).as_posix()))
+    typer.echo(f"wrote {gate} (pull requests that rewrite a recorded round fail it)")
     if secrets:
         typer.echo("add these repository secrets (Settings > Secrets and variables > Actions): "
                    + ", ".join(secrets))
+
+
+def _current_branch() -> str:
+    """The branch this repository is on (the one the workflow runs on pushes to), else main."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(root()), "symbolic-ref", "--short", "-q", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "main"
+    return done.stdout.strip() or "main" if done.returncode == 0 else "main"
 
 
 def _install_line() -> str:

@@ -191,7 +191,7 @@ def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or 
     found = []
     for x in _archive(questions):
         try:
-            done = get_protocol(x.d.protocol).rescore(x.d, setting, values)
+            done = get_protocol(x.d.protocol).figures.rescore(x.d, setting, values)
         except InputError as exc:
             raise InputError(f"{spec!r}: {exc}") from None
         if done is not None:

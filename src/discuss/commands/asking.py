@@ -78,19 +78,19 @@ class AskRequest:
 
     def _check_settings(self) -> None:
         """Each setting a protocol's own, of the right kind: the named protocol's, else some protocol's."""
-        from ..protocols import get_protocol, own_settings_in
+        from ..protocols import get_protocol, names, own_settings_in, refuse_strangers, settings_names
         from ..schema.settings import refuse_shared
 
         refuse_shared(self.settings)
         if self.protocol is not None:
-            get_protocol(self.protocol).refuse_strangers(self.settings)
+            refuse_strangers(get_protocol(self.protocol), self.settings)
         if bad := sorted(k for k, v in self.settings.items() if not isinstance(v, str | int | float | bool)):
             raise InputError(f"{', '.join(bad)}: give a word, a number or true/false")
         if strange := sorted(set(self.settings) - set(own_settings_in(self.settings, "settings"))):
-            from ..protocols import names
+
             from ..text.naming import did_you_mean
 
-            known = sorted({k for n in names() for k in get_protocol(n).settings_names()})
+            known = sorted({k for n in names() for k in settings_names(get_protocol(n))})
             raise InputError(f"{', '.join(strange)}: not a setting of any protocol{did_you_mean(strange[0], known)}"
                              " (`protocols` lists each protocol's)")
 

@@ -18,7 +18,7 @@ from ..store.audits import ballots, keep, recorded, usage_of
 def _experiment(d: Any) -> Any:
     from ..protocols import get_protocol
 
-    found = get_protocol(d.protocol).bias_experiment()
+    found = get_protocol(d.protocol).figures.bias_experiment()
     if found is None:
         raise InputError(f"audit asks a round's voters again: the {d.protocol} protocol records no ballots to re-ask "
                          "(vote's rounds have them)")

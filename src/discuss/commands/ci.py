@@ -116,15 +116,48 @@ def install_line(direct_url: str | None, version: str) -> str | None:
 
 
 def workflow(shards: int, secrets: list[str], install: str,
-             branch: str | None = None) -> str:
-    """The workflow file's text for `shards` machines; `secrets` the key variables the panels read."""
+             branch: str | None = None, main: str = "main") -> str:
+    """The workflow file's text for `shards` machines; `secrets` the key variables the panels read; `main` the
+    branch whose pushes start it (the repository's own)."""
     if shards < 1:
         raise ValueError("shards must be at least 1")
     data = {
         "name": "discuss",
-        "on": {"workflow_dispatch": None, "push": {"branches": ["main"], "paths": ["content/**"]}},
+        "on": {"workflow_dispatch": None, "push": {"branches": [check_branch(main)], "paths": ["content/**"]}},
         "permissions": {},  # each job asks for what it needs
         "concurrency": {"group": "discuss", "cancel-in-progress": False},
         "jobs": {"run": shard_job(shards, secrets, install), "gather": gather_job(install, branch)},
     }
     return "# Written by `discuss ci init`; the documentation's \"Many questions\" page explains it.\n" + yamlio.dump(data)
+
+
+VERIFY_WORKFLOW = ".github/workflows/discuss-verify.yml"
+
+
+def verify_workflow(install: str, content: str = "content") -> str:
+    """The pull-request gate: `discuss verify --base` against the pull request's base, failing it on any finding,
+    with the findings in the job's summary. Read-only, no secrets: a pull request's files are untrusted."""
+    run = ("status=0\n"
+           "discuss verify --base \"$BASE_SHA\" > verify.txt 2>&1 || status=$?\n"
+           "{ echo '## discuss verify'; echo; echo '```text'; tr -d '`' < verify.txt; echo '```'; } "
+           ">> \"$GITHUB_STEP_SUMMARY\"\n"
+           "cat verify.txt\n"
+           "exit \"$status\"\n")
+    data = {
+        "name": "discuss verify",
+        "on": {"pull_request": {"paths": [f"{content.strip('/')}/**"]}},
+        "permissions": {},
+        "jobs": {"verify": {
+            "name": "Recompute every outcome and check no recorded round changed",
+            "runs-on": "ubuntu-latest",
+            "permissions": {"contents": "read"},
+            "timeout-minutes": 30,
+            "steps": [{"uses": CHECKOUT, "with": {"persist-credentials": False, "fetch-depth": 0}},
+                      {"uses": SETUP_PYTHON, "with": {"python-version": "3.11"}},
+                      {"name": "Install discuss", "run": install},
+                      {"name": "Verify against the pull request's base", "run": run,
+                       "env": {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}}],
+        }},
+    }
+    return "# Written by `discuss ci init`: fails a pull request that rewrites a recorded round.\n" + yamlio.dump(data)
+

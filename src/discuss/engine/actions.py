@@ -104,7 +104,7 @@ def waiting_form(content: Path, ref: str, person: str, ballot: bool) -> Form:
 
     q = find_question(content, ref)
     d = store.load(q.folder)
-    shapes = get_protocol(d.protocol).person_forms() if d is not None else {}
+    shapes = get_protocol(d.protocol).presentation.person_forms() if d is not None else {}
     mine = [(f, task, blank) for f, task, blank in person_forms(q.folder, person, shapes)
             if (task in shapes and shapes[task].ballot) == ballot]
     forms = [(f, task) for f, task, blank in mine if blank]

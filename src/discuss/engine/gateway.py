@@ -276,5 +276,5 @@ class Gateway:
     async def _complete(self, spec: CallSpec, messages: list[dict[str, str]]) -> tuple[str, Usage, str | None]:
         report = self.on_tokens
         stream = None if report is None else (lambda pieces: report(spec, pieces))
-        text, usage, *finish = await self.route(spec.panelist).complete(spec, messages, self.timeout, stream)
-        return text, usage, (finish[0] if finish else None)
+        done = await self.route(spec.panelist).complete(spec, messages, self.timeout, stream)
+        return done.text, done.usage, done.finish_reason

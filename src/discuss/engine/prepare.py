@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..domain import SCRIPTED_PREFIX, Discussion, Question, Settings
 from ..errors import InputError
-from ..protocols import DEFAULT, get_protocol, legacy_format
+from ..protocols import DEFAULT, get_protocol, legacy_format, own_settings, refuse_strangers
 from ..protocols.base import Setup
 from ..providers import check_keys, route
 from ..providers.scripted import ScriptedProvider
@@ -104,10 +104,10 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
         # A Dyson thread goes on under this panel's settings, with the thread's own config on top.
         settings, panel = legacy_format().continued(existing, settings, panel)
         existing.settings = settings
-        existing.settings.own = get_protocol(existing.protocol).own_settings(settings.own, "the panel's settings")
+        existing.settings.own = own_settings(get_protocol(existing.protocol), settings.own, "the panel's settings")
     name = _protocol(q, existing, panel, options.protocol)
     d = existing or start(q, panel, settings, utc_now(), name)
-    if not existing and q.phase and (threads := get_protocol(name).thread_format()):
+    if not existing and q.phase and (threads := get_protocol(name).storage.thread_format()):
         threads.adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
     d.panel = panel
     get_protocol(name).prepare(d, Setup(personas=lambda: load_personas(layout.personas)))
@@ -116,7 +116,7 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
         from ..schema.settings import updated
 
         d.settings = updated(d.settings, overrides, "the command line's settings")
-    given = {**get_protocol(d.protocol).own_from_flags(options.flags or {}), **(options.own or {})}
+    given = {**get_protocol(d.protocol).presentation.own_from_flags(d.protocol, options.flags or {}), **(options.own or {})}
     if own := {k: v for k, v in given.items() if v is not None}:
         d.settings = own_updated(d, own)
     return d
@@ -127,8 +127,8 @@ def own_updated(d: Discussion, own: dict) -> Settings:
     import dataclasses
 
     protocol = get_protocol(d.protocol)
-    protocol.refuse_strangers(own)
-    return dataclasses.replace(d.settings, own=protocol.own_settings(
+    refuse_strangers(protocol, own)
+    return dataclasses.replace(d.settings, own=own_settings(protocol,
         {**d.settings.own, **own}, "the command line's settings"))
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from ..calls import CallResult
 from ..domain import Discussion, Panel, Question, Settings
 from ..errors import InputError, WaitingForPeople
-from ..protocols import DEFAULT, get_protocol
+from ..protocols import DEFAULT, get_protocol, own_settings
 from ..protocols.base import Context, Plan, Protocol, Step, Unusable, finish, next_step, open_round
 from ..store import discussions as store
 from ..store.files import DiscussionLock
@@ -39,11 +39,13 @@ def utc_now() -> str:
 
 def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str = DEFAULT) -> Discussion:
     """A new discussion; of the panel's settings it keeps the shared ones and its protocol's own."""
-    own = get_protocol(protocol).own_settings(settings.own, f"the {protocol} protocol's settings")
+    own = own_settings(get_protocol(protocol), settings.own, f"the {protocol} protocol's settings")
     settings = dataclasses.replace(settings, own=own)
+    from ..store.chain import new_record
+
     return Discussion(
         question_id=q.question_id, question_slug=q.slug, question_title=q.title,
-        panel=panel, settings=settings, protocol=protocol, started_at=now,
+        panel=panel, settings=settings, protocol=protocol, started_at=now, record=new_record(),
     )
 
 

@@ -139,6 +139,23 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         return out
 
     @app.tool()
+    def verdict(question: str) -> dict[str, Any]:
+        """What the panel decided, to act on: {decision (where the question asks for one: `decision: yes-no` or
+        options in its front matter), confidence (from the recorded ballots), conclusion, dissent (verbatim),
+        members, degraded, protocol, rounds, recordDigest, uri}."""
+        from ..commands.verifying import verdict as decided
+
+        return answered(lambda: decided(layout, question))
+
+    @app.tool()
+    def verify(questions: list[str] | None = None, base: str | None = None) -> dict[str, Any]:
+        """Recompute every recorded outcome (or those of `questions`) from its files and check the chain of
+        digests; with `base` (a git ref), that no round recorded there changed. {discussions, findings, notes}."""
+        from ..commands.verifying import verify as checked
+
+        return answered(lambda: checked(layout, list(questions or []), base))
+
+    @app.tool()
     def panels() -> dict[str, Any]:
         """The panels of the project: members, models, roles, and whether each key is set (never its value)."""
         return {"members": answered(lambda: reading.panel_rows(layout))}
@@ -213,7 +230,10 @@ def _with_outcome(layout: Layout, row: dict[str, Any]) -> dict[str, Any]:
     from ..commands import reading
 
     if row.get("status") in ("concluded", "closed"):
+        from ..commands.verifying import verdict
+
         row["conclusion"] = answered(lambda: reading.discussion_text(layout.content, row["slug"]))
+        row["verdict"] = answered(lambda: verdict(layout, row["slug"]))
     return row
 
 

@@ -12,7 +12,7 @@ adds one at run time (a test's toy protocol).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache
 from importlib import import_module
 from typing import Any
@@ -59,6 +59,37 @@ def unregister(name: str) -> None:
     _EXTRA.pop(name, None)
 
 
+def settings_names(protocol: Protocol) -> set[str]:
+    """The names of a protocol's own settings (camelCase), as `--set` takes them."""
+    return set(protocol.settings_model.names()) if protocol.settings_model is not None else set()
+
+
+def own_settings(protocol: Protocol, raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """A protocol's own settings among `raw` (camelCase), checked and with defaults, in the order it declares
+    them."""
+    if protocol.settings_model is None:
+        return {}
+    from ..schema import validated
+
+    mine = {k: v for k, v in raw.items() if k in protocol.settings_model.names()}
+    return validated(protocol.settings_model, mine, where, noun="setting").model_dump(by_alias=True)
+
+
+def refuse_strangers(protocol: Protocol, given: Iterable[str]) -> None:
+    """InputError naming each of `given` that is no setting of the protocol's own (`--set`, an ask's), with
+    the settings it has."""
+    from ..schema.settings import refuse_shared
+    from ..text.naming import did_you_mean
+
+    refuse_shared(given)
+    known = settings_names(protocol)
+    if strange := sorted(set(given) - known):
+        hint = did_you_mean(strange[0], sorted(known))
+        mine = f"its settings: {', '.join(sorted(known))}" if known else "it has no settings of its own"
+        raise InputError(f"{', '.join(strange)}: not a setting of the {protocol.name} protocol{hint} ({mine}; "
+                         "shared ones such as maxRounds have options of their own)")
+
+
 def own_settings_in(raw: dict[str, Any], where: str) -> dict[str, Any]:
     """Of `raw`, the settings some protocol declares as its own, as given; each checked by every protocol
     that declares it, so a wrong value is refused where it is written, not when that protocol first runs."""
@@ -67,7 +98,7 @@ def own_settings_in(raw: dict[str, Any], where: str) -> dict[str, Any]:
         protocol = get_protocol(name)
         if protocol.settings_model is not None:
             if mine := {k: v for k, v in raw.items() if k in protocol.settings_model.names()}:
-                protocol.own_settings(mine, where)
+                own_settings(protocol, mine, where)
                 found.update(mine)
     return found
 

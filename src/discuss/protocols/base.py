@@ -14,20 +14,19 @@ from __future__ import annotations
 import hashlib
 import string
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from ..calls import CallResult, CallSpec
-from ..domain import Discussion, Failure, Panelist, Question, Reply, Round, RoundFigures
+from ..domain import Discussion, Failure, Panelist, Question, Reply, Round
 from ..errors import InputError, RunError
+from .parts import Figures, Presentation, RoundStorage
 
 if TYPE_CHECKING:
     from ..rules.convergence import Convergence
     from ..schema.settings import ProtocolSettings
     from ..text.prompting import Prompts
-    from .threads import ThreadFormat
 
 
 @dataclass
@@ -74,62 +73,27 @@ class Context:
 
 
 class Protocol(ABC):
-    """One way of deliberating. Subclasses live in `protocols/<name>/`, registered by name."""
+    """One way of deliberating: its rules. Subclasses live in `protocols/<name>/`, registered by name.
+
+    A plugin writes the rules below; how its rounds are stored, shown and
+    counted are optional parts with defaults (`parts.py`), each read only by
+    the layer that needs it.
+    """
 
     name: str = ""
     # One line for `discuss protocols` and the CLI's help.
     summary: ClassVar[str] = ""
-    # True: one `discuss run` runs every stage (a fixed sequence, not open-ended rounds).
-    runs_to_end: ClassVar[bool] = False
-    # The heading of the result on the site.
-    conclusion_title: ClassVar[str] = "Conclusion"
-    # True where rounds have winners (win rates and approval mean something).
-    has_winners: ClassVar[bool] = False
-    # True where its prompts cut texts by tokens: the run loads the tokenizer while its first requests are out.
-    counts_tokens: ClassVar[bool] = False
-    index_notes: ClassVar[tuple[str, ...]] = ()  # round notes kept in discussion.yaml, not a round.yaml
-    # The site partial, "package:file": a template with macros `summary(view)` (above the rounds)
-    # and `round(r, view)` (inside each round) for what only this protocol records.
-    partial: ClassVar[str] = "discuss.protocols:site.html.j2"
-    # The TypedDict of what its rounds record in round.yaml; checked when a discussion is loaded.
-    notes_type: ClassVar[Any] = None
     # Settings of its own beyond the shared ones: a `schema.settings.ProtocolSettings` subclass.
     # They are read from panels.yaml like any setting and recorded only in its discussions.
     settings_model: ClassVar[type[ProtocolSettings] | None] = None
-
-    def own_settings(self, raw: dict[str, Any], where: str) -> dict[str, Any]:
-        """Its own settings among `raw` (camelCase), checked and with defaults, in the order it declares them."""
-        if self.settings_model is None:
-            return {}
-        from ..schema import validated
-
-        mine = {k: v for k, v in raw.items() if k in self.settings_model.names()}
-        return validated(self.settings_model, mine, where, noun="setting").model_dump(by_alias=True)
-
-    def refuse_strangers(self, given: Iterable[str]) -> None:
-        """InputError naming each of `given` that is no setting of this protocol's own (`--set`, an ask's)."""
-        from ..errors import InputError
-        from ..schema.settings import refuse_shared
-
-        refuse_shared(given)
-        known = self.settings_names()
-        if strange := sorted(set(given) - known):
-            from ..text.naming import did_you_mean
-
-            hint = did_you_mean(strange[0], sorted(known))
-            mine = f"its settings: {', '.join(sorted(known))}" if known else "it has no settings of its own"
-            raise InputError(f"{', '.join(strange)}: not a setting of the {self.name} protocol{hint} ({mine}; "
-                             "shared ones such as maxRounds have options of their own)")
-
-    def settings_names(self) -> set[str]:
-        """The names of its own settings (camelCase), as `--set` takes them."""
-        return set(self.settings_model.names()) if self.settings_model is not None else set()
-
-    def options(self, d: Discussion) -> Any:
-        """The discussion's own settings of this protocol, typed (an instance of `settings_model`)."""
-        if self.settings_model is None:
-            raise TypeError(f"the {self.name} protocol declares no settings of its own")
-        return self.settings_model.of(d.settings)
+    # True: one `discuss run` runs every stage (a fixed sequence, not open-ended rounds).
+    runs_to_end: ClassVar[bool] = False
+    # True where its prompts cut texts by tokens: the run loads the tokenizer while its first requests are out.
+    counts_tokens: ClassVar[bool] = False
+    # Its optional parts: the files of its rounds (store/), how it is shown (show, site, export), its figures.
+    storage: ClassVar[RoundStorage] = RoundStorage()
+    presentation: ClassVar[Presentation] = Presentation()
+    figures: ClassVar[Figures] = Figures()
 
     @abstractmethod
     def new_round(self, d: Discussion) -> Round: ...
@@ -148,18 +112,6 @@ class Protocol(ABC):
     def prepare(self, d: Discussion, setup: Setup) -> None:
         """Fix what the discussion needs before its first call (personas, say) from what the project has."""
 
-    def result_of(self, d: Discussion) -> str | None:
-        """The panelist whose answer is the result, for a protocol that writes no conclusion."""
-        return None
-
-    def why_author(self, d: Discussion) -> str:
-        """Why the conclusion's author wrote it, in words (`the winner of round 3`); empty if it goes without saying."""
-        return ""
-
-    def matches(self, d: Discussion) -> list[tuple[str, str, str | None]] | None:
-        """Every pairing played (a, b, the winner or None while undecided); None for a protocol without."""
-        return None
-
     def check_ready(self, d: Discussion) -> None:
         """Raise InputError for anything that would fail after money was spent."""
 
@@ -167,96 +119,9 @@ class Protocol(ABC):
         """The most rounds of deliberation this discussion may take under its settings."""
         return d.settings.max_rounds
 
-    def round_index(self, r: Round, failures: list[dict[str, Any]]) -> dict[str, Any]:
-        """What discussion.yaml records of a round; `failures` as the store writes them."""
-        return {"roundNumber": r.number, "stage": r.stage, "agreement": r.agreement,
-                "failures": failures, "completedAt": r.completed_at}
-
-    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
-        """The lines `discuss show` prints for a round, after the header."""
-        return [f"- {names.get(reply.model_id, pid)} ({reply.role}): {reply.word_count} words"
-                for pid, reply in r.replies.items()]
-
-    def show_reply(self, r: Round, key: str, names: dict[str, str]) -> list[str]:
-        """Lines `discuss show --full` prints under a reply (how it was judged, say)."""
-        return []
-
-    def audit(self, d: Discussion) -> list[str]:
-        """Lines on what mechanics rather than the panel decided (list-order ties, invented ballots)."""
-        return []
-
-    def own_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
-        """Its own settings as command-line options name them (`run --method`); one it does not take is refused."""
-        if given := sorted(k for k, v in flags.items() if v is not None):
-            raise InputError(f"--{given[0].replace('_', '-')} is not an option of the {self.name} protocol")
-        return {}
-
-    def bias_experiment(self) -> Any | None:
-        """What re-asks its recorded judgements under new orders (`discuss audit`), if it has judgements."""
+    def result_of(self, d: Discussion) -> str | None:
+        """The panelist whose answer is the result, for a protocol that writes no conclusion."""
         return None
-
-    def thread_format(self) -> ThreadFormat | None:
-        """The format of another tool's threads this protocol reads and continues in their shape, if any."""
-        return None
-
-    def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
-        """The figure `discuss show` puts under the panel."""
-        return f"agreement: {agreement or '-'}"
-
-    # ---- its own record: figures for reports, and the files it keeps ----------------
-
-    def figures(self, r: Round) -> RoundFigures:
-        """What the round decided (winner, scores, judgements), for stats, the leaderboard and the site."""
-        return RoundFigures()
-
-    def export_round(self, r: Round) -> dict[str, Any]:
-        """What `show --json` and discussions.json add to a round for this protocol."""
-        return {}
-
-    def table_discussion(self, d: Discussion) -> dict[str, Any]:
-        """Its columns of `discussions.csv` (the vote protocol's counts of votes)."""
-        return {}
-
-    def table_round(self, r: Round) -> dict[str, Any]:
-        """Its columns of `rounds.csv` for round `r` (the vote protocol's are the Dyson paper's)."""
-        return {}
-
-    def table_votes(self, r: Round) -> list[dict[str, Any]]:
-        """The rows of `votes.csv` for round `r`: one per judgement, where the protocol has them."""
-        return []
-
-    def person_forms(self) -> dict[str, Any]:
-        """The forms (`calls.PersonForm`) people fill in for its structured tasks, by task name."""
-        return {}
-
-    def rescore(self, d: Discussion, setting: str, values: list[str]) -> tuple[list[Any], list[str]] | None:
-        """The outcome re-computed under other values of `setting` (empty: the one it re-scores by default),
-        as given (data, lines); None if it cannot.
-
-        InputError for values the setting cannot take."""
-        return None
-
-    def bias(self, discussions: list[Discussion]) -> Any | None:
-        """Where outcomes may lean on something other than merit (a report with `lines()`), if it can tell."""
-        return None
-
-    # Files of its own in each round folder besides the replies and round.yaml.
-    round_files: ClassVar[tuple[str, ...]] = ()
-
-    def write_round_file(self, r: Round, name: str, panel_order: list[str]) -> dict[str, Any] | None:
-        """The content of `name` (one of `round_files`) for round `r`; None when there is none yet."""
-        return None
-
-    def read_round_file(self, r: Round, name: str, data: dict[str, Any]) -> None:
-        """Fold `name`, as read back, into round `r`."""
-
-    def read_index(self, r: Round, raw: dict[str, Any]) -> None:
-        """Fold what discussion.yaml records of round `r` (see `round_index`) into it."""
-
-    def check_round(self, r: Round, folder: Path) -> str | None:
-        """What is missing of round `r` on disk in `folder`, where its files say it should be there."""
-        return None
-
 
 def make_labels(count: int) -> list[str]:
     """A, B, C...: how answers are named to those who judge them."""
@@ -419,8 +284,40 @@ def finish(d: Discussion, now: str, result: bool = False) -> None:
     d.status, d.concluded_at = ("concluded" if d.conclusion or result else "closed"), now
 
 
+def asking_decision(spec: CallSpec, options: tuple[str, ...]) -> CallSpec:
+    """The conclusion's call, where the question asks for a decision: told to give one of `options` as
+    `decision`, in the schema too, and a reply that names another refused (asked again, as any bad reply)."""
+    import dataclasses
+
+    from ..text.jsonreply import ReplyError
+
+    if not options:
+        return spec
+    said = ", ".join(f'"{o}"' for o in options)
+    ask = (f"\n\nThe question asks for a decision: also give \"decision\" in your JSON, exactly one of {said}, "
+           "the option your conclusion supports.")
+    messages = [*spec.messages[:-1], {**spec.messages[-1], "content": str(spec.messages[-1]["content"]) + ask}]
+    schema = spec.schema
+    if schema and isinstance(schema.get("properties"), dict):
+        schema = {**schema, "properties": {**schema["properties"], "decision": {"type": "string", "enum": list(options)}}}
+    check = spec.validate
+
+    def validate(text: str) -> Any:
+        c = check(text) if check is not None else None
+        chosen = getattr(c, "decision", "")
+        if c is not None and chosen and chosen not in options:
+            match = next((o for o in options if o.casefold() == chosen.strip().casefold()), None)
+            if match is None:
+                raise ReplyError(f"'decision' must be one of {said}, not {chosen[:40]!r}")
+            c.decision = match
+        return c
+
+    return dataclasses.replace(spec, messages=messages, schema=schema, validate=validate)
+
+
 def conclusion_step(protocol: Protocol, d: Discussion, spec: CallSpec, ctx: Context) -> Step:
     failed: list[CallResult] = []
+    spec = asking_decision(spec, ctx.q.decision)
 
     def apply(result: CallResult) -> None:
         if not result.ok:

@@ -17,7 +17,7 @@ def approval_rate(judgements: list[Judgement]) -> float:
 
 
 def discussion_stats(d: Discussion) -> dict[str, Any]:
-    figures = [get_protocol(d.protocol).figures(r) for r in d.rounds]
+    figures = [get_protocol(d.protocol).figures.of_round(r) for r in d.rounds]
     winners = {pid: 0 for pid in d.panel.ids}
     for f in figures:
         if f.winner:
@@ -40,7 +40,7 @@ def agreement_label(d: Discussion) -> str | None:
 
 
 def leader(d: Discussion) -> str | None:
-    return leader_of([get_protocol(d.protocol).figures(r).winner for r in d.rounds])
+    return leader_of([get_protocol(d.protocol).figures.of_round(r).winner for r in d.rounds])
 
 
 CITATION = re.compile(r"\[(S\d+)\]")

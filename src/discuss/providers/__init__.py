@@ -1,12 +1,14 @@
 """Who answers a call: one seam, several providers.
 
-A provider turns a `CallSpec` into text and usage. `litellm` reaches real
-models (and is the only module that imports litellm); `openai_http` reaches
-OpenAI-compatible servers of models litellm does not know, without it;
-`offline` plays the simulated panel; `scripted` follows a script per
-panelist; `estimator` answers with worst-case stand-ins to price a run. The
-gateway asks `route(panelist)` for the provider of each call and knows none
-of them by name.
+A provider turns a `CallSpec` into a `Completion` (text and usage).
+`litellm` reaches real models (and is the only module that imports
+litellm); `openai_http` reaches OpenAI-compatible servers of models litellm
+does not know, without it; `offline` plays the simulated panel; `scripted`
+follows a script per panelist; `estimator` answers with worst-case stand-ins
+to price a run. Each is a plugin of the `discuss.providers` group
+(`registry.py`), as another package's would be; the gateway asks
+`route(panelist)` for the provider of each call and knows none of them by
+name.
 """
 
 from __future__ import annotations
@@ -16,38 +18,22 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..domain import SCRIPTED_PREFIX, Panelist
+from ..domain import Panelist
 from ..errors import InputError
-from .base import Completed, Diagnosis, Local, OnTokens, Provider, TransientError, Waiting
+from .base import Completion, Diagnosis, Local, OnTokens, Provider, TransientError, Waiting
 
 T = TypeVar("T")
 
-__all__ = ["Completed", "Diagnosis", "Local", "OnTokens", "Provider", "TransientError", "Waiting", "route"]
+__all__ = ["Completion", "Diagnosis", "Local", "OnTokens", "Provider", "TransientError", "Waiting", "route"]
 
 def route(p: Panelist, scripts: Path | None = None, people: Provider | None = None,
           mark_cache: bool = True) -> Provider:
     """The provider that answers for `p`; `scripts` is the folder of the scripted panel's scripts,
     `people` the one that turns a person's calls into forms in their discussion's folder, `mark_cache`
     whether prompts are marked for providers that cache only marked prefixes."""
-    if p.human:
-        from .human import HumanProvider
+    from .registry import Where, plugin_for
 
-        return people or HumanProvider()
-    if p.model.startswith(SCRIPTED_PREFIX):
-        from .scripted import ScriptedProvider
-
-        return ScriptedProvider(scripts)
-    if p.simulated:
-        from .offline import OFFLINE
-
-        return OFFLINE
-    from .openai_http import OPENAI_HTTP, serves
-
-    if serves(p):
-        return OPENAI_HTTP
-    from .litellm import LITELLM, LITELLM_UNMARKED
-
-    return LITELLM if mark_cache else LITELLM_UNMARKED
+    return plugin_for(p).provider(Where(scripts, people, mark_cache))
 
 
 def run(work: Coroutine[Any, Any, T]) -> T:

@@ -52,8 +52,15 @@ class Diagnosis:
     endpoint: str
 
 
-# A reply's text and usage, and the provider's finish_reason where it was not "stop" (cut at max_tokens...).
-Completed = tuple[str, Usage] | tuple[str, Usage, str]
+@dataclass(frozen=True)
+class Completion:
+    """What a provider returns for a call: the reply's text, what it cost, and why it stopped where that was not
+    its end (`length`: cut at max_tokens)."""
+
+    text: str
+    usage: Usage
+    finish_reason: str | None = None
+
 
 
 class Provider(Protocol):
@@ -61,7 +68,7 @@ class Provider(Protocol):
     simulated: bool
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> Completed:
+                       on_tokens: OnTokens | None = None) -> Completion:
         """The reply's text and usage (and why it stopped, if not at its end).
 
         Raises TransientError for what may pass, anything else to fail.

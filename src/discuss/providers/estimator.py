@@ -22,7 +22,7 @@ from ..domain import Panelist, Usage
 from ..text import tokens
 from ..text.prompting import estimate_tokens
 from . import offline
-from .base import Diagnosis, OnTokens, Provider
+from .base import Completion, Diagnosis, OnTokens, Provider
 
 # Short words: a stand-in holds as many tokens a character as prose does, where a prompt cuts text by characters.
 WORD = re.compile(r" [a-z]{2,4}")
@@ -93,12 +93,13 @@ class EstimatorProvider:
         self.shaped: list[tuple[Panelist, int, int]] = []  # each structured call: panelist, prompt, completion
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
+                       on_tokens: OnTokens | None = None) -> Completion:
         self.calls.append((spec.panelist.id, spec.task, spec.validate is not None))
         prompt = sum(estimate_tokens(m["content"]) for m in messages)
         if spec.validate is not None:
             self.shaped.append((spec.panelist, prompt, spec.max_tokens))
-        return stand_in(spec), Usage(prompt, spec.max_tokens, self.price(spec.panelist, prompt, spec.max_tokens), 1)
+        return Completion(stand_in(spec), Usage(prompt, spec.max_tokens, self.price(spec.panelist, prompt,
+                                                                                     spec.max_tokens), 1))
 
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
         return self.real(p).price(p, prompt_tokens, completion_tokens)

@@ -23,7 +23,7 @@ from ..domain import Panelist, Usage
 from ..store import documents, yamlio
 from ..store.files import write_atomic
 from ..text.jsonreply import ReplyError
-from .base import Diagnosis, Local, OnTokens, Waiting
+from .base import Completion, Diagnosis, Local, OnTokens, Waiting
 
 FOLDER = "for-people"
 MARK = "## Your reply (below this line)"
@@ -114,7 +114,7 @@ class HumanProvider(Local):
         self.clock = clock or (lambda: dt.datetime.now(dt.UTC))
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
+                       on_tokens: OnTokens | None = None) -> Completion:
         if self.folder is None:
             raise ValueError("a person on the panel needs the discussion's folder")
         path = form_path(self.folder, spec)
@@ -125,7 +125,7 @@ class HumanProvider(Local):
         text = path.read_text(encoding="utf-8")
         problem = check(text, spec)
         if problem is None:
-            return str(filled(text, spec.task, spec.form)), Usage(calls=1)
+            return Completion(str(filled(text, spec.task, spec.form)), Usage(calls=1))
         asked = documents.parse(text, path)[0].get("asked")
         if self.wait_hours and isinstance(asked, str) and self._overdue(asked):
             raise Overdue(f"no reply from {spec.panelist.name} within {self.wait_hours:g} hours ({path.name})")

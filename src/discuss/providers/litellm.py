@@ -14,7 +14,7 @@ from typing import Any
 from ..calls import CACHE_BREAK, CallSpec
 from ..domain import Panelist, Usage
 from ..text.secrets import mask_url
-from .base import Completed, Diagnosis, OnTokens, TransientError
+from .base import Completion, Diagnosis, OnTokens, TransientError
 from .usage import sane_cost, sane_usage
 
 TRANSIENT_NAMES = ("RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError")
@@ -297,7 +297,7 @@ class LitellmProvider:
         self.mark_cache = mark_cache  # the discussion's `promptCache`: auto (True) or off
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> Completed:
+                       on_tokens: OnTokens | None = None) -> Completion:
         litellm = load()
         p = spec.panelist
         sent = cache_marked(p, spec, messages) if self.mark_cache else messages
@@ -336,7 +336,7 @@ class LitellmProvider:
         usage = usage_of(response, kwargs, text)
         usage.cost = sane_cost(self.price(p, usage.prompt_tokens, usage.completion_tokens) if usage.recounted
                                else call_cost(litellm, p, response, usage.prompt_tokens, usage.completion_tokens))
-        return (text, usage) if finish in (None, "stop") else (text, usage, str(finish))
+        return Completion(text, usage, None if finish in (None, "stop") else str(finish))
 
     @staticmethod
     async def _send(litellm: Any, kwargs: dict[str, Any], on_tokens: OnTokens | None) -> tuple[Any, str | None]:

@@ -12,7 +12,7 @@ import re
 from ..calls import CallSpec, Move
 from ..domain import Panelist, Usage
 from ..text.standins import NOTE, TASKS, persona_of, pick
-from .base import Diagnosis, Local, OnTokens
+from .base import Completion, Diagnosis, Local, OnTokens
 
 
 def play(spec: CallSpec, move: Move | None = None) -> str:
@@ -42,10 +42,10 @@ class OfflineProvider(Local):
     simulated = True
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
+                       on_tokens: OnTokens | None = None) -> Completion:
         text = cite(play(spec), spec, messages)
-        return text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
-                           completion_tokens=len(text) // 4, cost=0.0, calls=1)
+        return Completion(text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
+                            completion_tokens=len(text) // 4, cost=0.0, calls=1))
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         return Diagnosis("ok (offline)", "ok (offline)", "ok (offline)")

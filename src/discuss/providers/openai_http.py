@@ -31,7 +31,7 @@ from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..text.secrets import mask_url
 from . import litellm as via_litellm
-from .base import Completed, Diagnosis, OnTokens, TransientError
+from .base import Completion, Diagnosis, OnTokens, TransientError
 from .http import endpoint_url
 from .usage import sane_usage
 
@@ -263,7 +263,7 @@ class OpenAIHTTPProvider:
     simulated = False
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> Completed:
+                       on_tokens: OnTokens | None = None) -> Completion:
         import httpx
 
         from .http import DeadlinePassed
@@ -285,7 +285,7 @@ class OpenAIHTTPProvider:
         except httpx.TransportError as exc:
             fault = via_litellm.network_fault(exc, where)
             raise TransientError(fault or f"the connection to {where} was lost: {type(exc).__name__}: {exc}") from None
-        return (text, usage) if finish in (None, "stop") else (text, usage, str(finish))
+        return Completion(text, usage, None if finish in (None, "stop") else str(finish))
 
     @staticmethod
     def _read(status: int, content: bytes, headers: Any) -> tuple[str, Any, str | None]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..calls import CallSpec
 from ..domain import Usage
-from .base import Diagnosis, Local, OnTokens
+from .base import Completion, Diagnosis, Local, OnTokens
 
 Reply = str | dict[str, Any] | list[Any] | BaseException
 
@@ -44,7 +44,7 @@ class QueueProvider(Local):
         return None
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
+                       on_tokens: OnTokens | None = None) -> Completion:
         self.calls.append(spec)
         reply = self._next(spec)
         if isinstance(reply, BaseException):
@@ -57,7 +57,7 @@ class QueueProvider(Local):
             reply = play(spec)
         text = reply if isinstance(reply, str) else json.dumps(reply)
         prompt = sum(len(m["content"]) for m in messages) // 4
-        return text, Usage(prompt_tokens=prompt, completion_tokens=len(text) // 4, cost=0.0, calls=1)
+        return Completion(text, Usage(prompt_tokens=prompt, completion_tokens=len(text) // 4, cost=0.0, calls=1))
 
     def diagnose(self, p: Any, timeout: float) -> Diagnosis:
         return Diagnosis("ok (queued)", "ok (queued)", "ok (queued)")

@@ -19,7 +19,7 @@ from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..errors import InputError
 from . import offline
-from .base import Diagnosis, OnTokens, TransientError
+from .base import Completion, Diagnosis, OnTokens, TransientError
 
 PREFIX = "scripted/"
 
@@ -82,7 +82,7 @@ class ScriptedProvider(offline.OfflineProvider):
         return load_script(confined(path, self.folder, what=p.model))
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
-                       on_tokens: OnTokens | None = None) -> tuple[str, Usage]:
+                       on_tokens: OnTokens | None = None) -> Completion:
         ask = 1 + (len(messages) - len(spec.messages)) // 2  # each re-ask adds the reply and the complaint
         entry = next((e for e in self.script(spec.panelist) if e.matches(spec.task, ask, spec.context)), None)
         if entry is None:
@@ -91,8 +91,8 @@ class ScriptedProvider(offline.OfflineProvider):
             if entry.delay:
                 await asyncio.sleep(entry.delay)
             text = self._act(entry, spec)
-        return text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
-                           completion_tokens=len(text) // 4, cost=0.0, calls=1)
+        return Completion(text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
+                            completion_tokens=len(text) // 4, cost=0.0, calls=1))
 
     @staticmethod
     def _act(entry: Any, spec: CallSpec) -> str:

@@ -31,6 +31,8 @@ class FrontMatterModel(BaseModel):
     task_type: str | None = Field(None, alias="taskType")
     stakes: Literal["low", "medium", "high"] | None = None
     sources: list[str] = Field(default_factory=list)  # files or globs beside the question, or URLs
+    # The question asks for a decision: `yes-no`, or the options to choose from (`discuss verdict`).
+    decision: Literal["yes-no"] | list[str] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -59,6 +61,18 @@ class FrontMatterModel(BaseModel):
             raise ValueError(f"the title holds {hidden}, which shows a reader something else than it says; "
                              "a title is one line of printable text")
         return value.strip()
+
+    @field_validator("decision")
+    @classmethod
+    def _decision(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            options = [str(o).strip() for o in value]
+            if not 2 <= len(options) <= 12 or len(set(options)) != len(options) \
+                    or not all(o and len(o) <= 80 and o.isprintable() and o != "unclear" for o in options):
+                raise ValueError("decision: give yes-no, or 2 to 12 different options of up to 80 characters "
+                                 "(not 'unclear', which the verdict keeps for a split panel)")
+            return options
+        return value
 
     @field_validator("slug")
     @classmethod

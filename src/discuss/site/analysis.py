@@ -40,7 +40,7 @@ def data_files(rows: list[Located]) -> dict[str, str]:
 def figures(discussions: list[Discussion]) -> dict[str, Any]:
     """The archive in a few numbers: what was discussed, how long, how the votes went, what it cost."""
     rounds = [sum(r.complete for r in d.rounds) for d in discussions]
-    cast = [j for d in discussions for r in d.rounds for j in get_protocol(d.protocol).figures(r).judgements
+    cast = [j for d in discussions for r in d.rounds for j in get_protocol(d.protocol).figures.of_round(r).judgements
             if not j.invented]
     costs = [d.usage.cost for d in discussions if d.usage.cost is not None]
     return {

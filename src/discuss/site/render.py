@@ -73,6 +73,25 @@ def safe_inline(text: str) -> Markup:
     return Markup(html)
 
 
+PLAIN_PARTIAL = "discuss.protocols:site.html.j2"
+
+
+def partial_of(protocol: Any) -> str:
+    """The site partial of a protocol: the one its presentation names, else `site.html.j2` in its own
+    package (found as its prompts are), else the plain one."""
+    import sys
+    from pathlib import Path
+
+    if protocol.presentation.partial:
+        return str(protocol.presentation.partial)
+    module = sys.modules[type(protocol).__module__]
+    folder = Path(module.__file__ or ".").parent
+    if (folder / "site.html.j2").is_file():
+        package = module.__name__ if (module.__file__ or "").endswith("__init__.py") else module.__package__
+        return f"{package}:site.html.j2"
+    return PLAIN_PARTIAL
+
+
 def _package_template(name: str) -> str | None:
     """A protocol's partial, named "package:file"."""
     package, _, resource = name.partition(":")
@@ -125,7 +144,7 @@ ENV = _env()
 
 
 def _round_view(d: Discussion, r, protocol: Protocol) -> dict:
-    fig = protocol.figures(r)
+    fig = protocol.figures.of_round(r)
     scores = {s.target: s for s in fig.scores}
     order = sorted(r.replies, key=lambda pid: (pid != fig.winner, -(scores[pid].weighted if pid in scores else 0)))
     changes = _changes(d, r)
@@ -164,7 +183,7 @@ def discussion_view(d: Discussion) -> dict:
     top = leader(d)
     names = {m.id: m.name for m in d.panel.everyone}  # referees too: every byline uses display names
     protocol = get_protocol(d.protocol)
-    done = [(r, protocol.figures(r)) for r in d.rounds if r.complete]
+    done = [(r, protocol.figures.of_round(r)) for r in d.rounds if r.complete]
     score_chart = charts.line_chart(
         {names.get(pid, pid): [(r.number, s.weighted) for r, fig in done for s in fig.scores if s.target == pid]
          for pid in d.panel.ids},
@@ -172,21 +191,21 @@ def discussion_view(d: Discussion) -> dict:
         y_title="weighted score",
     ) if done else ""
     agreement = [(r.number, r.agreement) for r, _ in done if r.agreement is not None]
-    title = "Vote agreement per round" if protocol.has_winners else "Agreement of the answers per round"
+    title = "Vote agreement per round" if protocol.figures.has_winners else "Agreement of the answers per round"
     agreement_chart = charts.line_chart({"agreement": agreement}, title, top=1.0, y_title="agreement") if agreement else ""
     return {
         "champion": protocol.result_of(d),
-        "has_winners": protocol.has_winners,
-        "partial": protocol.partial,
+        "has_winners": protocol.figures.has_winners,
+        "partial": partial_of(protocol),
         "last_agreement": agreement[-1][1] if agreement else None,
         "agreement_label": agreement_label(d),
-        "conclusion_title": protocol.conclusion_title,
-        "audit": protocol.audit(d),
+        "conclusion_title": protocol.presentation.conclusion_title,
+        "audit": protocol.presentation.audit(d),
         "named": signatures.lines(signatures.named_in(d), names),
         "participants": participants(d),
         "options": {m.id: m.settings_line for m in d.panel.everyone},
-        "why_author": protocol.why_author(d),
-        "bias": protocol.bias([d]),
+        "why_author": protocol.presentation.why_author(d),
+        "bias": protocol.figures.bias([d]),
         "citations": citations(d),
         "people": {m.id for m in d.panel.everyone if m.human},
         "d": d, "stats": stats, "names": names, "leader": top,
@@ -295,10 +314,10 @@ def index_row(e: Entry, href: str) -> dict[str, Any]:
 
 def leaderboard_page(discussions: list[Discussion]) -> str:
     """One table per kind of figure; the vote table and bias report count vote rounds only."""
-    voted = [d for d in discussions if get_protocol(d.protocol).has_winners]
+    voted = [d for d in discussions if get_protocol(d.protocol).figures.has_winners]
     table = standings(voted)
     kinds = sorted({d.protocol for d in voted})
-    reports = [get_protocol(name).bias([d for d in voted if d.protocol == name]) for name in kinds]
+    reports = [get_protocol(name).figures.bias([d for d in voted if d.protocol == name]) for name in kinds]
     chart = charts.bar_chart([(s.name, s.win_rate or 0) for s in table], "Win rate (of the rounds each took part in)",
                              samples=[s.rounds for s in table]) if table else ""
     return labelled(ENV.get_template("leaderboard.html.j2").render(

@@ -16,7 +16,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ..domain import QUIET_SETTINGS, Settings
-from ..protocols import get_protocol
+from ..protocols import get_protocol, own_settings
 from ..text.naming import camel
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def read_config(raw: Any, where: str, protocol: str) -> Settings:
     handler = get_protocol(protocol)
     model = handler.settings_model
     mine = model.names() if model is not None else set()
-    own = handler.own_settings({k: v for k, v in raw.items() if k in mine}, f"{where}: config")
+    own = own_settings(handler, {k: v for k, v in raw.items() if k in mine}, f"{where}: config")
     others = {k: v for k, v in raw.items() if k not in mine and k not in ONCE_SHARED}
     return dataclasses.replace(shared_settings(others, f"{where}: config", own), recorded=dict(raw))
 

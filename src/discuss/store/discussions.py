@@ -117,10 +117,12 @@ def index_dict(d: Discussion) -> dict[str, Any]:
     if d.sources:
         data["sources"] = d.sources
     protocol = get_protocol(d.protocol)
-    data.update({"rounds": [protocol.round_index(r, _failures(r)) for r in d.rounds], "stats": discussion_stats(d)})
+    data.update({"rounds": [protocol.storage.round_index(r, _failures(r)) for r in d.rounds], "stats": discussion_stats(d)})
     if d.conclusion:
         data["conclusion"] = {"generatedBy": d.conclusion.generated_by,
                               "generated": d.conclusion.generated, "file": CONCLUSION_FILE}
+    if d.record is not None:
+        data["record"] = d.record
     return data
 
 
@@ -170,6 +172,7 @@ def _conclusion_doc(d: Discussion, c: Conclusion) -> str:
         ],
         **({"triggers": c.triggers} if c.triggers else {}),
         **({"confidence": c.confidence} if c.confidence else {}),
+        **({"decision": c.decision} if c.decision else {}),
         "usage": usage_dict(c.usage),
     }
     if c.simulated:
@@ -195,14 +198,21 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
             if not reply.saved:
                 write_atomic(reply_path(folder, r.number, pid), _reply_doc(d, reply))
                 reply.saved = True
-        for name in protocol.round_files:
-            if (content := protocol.write_round_file(r, name, d.panel.ids)) is not None:
+        for name in protocol.storage.round_files:
+            if (content := protocol.storage.write_round_file(r, name, d.panel.ids)) is not None:
                 write_atomic(round_dir(folder, r.number) / name, yamlio.dump(content))
-        if r.stage is not None and (r.notes or r.complete):
+        # A round's notes go in its round.yaml unless the index keeps them all; a staged round always has one.
+        kept_elsewhere = set(r.notes) <= set(protocol.storage.index_notes)
+        if (r.stage is not None and (r.notes or r.complete)) or not kept_elsewhere:
             data = {"roundNumber": r.number, "stage": r.stage, "agreement": r.agreement, **r.notes}
             write_atomic(round_dir(folder, r.number) / ROUND_FILE, yamlio.dump(data))
     if d.conclusion:
         write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
+    if d.record is not None and not d.legacy:
+        from .chain import sealed
+
+        sealed(d.record, [r.number for r in d.rounds if r.complete], lambda n: round_dir(folder, n),
+               folder / CONCLUSION_FILE if d.conclusion else None)
     if index:
         write_atomic(folder / DISCUSSION_FILE, dyson_text(d, folder) if d.legacy else yamlio.dump(index_dict(d)))
 
@@ -273,12 +283,12 @@ def _read_round_file(r: Round, path: Path, protocol: str) -> None:
         raise InputError(f"{path}: cannot be read (a merge conflict?): {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: cannot be read: expected a mapping")
-    get_protocol(protocol).read_round_file(r, path.name, data)
+    get_protocol(protocol).storage.read_round_file(r, path.name, data)
 
 
 def _check_notes(r: Round, protocol: str, path: Path) -> None:
     """A round's notes hold what its protocol records, each of the type it records it in."""
-    kind = get_protocol(protocol).notes_type
+    kind = get_protocol(protocol).storage.notes_type
     if kind is not None and r.notes:
         from pydantic import TypeAdapter
 
@@ -299,15 +309,15 @@ def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
                   for f in raw.get("failures") or []],
         completed_at=raw.get("completedAt"),
         stage=raw.get("stage"),
-        notes={key: raw[key] for key in get_protocol(protocol).index_notes if isinstance(raw.get(key), dict)},
+        notes={key: raw[key] for key in get_protocol(protocol).storage.index_notes if isinstance(raw.get(key), dict)},
     )
-    get_protocol(protocol).read_index(r, raw)
+    get_protocol(protocol).storage.read_index(r, raw)
     directory = round_dir(folder, number)
     if directory.is_dir():
         for path in sorted(directory.glob("*.md")):
             reply = read_reply(path, number)
             r.replies[path.stem] = reply
-        for name in get_protocol(protocol).round_files:
+        for name in get_protocol(protocol).storage.round_files:
             if (directory / name).is_file():
                 _read_round_file(r, directory / name, protocol)
         if (directory / ROUND_FILE).is_file():
@@ -338,6 +348,7 @@ def read_conclusion(path: Path) -> Conclusion:
             for m in minority
         ]
     parsed.confidence = str(meta.get("confidence") or "")
+    parsed.decision = str(meta.get("decision") or "")
     parsed.generated_by = str(meta.get("generatedBy") or "")
     parsed.generated = str(meta.get("generated") or "")
     parsed.usage = usage_from(meta.get("usage"))
@@ -409,8 +420,9 @@ def load(folder: Path) -> Discussion | None:
             personas=data["personas"] if isinstance(data.get("personas"), dict) else {},
             sources=[s for s in data.get("sources") or [] if isinstance(s, dict)],
             trial=data["trial"] if isinstance(data.get("trial"), int) else None,
+            record=data["record"] if isinstance(data.get("record"), dict) else None,
         )
-        history.check_files(d, folder, get_protocol(d.protocol).check_round)
+        history.check_files(d, folder, get_protocol(d.protocol).storage.check_round)
         if (folder / CONCLUSION_FILE).is_file():
             d.conclusion = read_conclusion(folder / CONCLUSION_FILE)
         return _with_side_calls(d, folder)

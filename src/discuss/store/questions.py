@@ -52,6 +52,7 @@ def read_question(path: Path) -> Question:
         question_type=str(fm.question_type or ""),
         bom_item=(str(meta.get("sourceBOMItemId") or ""), str(meta.get("sourceBOMItemSlug") or "")),
         category=str(meta.get("category") or ""),
+        decision=("yes", "no") if fm.decision == "yes-no" else tuple(fm.decision or ()),
     )
 
 

@@ -58,7 +58,7 @@ def _round_of(value) -> int | None:
 CONCLUSION_SCHEMA = obj({"summary": TEXT}, {
     "keyPoints": listed(TEXT), "unresolvedQuestions": listed(TEXT), "recommendedActions": listed(TEXT),
     "minorityPositions": listed(obj({"position": TEXT, "heldBy": TEXT, "reasoning": TEXT}, {"round": {"type": "integer"}})),
-    "triggers": listed(TEXT), "confidence": TEXT})
+    "triggers": listed(TEXT), "confidence": TEXT, "decision": TEXT})
 
 
 def parse_conclusion(text: str) -> Conclusion:
@@ -76,6 +76,7 @@ def parse_conclusion(text: str) -> Conclusion:
         minority_positions=_minorities(obj.get("minorityPositions") or []),
         triggers=text_list(obj, "triggers"),
         confidence=_confidence(obj.get("confidence")),
+        decision=text_field(obj, "decision", required=False),
     )
 
 

@@ -38,6 +38,7 @@ from ..base import (
     referee,
     require_measure,
 )
+from ..parts import Presentation, RoundStorage
 from . import moves
 from .critiques import parse_critiques
 from .notes import CouncilNotes, Critique, notes
@@ -78,17 +79,12 @@ HIGH_STAKES = "high"
 REVIEW_TASKS = ("review", "artefact-review", "artifact-review")
 
 
-class Staged(Protocol):
-    runs_to_end = True
-    conclusion_title = "Synthesis by the chairman"
-    partial = "discuss.protocols.council:site.html.j2"
+class CouncilStorage(RoundStorage):
     notes_type = CouncilNotes
 
-    def check_ready(self, d: Discussion) -> None:
-        require_measure(d)
 
-    def most_rounds(self, d: Discussion) -> int:
-        return 3
+class CouncilPresentation(Presentation):
+    conclusion_title = "Synthesis by the chairman"
 
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
         out = super().show_round(r, names)
@@ -99,6 +95,22 @@ class Staged(Protocol):
         if escalation := notes(r).get("escalation"):
             out.append(f"  escalation: {escalation.get('reason')}")
         return out
+
+
+class ConvergerPresentation(CouncilPresentation):
+    conclusion_title = "Final answer by the converger"
+
+
+class Staged(Protocol):
+    runs_to_end = True
+    storage = CouncilStorage()
+    presentation = CouncilPresentation()
+
+    def check_ready(self, d: Discussion) -> None:
+        require_measure(d)
+
+    def most_rounds(self, d: Discussion) -> int:
+        return 3
 
     # ---- which rounds -------------------------------------------------------
     def stages(self, d: Discussion) -> list[Stage]:
@@ -260,7 +272,7 @@ class Debate(Staged):
 
 class Adversarial(Staged):
     summary = "one drafter, reviewers who never see each other, a converger who judges the reviews"
-    conclusion_title = "Final answer by the converger"
+    presentation = ConvergerPresentation()
     settings_model = AdversarialSettings
 
     def most_rounds(self, d: Discussion) -> int:

@@ -35,6 +35,7 @@ from ..base import (
     referee,
     require_measure,
 )
+from ..parts import Presentation, RoundStorage
 from . import moves
 from .notes import CritiqueNotes, Verdict, notes
 from .replies import parse_judge, parse_stance
@@ -197,12 +198,29 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
                              **(dissent_context(minority) if minority else {})})
 
 
+class CritiqueStorage(RoundStorage):
+    notes_type = CritiqueNotes
+
+
+class CritiquePresentation(Presentation):
+    conclusion_title = "Attributed answer by the synthesizer"
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        out = super().show_round(r, names)
+        if judge := notes(r).get("judge"):
+            who = judge.get("judgeId", "")
+            also = " (also a debater)" if judge.get("debated") else ""
+            out.append(f"  judge {names.get(who, who)}{also}: convergence {judge.get('score')}"
+                       + ("" if judge.get("score") is None else f" (recommendation {judge['recommendation']}, "
+                          f"key facts {judge['keyFacts']}, caveats {judge['caveats']})"))
+        return out + convergence_line(notes(r).get("convergence"))
+
+
 class Critique(Protocol):
     summary = "answers, then rounds of structured critique scored by a judge, then an attributed synthesis"
-    conclusion_title = "Attributed answer by the synthesizer"
-    partial = "discuss.protocols.critique:site.html.j2"
-    notes_type = CritiqueNotes
     settings_model = CritiqueSettings
+    storage = CritiqueStorage()
+    presentation = CritiquePresentation()
 
     # The rules are module functions, testable alone; the protocol is them.
     new_round = staticmethod(new_round)
@@ -214,13 +232,3 @@ class Critique(Protocol):
 
     def most_rounds(self, d: Discussion) -> int:
         return min(CritiqueSettings.of(d.settings).critique_rounds + 1, d.settings.max_rounds)
-
-    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
-        out = super().show_round(r, names)
-        if judge := notes(r).get("judge"):
-            who = judge.get("judgeId", "")
-            also = " (also a debater)" if judge.get("debated") else ""
-            out.append(f"  judge {names.get(who, who)}{also}: convergence {judge.get('score')}"
-                       + ("" if judge.get("score") is None else f" (recommendation {judge['recommendation']}, "
-                          f"key facts {judge['keyFacts']}, caveats {judge['caveats']})"))
-        return out + convergence_line(notes(r).get("convergence"))

@@ -12,6 +12,7 @@ from ...domain import Discussion, Panelist, Round
 from ...text import replyschemas
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ..base import Context, Phase, Protocol, Step, messages, record_failure, record_reply, require_replies
+from ..parts import Presentation, RoundStorage
 from . import moves
 from .notes import DecomposeNotes, Part, notes
 from .replies import parse_split
@@ -20,13 +21,20 @@ from .settings import DecomposeSettings
 MIN_PARTS, MAX_PARTS = 2, 6
 
 
+class DecomposeStorage(RoundStorage):
+    notes_type = DecomposeNotes
+
+
+class DecomposePresentation(Presentation):
+    conclusion_title = "Reassembled answer by the splitter"
+
+
 class Decompose(Protocol):
     summary = "one panelist splits the question, the others answer the parts, the splitter reassembles"
     runs_to_end = True
-    conclusion_title = "Reassembled answer by the splitter"
-    partial = "discuss.protocols.decompose:site.html.j2"
-    notes_type = DecomposeNotes
     settings_model = DecomposeSettings
+    storage = DecomposeStorage()
+    presentation = DecomposePresentation()
 
     @staticmethod
     def splitter(d: Discussion) -> Panelist:

@@ -33,6 +33,7 @@ from ..base import (
     messages,
     record_reply,
 )
+from ..parts import Presentation, RoundStorage
 from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
 from .replies import parse_alternatives, parse_ranking, parse_research, parse_triage
@@ -213,13 +214,30 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
                     validate=parse_conclusion, schema=CONCLUSION_SCHEMA, context={"title": ctx.q.title, **held})
 
 
+class DeliberateStorage(RoundStorage):
+    notes_type = DeliberateNotes
+
+
+class DeliberatePresentation(Presentation):
+    conclusion_title = "Decision by the chair"
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        out = super().show_round(r, names)
+        if c := notes(r).get("consensus"):
+            out.append(f"  consensus {c['score']} on {c['best']}{named(c)} against {c['threshold']} ({c['taskType']})")
+            for gate in ("gate1", "gate2"):
+                failed = [x["check"] for x in notes(r)[gate]["checks"] if not x["passed"]]
+                out.append(f"  {gate}: {'failed: ' + ', '.join(failed) if failed else 'passed'}")
+            out += [f"  conformity warning: {w}" for w in notes(r).get("conformity", [])]
+        return out
+
+
 class Deliberate(Protocol):
     summary = "personas research alone, propose alternatives, rank them; two gates check the consensus"
     runs_to_end = True
-    conclusion_title = "Decision by the chair"
-    partial = "discuss.protocols.deliberate:site.html.j2"
-    notes_type = DeliberateNotes
     settings_model = DeliberateSettings
+    storage = DeliberateStorage()
+    presentation = DeliberatePresentation()
 
     # The rules are module functions, testable alone; the protocol is them.
     new_round = staticmethod(new_round)
@@ -235,13 +253,3 @@ class Deliberate(Protocol):
             from .personas import assign
 
             d.personas = assign(setup.personas(), d.panel.ids, DeliberateSettings.of(d.settings).personas)
-
-    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
-        out = super().show_round(r, names)
-        if c := notes(r).get("consensus"):
-            out.append(f"  consensus {c['score']} on {c['best']}{named(c)} against {c['threshold']} ({c['taskType']})")
-            for gate in ("gate1", "gate2"):
-                failed = [x["check"] for x in notes(r)[gate]["checks"] if not x["passed"]]
-                out.append(f"  {gate}: {'failed: ' + ', '.join(failed) if failed else 'passed'}")
-            out += [f"  conformity warning: {w}" for w in notes(r).get("conformity", [])]
-        return out

@@ -28,6 +28,7 @@ from ..base import (
     record_reply,
     referee,
 )
+from ..parts import Figures, Presentation, RoundStorage
 from . import moves
 from .notes import TournamentNotes, notes
 from .replies import MATCH_SCHEMA, parse_match
@@ -49,12 +50,34 @@ def _answers_spec(d: Discussion, p: Panelist, ctx: Context) -> CallSpec:
                     context={"title": ctx.q.title, "round": 1})
 
 
+class TournamentStorage(RoundStorage):
+    notes_type = TournamentNotes
+
+
+class TournamentPresentation(Presentation):
+
+    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
+        out = super().show_round(r, names)
+        out += [f"  {names.get(m['a'], m['a'])} vs {names.get(m['b'], m['b'])}: "
+                f"{names.get(m['winner'], m['winner']) if m['winner'] else 'undecided'}"
+                for m in notes(r).get("matches", [])]
+        if champion := notes(r).get("champion"):
+            out.append(f"  champion: {names.get(champion, champion)}")
+        return out
+
+
+class TournamentFigures(Figures):
+    def matches(self, d: Discussion) -> list[tuple[str, str, str | None]] | None:
+        return [(m["a"], m["b"], m["winner"]) for r in d.rounds for m in notes(r).get("matches", [])]
+
+
 class Tournament(Protocol):
     summary = "every panelist answers; answers meet in judged pairs until one is left"
     runs_to_end = True
-    partial = "discuss.protocols.tournament:site.html.j2"
-    notes_type = TournamentNotes
     settings_model = TournamentSettings
+    storage = TournamentStorage()
+    presentation = TournamentPresentation()
+    figures = TournamentFigures()
 
     def __init__(self) -> None:
         # Matches whose judging failed in this run: asked again by the next run, not this one.
@@ -191,17 +214,5 @@ class Tournament(Protocol):
     def result_of(self, d: Discussion) -> str | None:
         return next((str(r.notes["champion"]) for r in d.rounds if r.notes.get("champion")), None)
 
-    def matches(self, d: Discussion) -> list[tuple[str, str, str | None]] | None:
-        return [(m["a"], m["b"], m["winner"]) for r in d.rounds for m in notes(r).get("matches", [])]
-
     def most_rounds(self, d: Discussion) -> int:
         return 1 + max(len(d.panel.members) - 1, 0).bit_length()
-
-    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
-        out = super().show_round(r, names)
-        out += [f"  {names.get(m['a'], m['a'])} vs {names.get(m['b'], m['b'])}: "
-                f"{names.get(m['winner'], m['winner']) if m['winner'] else 'undecided'}"
-                for m in notes(r).get("matches", [])]
-        if champion := notes(r).get("champion"):
-            out.append(f"  champion: {names.get(champion, champion)}")
-        return out

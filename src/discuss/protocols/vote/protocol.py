@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import random
 from functools import partial
-from pathlib import Path
-from typing import Any
 
 from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Judgement, Panelist, Question, Round, RoundFigures, Score
+from ...domain import Discussion, Panelist, Question, Round
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
@@ -25,7 +23,6 @@ from ..base import (
     Phase,
     Protocol,
     Step,
-    convergence_line,
     dissent_context,
     make_labels,
     messages,
@@ -33,15 +30,16 @@ from ..base import (
     record_reply,
     require_measure,
 )
-from ..threads import ThreadFormat
-from . import files, moves
+from . import moves
+from .author import conclusion_author
 from .ballots import ballot_schema, parse_ballot
 from .forms import BALLOT
-from .notes import VoteNotes, notes
-from .record import METHODS, VOTE_SCORES, Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box, round_seed
-from .scoring import describe_tie, pick_winner, tally, vote_agreement
+from .notes import notes
+from .parts import VoteFigures, VotePresentation, VoteStorage
+from .record import Abstention, Ballot, BallotBox, TerminationVote, Vote, ballot_box, round_seed
+from .scoring import pick_winner, tally, vote_agreement
 from .settings import VoteSettings
-from .termination import Decision, conclude_counts, decide
+from .termination import Decision, decide
 from .thread import ballot_texts, clip_tokens, earlier_context
 
 
@@ -174,14 +172,6 @@ def text_convergence(d: Discussion, rnd: Round) -> Convergence | None:
 
 # ---- conclude --------------------------------------------------------------
 
-def conclusion_author(d: Discussion) -> Panelist:
-    wanted = settings(d).conclusion_author
-    if wanted != "winner":
-        return d.panel.member(wanted)
-    last = next((ballot_box(r).winner_id for r in reversed(d.rounds) if ballot_box(r).winner_id), None)
-    return d.panel.member(last) if last in d.panel.ids else d.panel.members[0]
-
-
 def _dissent(rnd: Round, names: dict[str, str]) -> list[str]:
     return [
         f"{names.get(v.voter_id, v.voter_id)} rejected {names.get(v.target_id, v.target_id)}'s reply: {v.reasoning}"
@@ -219,13 +209,11 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
 
 class VoteProtocol(Protocol):
     summary = "answer, vote anonymously on each other's answers, repeat until a stopping rule fires"
-    conclusion_title = "Conclusion"
-    has_winners = True
     counts_tokens = True  # ballots and the thread cut answers to a share of the context
-    index_notes = ("convergence", "ballotCut")
-    partial = "discuss.protocols.vote:site.html.j2"
-    notes_type = VoteNotes
     settings_model = VoteSettings
+    storage = VoteStorage()
+    presentation = VotePresentation()
+    figures = VoteFigures()
 
     # The rules are module functions, testable alone; the protocol is them.
     new_round = staticmethod(new_round)
@@ -260,156 +248,3 @@ class VoteProtocol(Protocol):
             return f"round {rnd.number}: winner {box.winner_id} ({box.winner_score:g}){tie}"
 
         return Step("", after=close)
-
-    def round_index(self, r: Round, failures: list[dict[str, Any]]) -> dict[str, Any]:
-        box = ballot_box(r)
-        return {
-            "roundNumber": r.number, "seed": r.seed, "winnerId": box.winner_id, "winnerScore": box.winner_score,
-            "tieBreak": box.tie_break, "shouldTerminate": box.should_terminate,
-            "terminationReason": box.termination_reason, "agreement": r.agreement,
-            **{key: r.notes[key] for key in self.index_notes if key in r.notes},
-            "failures": failures, "completedAt": r.completed_at,
-            **({"method": box.method} if box.method else {}),
-        }
-
-    def own_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
-        from .settings import from_flags
-
-        return from_flags(flags.get("method"), flags.get("hide_winner"))
-
-    def bias_experiment(self) -> Any:
-        from .experiment import EXPERIMENT
-
-        return EXPERIMENT
-
-    def thread_format(self) -> ThreadFormat:
-        from .dyson import FORMAT  # Project Dyson's tool ran this protocol
-
-        return FORMAT
-
-    def audit(self, d: Discussion) -> list[str]:
-        from .audit import audit
-
-        return audit(d)
-
-    round_files = (files.VOTES_FILE,)
-
-    def write_round_file(self, r: Round, name: str, panel_order: list[str]) -> dict[str, Any] | None:
-        return files.votes_dict(r, panel_order)
-
-    def read_round_file(self, r: Round, name: str, data: dict[str, Any]) -> None:
-        files.read_votes(r, data)
-
-    def read_index(self, r: Round, raw: dict[str, Any]) -> None:
-        files.read_index(r, raw)
-
-    def check_round(self, r: Round, folder: Path) -> str | None:
-        return files.missing(r, folder)
-
-    def figures(self, r: Round) -> RoundFigures:
-        box = ballot_box(r)
-        return RoundFigures(
-            winner=box.winner_id, winner_score=box.winner_score, tie_break=box.tie_break,
-            scores=tuple(Score(x.target_id, x.weighted_score, x.approve_count, x.reject_count) for x in box.results),
-            judgements=tuple(Judgement(v.voter_id, v.target_id, VOTE_SCORES.get(v.vote, 0), v.vote == "APPROVE",
-                                       v.invented) for v in box.votes))
-
-    def export_round(self, r: Round) -> dict[str, Any]:
-        box = ballot_box(r)
-        return {
-            "votes": [{"voter": v.voter_id, "target": v.target_id, "vote": v.vote, "reasoning": v.reasoning,
-                       "invented": v.invented} for v in box.votes],
-            "terminationVotes": [{"panelist": t.model_id, "vote": t.vote, "reasoning": t.reasoning,
-                                  "invented": t.invented} for t in box.termination_votes],
-            "abstentions": [{"panelist": a.voter_id, "reason": a.reason} for a in box.abstentions],
-            **({"method": box.method} if box.method else {}),
-        }
-
-    def table_discussion(self, d: Discussion) -> dict[str, Any]:
-        from .tables import discussion_row
-
-        return discussion_row(d)
-
-    def table_round(self, r: Round) -> dict[str, Any]:
-        from .tables import round_row
-
-        return round_row(r)
-
-    def table_votes(self, r: Round) -> list[dict[str, Any]]:
-        from .tables import vote_rows
-
-        return vote_rows(r)
-
-    def person_forms(self) -> dict[str, Any]:
-        return {"vote": BALLOT}
-
-    def why_author(self, d: Discussion) -> str:
-        if settings(d).conclusion_author != "winner":
-            return "named by the discussion's conclusionAuthor setting"
-        last = next((r for r in reversed(d.rounds) if ballot_box(r).winner_id), None)
-        if last is None or d.conclusion is None or ballot_box(last).winner_id != d.conclusion.generated_by:
-            return ""
-        tie = ballot_box(last).tie_break
-        return f"the winner of round {last.number}, the last round with one" + (
-            f" (a tie, broken by {describe_tie(tie)})" if tie else "")
-
-    def rescore(self, d: Discussion, setting: str, values: list[str]) -> tuple[list[Any], list[str]] | None:
-        from ...errors import InputError
-        from .rescore import TIE_RULES, lines, rescore
-
-        setting = setting or "selfVoteWeight"  # a bare list of values
-        if setting == "tieRule":
-            if not values or not set(values) <= set(TIE_RULES):
-                raise InputError(f"tieRule: give one or more of {', '.join(TIE_RULES)}, e.g. tieRule=fair,list-order")
-            found = rescore(d, [], tie_rules=values)
-        elif setting == "selfVoteWeight":
-            try:
-                weights = [float(v) for v in values]
-            except ValueError:
-                weights = []
-            if not weights or not all(0 <= w <= 1 for w in weights):
-                raise InputError("selfVoteWeight: give values between 0 and 1, e.g. selfVoteWeight=0,0.5,1")
-            found = rescore(d, weights)
-        else:
-            return None
-        return found, lines(d, found)
-
-    def bias(self, discussions: list[Discussion]) -> Any | None:
-        from .bias import report
-
-        return report(discussions)
-
-    def headline(self, d: Discussion, stats: dict[str, Any], agreement: str | None) -> str:
-        return f"approval from others: {stats['approvalRate']}%"
-
-    def show_reply(self, r: Round, key: str, names: dict[str, str]) -> list[str]:
-        on_it = [v for v in ballot_box(r).votes if v.target_id == key]
-        return ["", "Votes on it:"] + [
-            f"- {names.get(v.voter_id, v.voter_id)}{' (own)' if v.voter_id == key else ''}: {v.vote}"
-            f"{' (invented, not cast)' if v.invented else ''} - {v.reasoning}" for v in on_it] if on_it else []
-
-    def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
-        box = ballot_box(r)
-        scores = {x.target_id: x for x in box.results}
-        out = []
-        for pid, reply in r.replies.items():
-            x = scores.get(pid)
-            score = f"{x.weighted_score:g} ({x.approve_count} approve, {x.reject_count} reject)" if x else "-"
-            out.append(f"- {names.get(pid, pid)}: {reply.word_count} words, score {score}"
-                       + (" <- winner" if pid == box.winner_id else ""))
-        if box.tie_break:
-            out.append(f"  tie broken by: {box.tie_break}")
-        if box.method:
-            out.append(f"  method: {METHODS.get(box.method, box.method)}")
-        if cut := notes(r).get("ballotCut"):
-            out.append(f"  ballots showed answers cut to {cut['tokensPerAnswer']} tokens each; cut: "
-                       + ", ".join(names.get(pid, pid) for pid in cut["cut"]))
-        if made_up := sum(v.invented for v in box.votes):
-            out.append(f"  {made_up} vote(s) on answers invented by the recording tool, not cast")
-        conclude, cast = conclude_counts(r)
-        if cast:
-            out.append(f"  termination votes: {conclude} of {cast} CONCLUDE")
-        out += [f"    {names.get(t.model_id, t.model_id)}: {t.vote} - {t.reasoning}"
-                + (" (invented by the recording tool, not cast)" if t.invented else "") for t in box.termination_votes]
-        out += [f"  abstained: {names.get(a.voter_id, a.voter_id)} ({a.reason})" for a in box.abstentions]
-        return out + convergence_line(notes(r).get("convergence"))

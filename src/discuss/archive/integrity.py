@@ -1,0 +1,100 @@
+"""What `discuss verify` checks of one discussion on disk: its outcome against its record, and its chain.
+
+- The protocol's own recomputation (`Figures.recompute`): scores from
+  ballots, winners and tie-breaks, stops by the recorded rules, the
+  conclusion's author; a protocol without one is said to have none.
+- What every discussion must hold: a concluded discussion has a round, the
+  usage recorded in the index is the sum of its calls, each source still has
+  the hash it was read with.
+- The chain of digests (`store/chain.py`): the first file that differs from
+  what was recorded as its round closed.
+
+Each finding is a dict: {round, file, kind, before, after, message}.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..domain import Discussion, usage_dict
+from ..protocols import get_protocol
+
+
+def finding(number: int | None, file: str, kind: str, before: Any, after: Any, message: str) -> dict[str, Any]:
+    return {"round": number, "file": file, "kind": kind, "before": before, "after": after, "message": message}
+
+
+def check(d: Discussion, folder: Path, index: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The findings of one discussion, and notes on what could not be checked (no chain, no recomputation)."""
+    found, notes = basics(d, folder, index), []
+    recomputed = get_protocol(d.protocol).figures.recompute(d)
+    if recomputed is None:
+        notes.append(f"the {d.protocol} protocol has no recomputation of its outcome; its files are checked")
+    else:
+        found += recomputed
+    found += chained(d, folder, notes)
+    return found, notes
+
+
+def basics(d: Discussion, folder: Path, index: dict[str, Any]) -> list[dict[str, Any]]:
+    found = []
+    if d.status == "concluded" and not d.rounds and d.conclusion is None:
+        found.append(finding(None, "discussion.yaml", "damaged", "concluded", None,
+                             "the discussion says it concluded, with no round and no conclusion"))
+    recorded, summed = index.get("usage"), usage_dict(d.usage)
+    if not d.legacy and isinstance(recorded, dict) and _usage_differs(recorded, summed):
+        found.append(finding(None, "discussion.yaml", "usage", recorded, summed,
+                             "the usage recorded in the index is not the sum of the calls its rounds record"))
+    found += _sources(d, folder)
+    return found
+
+
+def _usage_differs(recorded: dict[str, Any], summed: dict[str, Any]) -> bool:
+    for key, value in summed.items():
+        was = recorded.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not isinstance(was, (int, float)) or abs(float(was) - float(value)) > 1e-6:
+                return True
+        elif was != value:
+            return True
+    return False
+
+
+def _sources(d: Discussion, folder: Path) -> list[dict[str, Any]]:
+    from ..store.chain import file_hash
+
+    found = []
+    for source in d.sources:
+        if "path" not in source or not source.get("sha256"):
+            continue
+        path = folder.parent / str(source["path"])
+        now = file_hash(path) if path.is_file() else None
+        if now != source["sha256"]:
+            found.append(finding(None, str(source["path"]), "source-changed", source["sha256"], now,
+                                 f"source [{source.get('label')}] {source['path']} "
+                                 + ("is gone" if now is None else "changed after the panel read it")))
+    return found
+
+
+def chained(d: Discussion, folder: Path, notes: list[str]) -> list[dict[str, Any]]:
+    from ..store.chain import broken
+
+    if d.record is None:
+        notes.append("no chain of digests (recorded before this version, or another tool's thread): its outcome "
+                     "and, with --base, its history are checked")
+        return []
+    found = []
+    for f in broken(d.record, lambda n: folder / f"round-{n}", folder / "conclusion.md"):
+        what = {"chain-edited": "the chain's entry does not follow from the files it lists (edited by hand?)",
+                "file-changed": "changed after its round closed", "file-deleted": "deleted after its round closed",
+                "file-added": "added after its round closed"}[f["kind"]]
+        if f["round"] is None:
+            what = what.replace("after its round closed", "after it was recorded")
+        found.append(finding(f["round"], f["file"], f["kind"], f["before"], f["after"], f"{f['file']}: {what}"))
+    complete = [r.number for r in d.rounds if r.complete]
+    listed = [int(e["round"]) for e in d.record.get("rounds") or []]
+    if missing := sorted(set(listed) - set(complete)):
+        found.append(finding(missing[0], "discussion.yaml", "round-deleted", missing, None,
+                             f"round(s) {', '.join(map(str, missing))} are in the chain but not in the discussion"))
+    return found

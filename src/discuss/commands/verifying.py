@@ -1,0 +1,277 @@
+"""`discuss verify`: every recorded outcome recomputed from its files, the chain of digests walked, and with a
+base ref, every round that existed there held to be unchanged. Values in, a report out.
+
+History is read from git (`git diff --name-status BASE`, `git show BASE:path`):
+rounds, replies, ballots and conclusions recorded at BASE must be as they
+were; new rounds, discussions, follow-ups, trials, audits and people's forms
+are fine. A round that was still open at BASE may be finished, but not have
+its recorded replies rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..store.layout import DISCUSSION_FILE, Layout
+
+ROUND_DIR = re.compile(r"^round-(\d+)$")
+
+
+def verify(layout: Layout, questions: list[str], base: str | None = None) -> dict[str, Any]:
+    """{discussions, findings: [{question, round, file, kind, before, after, message}], notes: [{question,
+    note}]}; InputError for a question that is not one, a ref git does not know, or no git repository."""
+    from ..archive.integrity import check, finding
+    from ..store import discussions as store
+    from ..store import yamlio
+    from ..store.documents import read_text
+
+    commit = _commit(layout.root, base) if base is not None else None
+    folders = _folders(layout, questions)
+    findings: list[dict[str, Any]] = []
+    notes: list[dict[str, str]] = []
+    for folder in folders:
+        name = folder.relative_to(layout.content).as_posix()
+        try:
+            d = store.load(folder)
+            index = yamlio.load(read_text(folder / DISCUSSION_FILE), written=True)
+        except (InputError, ValueError, OSError) as exc:
+            findings.append({"question": name, **finding(None, DISCUSSION_FILE, "unreadable", None, None, str(exc))})
+            continue
+        if d is None:
+            continue
+        found, said = check(d, folder, index if isinstance(index, dict) else {})
+        findings += [{"question": name, **f} for f in found]
+        notes += [{"question": name, "note": n} for n in said]
+    if commit is not None:
+        findings += history(layout, commit, {f.relative_to(layout.root).as_posix() for f in folders} if questions
+                            else None)
+    return {"discussions": len(folders), "base": base, "findings": findings, "notes": notes}
+
+
+def verdict(layout: Layout, question: str) -> dict[str, Any]:
+    """`discuss verdict --json`: the question's outcome as a decision (see `archive/verdict.py`)."""
+    from ..archive.verdict import verdict as decided
+    from ..store import discussions as store
+    from ..store.chain import head
+    from ..store.questions import find_question
+
+    q = find_question(layout.content, question)
+    d = store.load(q.folder)
+    return decided(q, d, head(d.record) if d is not None else None)
+
+
+def _folders(layout: Layout, questions: list[str]) -> list[Path]:
+    """The discussion folders to check: those of the questions named (with their follow-ups and trials), or
+    every one under the content folder."""
+    from ..store.questions import find_question
+
+    tops = [find_question(layout.content, q).folder for q in questions] or [layout.content]
+    found = []
+    for top in tops:
+        found += sorted(p.parent for p in top.rglob(DISCUSSION_FILE) if p.is_file())
+    return sorted(set(found))
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=120)
+    except FileNotFoundError:
+        raise InputError("--base needs git, which is not installed here") from None
+
+
+def _commit(root: Path, ref: str) -> str:
+    if _git(root, "rev-parse", "--is-inside-work-tree").returncode != 0:
+        raise InputError(f"--base {ref}: {root.name or root} is not in a git repository")
+    if ref.startswith("-") or not ref.strip():
+        raise InputError(f"--base {ref!r}: give a git ref, such as origin/main")
+    done = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if done.returncode != 0:
+        raise InputError(f"--base {ref}: git knows no such commit or branch (fetch it first?)")
+    return done.stdout.decode().strip()
+
+
+def history(layout: Layout, commit: str, within: set[str] | None) -> list[dict[str, Any]]:
+    """Every file recorded at `commit` under the content folder that the working tree changed or deleted,
+    where that breaks the record (see the module's docstring)."""
+    top = _git(layout.root, "rev-parse", "--show-toplevel").stdout.decode().strip()
+    prefix = Path(layout.content).resolve().relative_to(Path(top).resolve()).as_posix()
+    done = _git(Path(top), "diff", "--no-renames", "--name-status", "-z", commit, "--", prefix)
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    changes = [(fields[i], fields[i + 1]) for i in range(0, len(fields) - 1, 2) if fields[i] in ("M", "D", "T")]
+    base_index: dict[str, dict[str, Any] | None] = {}
+    found: list[dict[str, Any]] = []
+    for status, path in changes:
+        folder, kind, number = _place(path)
+        if folder is None or (within is not None and not any(folder == w or folder.startswith(w + "/")
+                                                             for w in _relative(layout, top, within))):
+            continue
+        before = base_index.setdefault(folder, _index_at(Path(top), commit, f"{folder}/{DISCUSSION_FILE}"))
+        if before is None:
+            continue  # no discussion there at the base: nothing recorded to keep
+        shown = folder[len(prefix) + 1:] if folder.startswith(prefix + "/") else folder
+        found += [f | {"question": shown} for f in _judged(Path(top), commit, folder, kind, number, status, path,
+                                                            before)]
+    return found
+
+
+def _relative(layout: Layout, top: str, folders: set[str]) -> set[str]:
+    root = layout.root.resolve().relative_to(Path(top).resolve()).as_posix()
+    return {f if root == "." else f"{root}/{f}" for f in folders}
+
+
+def _place(path: str) -> tuple[str | None, str, int | None]:
+    """The discussion folder a changed file belongs to, what it is there, and its round."""
+    parts = path.split("/")
+    if parts[-1] == DISCUSSION_FILE:
+        return "/".join(parts[:-1]), "index", None
+    if parts[-1] == "conclusion.md":
+        return "/".join(parts[:-1]), "conclusion", None
+    if len(parts) >= 3 and (m := ROUND_DIR.match(parts[-2])) and parts[-3] not in ("audit",):
+        return "/".join(parts[:-2]), "round", int(m.group(1))
+    return None, "", None
+
+
+def _index_at(top: Path, commit: str, path: str) -> dict[str, Any] | None:
+    from ..store import yamlio
+
+    done = _git(top, "show", f"{commit}:{path}")
+    if done.returncode != 0:
+        return None
+    try:
+        data = yamlio.load(done.stdout.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _closed(before: dict[str, Any], number: int | None) -> bool:
+    """Whether round `number` had closed at the base (a Project Dyson thread's rounds all have, once listed)."""
+    entry = next((r for r in before.get("rounds") or [] if isinstance(r, dict)
+                  and r.get("roundNumber") == number), None)
+    return entry is not None and (bool(entry.get("completedAt")) or "dyson" in before
+                                  or before.get("status") in ("concluded", "closed"))
+
+
+def _judged(top: Path, commit: str, folder: str, kind: str, number: int | None, status: str, path: str,
+            before: dict[str, Any]) -> list[dict[str, Any]]:
+    from ..archive.integrity import finding
+
+    question = folder
+    name = path[len(folder) + 1:]
+    gone = status == "D"
+    if kind == "conclusion":
+        was, now = _author(_text_at(top, commit, path)), _author(_file(top / path))
+        detail = f" (its author: {was} -> {now})" if was != now and not gone else ""
+        return [{"question": question, **finding(None, name, "conclusion-deleted" if gone else "conclusion-changed",
+                                                 was, None if gone else now,
+                                                 f"the conclusion recorded at the base was {'deleted' if gone else 'rewritten'}"
+                                                 + detail)}]
+    if kind == "round":
+        if not _closed(before, number) and not (name.endswith(".md") and "/" in name):
+            return []  # a round open at the base may be finished; its recorded replies may not change
+        if name.endswith("votes.yaml") and not gone:
+            return [{"question": question, **f} for f in _ballots(top, commit, path, number)] or [
+                {"question": question, **finding(number, name, "ballot-changed", None, None,
+                                                 f"round {number}'s ballots were rewritten")}]
+        what = "reply" if name.endswith(".md") else "file"
+        return [{"question": question, **finding(number, name, f"{what}-deleted" if gone else f"{what}-changed",
+                                                 None, None, f"round {number}'s {name.rsplit('/', 1)[-1]} was "
+                                                 + ("deleted" if gone else "changed") + " after it was recorded")}]
+    if gone:
+        return [{"question": question, **finding(None, name, "discussion-deleted", None, None,
+                                                 "the discussion's index was deleted")}]
+    return [{"question": question, **f} for f in _index_changes(_index_now(top / path), before)]
+
+
+def _index_now(path: Path) -> dict[str, Any]:
+    from ..store import yamlio
+
+    try:
+        data = yamlio.load(_file(path) or "")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _index_changes(now: dict[str, Any], before: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rounds closed at the base, their chain entries and the conclusion, as the index records them now."""
+    from ..archive.integrity import finding
+
+    found = []
+    current = {r.get("roundNumber"): r for r in now.get("rounds") or [] if isinstance(r, dict)}
+    for entry in before.get("rounds") or []:
+        if not isinstance(entry, dict) or not _closed(before, entry.get("roundNumber")):
+            continue
+        number = entry.get("roundNumber")
+        later = current.get(number)
+        if later is None:
+            found.append(finding(number, DISCUSSION_FILE, "round-deleted", number, None,
+                                 f"round {number}, recorded at the base, is gone from the index"))
+            continue
+        for key in sorted(set(entry) | set(later)):
+            if entry.get(key) != later.get(key):
+                found.append(finding(number, DISCUSSION_FILE, f"index-{key}", entry.get(key), later.get(key),
+                                     f"round {number}'s {key} was {entry.get(key)!r} at the base, "
+                                     f"now {later.get(key)!r}"))
+    was_chain, chain = (before.get("record") or {}).get("rounds") or [], (now.get("record") or {}).get("rounds") or []
+    if was_chain and chain[:len(was_chain)] != was_chain:
+        found.append(finding(None, DISCUSSION_FILE, "chain-rewritten", None, None,
+                             "the chain of digests recorded at the base was rewritten"))
+    if isinstance(before.get("conclusion"), dict) and before.get("conclusion") != now.get("conclusion"):
+        found.append(finding(None, DISCUSSION_FILE, "index-conclusion", before["conclusion"], now.get("conclusion"),
+                             "the conclusion's entry in the index changed"))
+    return found
+
+
+def _ballots(top: Path, commit: str, path: str, number: int | None) -> list[dict[str, Any]]:
+    """Each vote of a votes.yaml whose value or reason changed since the base."""
+    from ..archive.integrity import finding
+    from ..store import yamlio
+
+    try:
+        was = yamlio.load(_text_at(top, commit, path) or "") or {}
+        now = yamlio.load(_file(top / path) or "") or {}
+    except ValueError:
+        return []
+    found = []
+    for key, label in (("votes", "vote"), ("terminationVotes", "termination vote")):
+        old, new = _by_voter(was, key), _by_voter(now, key)
+        for who in sorted(set(old) | set(new)):
+            a, b = old.get(who), new.get(who)
+            if a == b:
+                continue
+            field = next((f for f in ("vote", "reasoning") if (a or {}).get(f) != (b or {}).get(f)), "vote")
+            voter, target = who
+            found.append(finding(number, path.rsplit("/", 2)[-2] + "/votes.yaml", f"{label.replace(' ', '-')}-{field}",
+                                 (a or {}).get(field), (b or {}).get(field),
+                                 f"round {number}: {voter}'s {label}" + (f" on {target}" if target else "")
+                                 + f" changed its {field}"))
+    return found
+
+
+def _by_voter(data: Any, key: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """A votes.yaml's votes (or termination votes) by (voter, target)."""
+    votes = data.get(key) if isinstance(data, dict) else None
+    return {(str(v.get("voterId") or v.get("modelId")), str(v.get("targetId") or "")): v
+            for v in votes or [] if isinstance(v, dict)}
+
+
+def _text_at(top: Path, commit: str, path: str) -> str | None:
+    done = _git(top, "show", f"{commit}:{path}")
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def _file(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _author(text: str | None) -> str | None:
+    found = re.search(r"^generatedBy:\s*['\"]?([^'\"\n]+)", text or "", re.M)
+    return found.group(1).strip() if found else None

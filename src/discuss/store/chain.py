@@ -1,0 +1,105 @@
+"""The record's chain: a digest of every file of each finished round, each round's covering the one before.
+
+Written into discussion.yaml (`record:`) as each round closes and when the
+conclusion is written, so a reviewer (and `discuss verify`) can tell that a
+round recorded earlier was changed afterwards, and which file:
+
+    record:
+      algorithm: sha256
+      rounds:
+      - round: 1
+        files: {alpha.md: <sha256>, votes.yaml: <sha256>}
+        digest: <sha256 of the previous digest and these lines>
+      conclusion: {file: conclusion.md, sha256: <...>, digest: <...>}
+
+A discussion recorded before the chain existed (or another tool's thread)
+has no `record:`; it is never given one afterwards, since its early rounds
+could no longer be vouched for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+ALGORITHM = "sha256"
+
+
+def file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def round_hashes(folder: Path) -> dict[str, str]:
+    """Every file of a round folder by name, with its hash."""
+    return {p.name: file_hash(p) for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
+
+
+def link(previous: str, files: dict[str, str]) -> str:
+    """A round's digest: the one before it and each of its files' name and hash, in name order."""
+    text = previous + "\n" + "".join(f"{name} {files[name]}\n" for name in sorted(files))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def new_record() -> dict[str, Any]:
+    return {"algorithm": ALGORITHM, "rounds": []}
+
+
+def sealed(record: dict[str, Any], numbers: list[int], folder_of: Any, conclusion: Path | None) -> bool:
+    """Add the entries of finished rounds `numbers` (in order) that the record lacks, and the conclusion's once
+    written; True where anything was added. `folder_of(n)` is round n's folder."""
+    rounds: list[dict[str, Any]] = record.setdefault("rounds", [])
+    have = {int(e["round"]) for e in rounds}
+    added = False
+    for number in numbers:
+        if number in have:
+            continue
+        files = round_hashes(folder_of(number))
+        previous = rounds[-1]["digest"] if rounds else ""
+        rounds.append({"round": number, "files": files, "digest": link(previous, files)})
+        added = True
+    if conclusion is not None and conclusion.is_file() and "conclusion" not in record:
+        sha = file_hash(conclusion)
+        previous = rounds[-1]["digest"] if rounds else ""
+        record["conclusion"] = {"file": conclusion.name, "sha256": sha, "digest": link(previous, {conclusion.name: sha})}
+        added = True
+    return added
+
+
+def head(record: dict[str, Any] | None) -> str | None:
+    """The last digest of the chain: what the whole record so far comes to."""
+    if not record:
+        return None
+    if isinstance(record.get("conclusion"), dict):
+        return str(record["conclusion"].get("digest"))
+    rounds = record.get("rounds") or []
+    return str(rounds[-1]["digest"]) if rounds else None
+
+
+def broken(record: dict[str, Any], folder_of: Any, conclusion: Path) -> list[dict[str, Any]]:
+    """Where the files on disk differ from the chain, first break first: each a finding (round, file, kind,
+    before, after)."""
+    found: list[dict[str, Any]] = []
+    previous = ""
+    for entry in record.get("rounds") or []:
+        number, files = int(entry["round"]), dict(entry.get("files") or {})
+        if link(previous, files) != entry.get("digest"):
+            found.append({"round": number, "file": "discussion.yaml", "kind": "chain-edited",
+                          "before": entry.get("digest"), "after": link(previous, files)})
+        now = round_hashes(folder_of(number))
+        for name in sorted(set(files) | set(now)):
+            if files.get(name) != now.get(name):
+                kind = "file-deleted" if name not in now else "file-added" if name not in files else "file-changed"
+                found.append({"round": number, "file": f"round-{number}/{name}", "kind": kind,
+                              "before": files.get(name), "after": now.get(name)})
+        previous = str(entry.get("digest"))
+    end = record.get("conclusion")
+    if isinstance(end, dict):
+        now_sha = file_hash(conclusion) if conclusion.is_file() else None
+        if now_sha != end.get("sha256"):
+            found.append({"round": None, "file": conclusion.name, "kind": "file-changed" if now_sha else "file-deleted",
+                          "before": end.get("sha256"), "after": now_sha})
+        if link(previous, {conclusion.name: str(end.get("sha256"))}) != end.get("digest"):
+            found.append({"round": None, "file": "discussion.yaml", "kind": "chain-edited",
+                          "before": end.get("digest"), "after": None})
+    return found

@@ -1,0 +1,161 @@
+"""`discuss verify`: every honest history holds; each way of rewriting a record is caught and named."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import Project
+from discuss.protocols import names as protocol_names
+
+PROTOCOLS = protocol_names()[:9]
+
+
+def git(root, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def recorded(project: Project) -> Project:
+    """A concluded offline vote discussion, committed as a pull request's base."""
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    git(project.root, "init", "-q", "--initial-branch=main")
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-qm", "base")
+    return project
+
+
+def verified(project: Project, *args: str) -> tuple[int, list[dict]]:
+    result = project.cli("verify", *args, "--json")
+    return result.exit_code, json.loads(result.stdout)["findings"] if result.stdout.strip() else []
+
+
+def edit(path, old: str, new: str, count: int = 1) -> None:
+    text = path.read_text()
+    assert re.search(old, text), (path, old)
+    path.write_text(re.sub(old, new, text, count=count))
+
+
+def test_every_protocol_run_to_its_end_holds_and_vote_is_recomputed(project):
+    for protocol in PROTOCOLS:
+        result = project.cli("ask", f"Which unit first, by {protocol}?", "--protocol", protocol, "--panel", "offline",
+                             "-q")
+        assert result.exit_code == 0, (protocol, result.output)
+    result = project.cli("verify", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["findings"] == [] and report["discussions"] == len(PROTOCOLS)
+    without = {n["question"] for n in report["notes"] if "no recomputation" in n["note"]}
+    assert not any("-vote" in q for q in without) and len(without) == len(PROTOCOLS) - 1
+
+
+TAMPERS = {
+    "a ballot's vote": ("round-1/votes.yaml", r"vote: (APPROVE|NEUTRAL)", "vote: REJECT", {"vote-vote", "score"}),
+    "a reason": ("round-2/votes.yaml", r"reasoning: ", "reasoning: FORGED ", {"vote-reasoning", "file-changed"}),
+    "a score": ("round-1/votes.yaml", r"weightedScore: [\d.]+", "weightedScore: 99", {"score"}),
+    "a winner": ("discussion.yaml", r"winnerId: (\w+)", "winnerId: nobody", {"winner", "index-winnerId"}),
+    "a termination vote": ("round-1/votes.yaml", r"vote: CONTINUE", "vote: CONCLUDE", {"termination-vote-vote"}),
+    "a changed reply": ("round-2/skeptic.md", r"\n\n", "\n\nFORGED. ", {"reply-changed", "file-changed"}),
+    "a conclusion's author": ("conclusion.md", r"generatedBy: (\w+)", "generatedBy: pragmatist",
+                              {"conclusion-author", "conclusion-changed"}),
+}
+
+
+@pytest.mark.parametrize("tamper", sorted(TAMPERS))
+def test_each_tamper_is_caught_and_named(recorded, tamper):
+    file, old, new, kinds = TAMPERS[tamper]
+    target = recorded.folder / file
+    if "conclusion" in tamper and re.search(r"generatedBy: pragmatist", target.read_text()):
+        new = "generatedBy: visionary"
+    edit(target, old, new)
+    code, found = verified(recorded, "--base", "HEAD")
+    assert code == 1
+    assert kinds & {f["kind"] for f in found}, found
+    assert all(f["question"] == "questions/swarm-power" for f in found)
+
+
+def test_a_deleted_or_reordered_round_is_caught(recorded):
+    folder = recorded.folder
+    shutil.rmtree(folder / "round-3")
+    code, found = verified(recorded, "--base", "HEAD")
+    assert code == 1 and any(f["round"] == 3 and f["kind"].endswith("deleted") for f in found)
+    git(recorded.root, "checkout", "-q", "--", ".")
+    (folder / "round-1").rename(folder / "round-x")
+    (folder / "round-2").rename(folder / "round-1")
+    (folder / "round-x").rename(folder / "round-2")
+    code, found = verified(recorded)  # without a base, the chain alone finds it
+    assert code == 1 and {f["round"] for f in found} >= {1, 2}
+
+
+def test_a_source_edited_after_the_run_and_a_chain_entry_edited_to_match_are_caught(recorded):
+    folder = recorded.folder
+    reply = folder / "round-1" / "skeptic.md"
+    reply.write_text(reply.read_text() + "\nFORGED.\n")
+    import hashlib
+
+    index = folder / "discussion.yaml"
+    text = index.read_text()
+    old = re.search(r"skeptic\.md: ([0-9a-f]{64})", text).group(1)
+    index.write_text(text.replace(old, hashlib.sha256(reply.read_bytes()).hexdigest()))
+    code, found = verified(recorded)
+    assert code == 1 and "chain-edited" in {f["kind"] for f in found}
+
+
+def test_honest_histories_pass_the_base(recorded):
+    root = recorded.root
+    assert recorded.cli("follow-up", "swarm-power", "And the spare?", "-q").exit_code == 0
+    assert recorded.cli("audit", "swarm-power", "--orders", "1").exit_code == 0
+    assert recorded.cli("trials", "swarm-power", "--runs", "1", "--panel", "offline").exit_code == 0
+    recorded.cli("new", "Half run?")
+    assert recorded.cli("run", "half-run", "--panel", "offline", "--rounds", "1", "--yes", "-q").exit_code == 0
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "second")
+    assert recorded.cli("run", "half-run", "--auto", "--yes", "-q").exit_code == 0  # resumed
+    assert recorded.cli("audit", "swarm-power", "--orders", "2").exit_code == 0
+    for base in ("HEAD", "HEAD~1"):
+        code, found = verified(recorded, "--base", base)
+        assert code == 0 and found == [], (base, found)
+
+
+def test_bad_input_is_exit_2_in_words(recorded, tmp_path):
+    result = recorded.cli("verify", "--base", "no-such-branch")
+    assert result.exit_code == 2 and "no such commit or branch" in result.stderr
+    plain = Project(tmp_path / "plain")
+    result = plain.cli("verify", "--base", "HEAD")
+    assert result.exit_code == 2 and "not in a git repository" in result.stderr
+
+
+def test_the_pull_request_gate_passes_an_honest_branch_and_fails_a_tampered_one(recorded, tmp_path):
+    import os
+    import sys
+
+    from discuss.store import yamlio
+
+    assert recorded.cli("ci", "init", "--install", "true").exit_code == 0
+    gate = yamlio.load((recorded.root / ".github" / "workflows" / "discuss-verify.yml").read_text())
+    assert gate["jobs"]["verify"]["permissions"] == {"contents": "read"} and gate["permissions"] == {}
+    step = next(s for s in gate["jobs"]["verify"]["steps"] if "discuss verify" in s.get("run", ""))
+    base = git(recorded.root, "rev-parse", "HEAD").strip()
+    summary = tmp_path / "summary.md"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "discuss").write_text(f"#!/bin/sh\nexec {sys.executable} -m discuss \"$@\"\n")
+    (bin_dir / "discuss").chmod(0o755)
+    env = {**os.environ, "BASE_SHA": base, "GITHUB_STEP_SUMMARY": str(summary),
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+    def gate_run() -> int:
+        return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=recorded.root, env=env,
+                              capture_output=True, text=True).returncode
+
+    assert gate_run() == 0
+    edit(recorded.folder / "discussion.yaml", r"winnerId: (\w+)", "winnerId: nobody")
+    assert gate_run() == 1
+    assert "winnerId" in summary.read_text()
