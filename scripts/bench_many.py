@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from benchkit import FakeLLM, make_project
-from discuss.engine.batch import run_many, select
+from discuss.commands.batch import run_many, select
 from discuss.engine.prepare import Options, prepare
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from discuss.engine import actions
+from discuss.commands import running as actions
 from discuss.engine.prepare import Options
 from discuss.errors import InputError
 

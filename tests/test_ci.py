@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from discuss.engine.batch import select
+from discuss.commands.batch import select
 from discuss.store import yamlio
 
 PANELS = """panels:

@@ -177,3 +177,11 @@ def test_no_protocol_package_is_imported_from_outside_protocols():
                      if not m.startswith("discuss.protocols") for d in deps
                      if any(d == p or d.startswith(p + ".") for p in packages))
     assert packages and reached == []
+
+
+def test_front_ends_call_the_application_layer_and_never_the_engine():
+    """The CLI and the MCP server parse, call `commands/` and present: what a command does is said once."""
+    graph = imports(type_only_too=True)
+    found = sorted(f"{m} -> {d}" for m, deps in graph.items() if m.startswith(("discuss.cli", "discuss.mcp_server"))
+                   for d in deps if d.startswith(("discuss.engine", "discuss.providers")))
+    assert found == []

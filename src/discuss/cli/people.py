@@ -23,8 +23,7 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
     import subprocess
     import tempfile
 
-    from ..engine.actions import save_form, waiting_form
-    from ..providers.human import MARK
+    from ..commands.running import answered_form, save_form, waiting_form
 
     form = waiting_form(content(), question, person, ballot)
     text = form.path.read_text(encoding="utf-8")
@@ -36,7 +35,7 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
         edited = Path(tmp.name).read_text(encoding="utf-8")
         Path(tmp.name).unlink()
     else:
-        edited = text.split(MARK, 1)[0] + MARK + "\n\n" + sys.stdin.read().strip() + "\n"
+        edited = answered_form(form, sys.stdin.read())
     save_form(form, edited)
     typer.echo(f"saved {form.path}; `discuss run {form.q.slug}` goes on")
 

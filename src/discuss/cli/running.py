@@ -70,7 +70,7 @@ def run(
                                        "`discuss protocols` lists each protocol's settings."),
 ):
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
-    from ..engine.prepare import Options
+    from ..commands.running import Options
 
     overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost,
                  "timeout_seconds": timeout}
@@ -87,7 +87,7 @@ def run(
         raise InputError("--json goes with --all (one discussion: `discuss show QUESTION --json` after the run)")
     if auto and rounds is not None:
         raise InputError("--auto and --rounds cannot be used together")
-    from ..engine.runner import Plan
+    from ..commands.running import Plan
 
     _run_one(question, options, Plan(auto=auto, rounds=rounds, conclude=conclude), estimate=estimate, quiet=quiet,
              yes=yes, stream=stream)
@@ -115,12 +115,9 @@ def assignments(given: list[str]) -> dict[str, object]:
 def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: bool = False, yes: bool = False,
              to_stderr: bool = False, stream: bool | None = None) -> None:
     """Run one question under `plan` (or print its estimate), printing progress and the outcome."""
-    from .. import providers
     from ..archive.listing import money
     from ..archive.report import Progress
-    from ..engine.actions import ready
-    from ..engine.prepare import check_ready, gateway_for
-    from ..engine.runner import Runner, prompts_for
+    from ..commands.running import ready, run_ready, startable
     from ..store.questions import background_problem
 
     if estimate:
@@ -137,8 +134,7 @@ def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: boo
     if d.concluded:
         typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return
-    prompts = prompts_for(root())
-    check_ready(d, root())
+    prompts = startable(root(), r)
     if not d.rounds and not yes and (problem := background_problem(q)):
         typer.echo(f"warning: {q.path}: {problem}; the panel will answer without the question's context "
                    "(--yes runs without this warning)", err=True)
@@ -147,10 +143,8 @@ def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: boo
     progress = Progress()
     streaming = (progress.live and not quiet) if stream is None else stream
     on_tokens = (progress.streamed if not quiet else lambda spec, pieces: None) if streaming else None
-    runner = Runner(gateway_for(d, root(), None if quiet else progress.event, on_tokens=on_tokens, on_note=progress.note,
-                                folder=q.folder), prompts,
-                    on_round=None if quiet else progress.line)
-    d = providers.run(runner.run(r.asked, d, plan))
+    d = run_ready(root(), r, plan, prompts, None if quiet else progress.event, on_tokens, progress.note,
+                  None if quiet else progress.line)
     if quiet and to_stderr:
         return  # `ask -q`: the result on stdout and nothing else
     typer.echo(f"{q.slug}: {d.status}, {sum(r.complete for r in d.rounds)} round(s)"
@@ -190,8 +184,7 @@ def _bound(cost: float | None, unpriced: list[str]) -> str:
 
 
 def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False, as_json=False) -> None:
-    from .. import providers
-    from ..engine.batch import parse_shard, prepare_all, run_many, select
+    from ..commands.batch import parse_shard, prepare_all, run_all, select
 
     questions = select(content(), tags, glob, parse_shard(shard), any_type)
     prepared, unusable = prepare_all(root(), questions, options, not estimate, lambda line: typer.echo(line, err=True))
@@ -203,7 +196,7 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
         typer.echo("no open discussion to run")
         return
     typer.echo(f"running {len(prepared)} discussion(s), {concurrency} at a time", err=True)
-    outcomes = providers.run(run_many(root(), prepared, concurrency, lambda line: typer.echo(line, err=True)))
+    outcomes = run_all(root(), prepared, concurrency, lambda line: typer.echo(line, err=True))
     kinds = {kind: [name for name, o in outcomes.items() if o.kind == kind]
              for kind in ("finished", "waiting", "elsewhere", "failed")}
     failed, elsewhere = kinds["failed"], kinds["elsewhere"]
@@ -284,7 +277,7 @@ def ask(
 ):
     """Ask in one line: write the question file, run it to its end, print the conclusion."""
     from ..archive.report import result_text
-    from ..engine.runner import Plan
+    from ..commands.running import Plan
     from ..store import discussions as store
     from ..store.documents import read_text
     from ..store.questions import read_question
@@ -304,7 +297,7 @@ def ask(
         except ValueError as exc:
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
     from ..commands.asking import AskRequest
-    from ..engine.actions import ask_file
+    from ..commands.running import ask_file
     from ..store.layout import Layout
 
     request = AskRequest(question, text, panel, list(model), protocol, max_rounds, max_cost, assignments(assigned))
@@ -358,9 +351,7 @@ def follow_up(
 ):
     """Ask a finished discussion a further question: new rounds that read its conclusion and end in their own."""
     from ..archive.report import result_text
-    from ..engine.actions import follow_up_file
-    from ..engine.prepare import Options
-    from ..engine.runner import Plan
+    from ..commands.running import Options, Plan, follow_up_file
     from ..store import discussions as store
     from ..store.questions import read_question
 

@@ -162,18 +162,15 @@ def ci_init(
     force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
 ):
     """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
-    from ..commands.ci import VERIFY_WORKFLOW, WORKFLOW, verify_workflow, workflow
-    from ..providers import key_names
+    from ..commands.ci import VERIFY_WORKFLOW, WORKFLOW, secrets_of, verify_workflow, workflow
     from ..store.files import write_atomic
-    from ..store.panels import load_panels
 
     target, gate = root() / WORKFLOW, root() / VERIFY_WORKFLOW
     for path in (target, gate):
         if path.exists() and not force:
             raise InputError(f"{path} exists; --force replaces it")
     install = install or _install_line()
-    panels = load_panels(layout().panels) if layout().panels.is_file() else {}
-    secrets = key_names([m for panel, _ in panels.values() for m in panel.everyone])
+    secrets = secrets_of(layout().panels)
     try:
         text = workflow(shards, secrets, install, branch, _current_branch())
     except ValueError as exc:  # a branch a shell would read as code

@@ -9,7 +9,7 @@ import typer
 
 from ..commands.repeating import TRIALS, trial_number
 from ..errors import InputError, RunError
-from .base import app, content, handled, root
+from .base import app, content, handled, layout, root
 from .reading import rescore_spec
 from .running import _estimate_all
 
@@ -35,7 +35,7 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
     import json
 
     from ..commands.repeating import prepared_trials, run_trials, trials_folder, trials_report
-    from ..engine.prepare import Options
+    from ..commands.running import Options
 
     if into is not None:
         from ..store.layout import confined
@@ -208,3 +208,51 @@ def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or 
                    f"change, in {len(changed)} of {len(found)} discussion(s)"
                    + "".join(f"\n  {f['path']}: round(s) {', '.join(map(str, f['variants'][i]['changed']))}"
                              for f in changed))
+
+
+@app.command("eval", rich_help_panel=FAMILY)
+@handled
+def eval_(
+    labelled: str = typer.Argument(..., help="The set: evals/NAME.jsonl or .yaml of this project, or arithmetic "
+                                   "(built in, seeded)."),
+    panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
+    arms: str = typer.Option("vote,majority", "--arms", help="Comma-separated: protocol names, single:MEMBER, "
+                             "majority, self-consistency:MEMBER."),
+    items: int | None = typer.Option(None, "--items", min=1, help="The set's first N items (a built-in set: N made)."),
+    seed: int = typer.Option(1, "--seed", help="Seeds a generated set and the bootstrap."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Item discussions at once."),
+    estimate: bool = typer.Option(False, "--estimate", help="What the whole eval would take at most; no call, no "
+                                  "file."),
+    as_json: bool = typer.Option(False, "--json", help="The report as JSON."),
+):
+    """Measure whether deliberating helps: every arm over a labelled set, at compute shown, with intervals."""
+    import json
+
+    from ..archive.listing import money
+    from ..commands.evaluating import evaluate
+
+    found = evaluate(layout(), labelled, panel, arms, items, seed, estimate, concurrency,
+                     lambda line: typer.echo(line, err=True))
+    if as_json:
+        typer.echo(json.dumps(found, indent=2))
+        return
+    if estimate:
+        for name, e in found["arms"].items():
+            typer.echo(f"{name}: at most {e['calls']} calls, {e['tokens']} tokens, {money(e['cost'])}")
+        total = found["total"]
+        typer.echo(f"the eval, {found['items']} items, an upper bound: {total['calls']} calls, {total['tokens']} "
+                   f"tokens, {money(total['cost'])}")
+        return
+    typer.echo(f"{found['set']}: {found['items']} item(s)")
+    for name, a in found["arms"].items():
+        acc = a["accuracy"]
+        shown = "-" if acc["estimate"] is None else f"{acc['estimate']:.2f} (95% {acc['low']:.2f}-{acc['high']:.2f})"
+        typer.echo(f"  {name:<28} accuracy {shown}, {a['correct']}/{a['items']} right, {a['ungradable']} "
+                   f"ungradable, {a['tokensPerItem']} tokens an item")
+    for pair, p in found["paired"].items():
+        if p["difference"] is not None:
+            typer.echo(f"  {pair}: {p['difference']:+.2f} (95% {p['low']:+.2f} to {p['high']:+.2f}), "
+                       f"McNemar p={p['pValue']:.3g}")
+    if found["diversity"]["oneFamily"]:
+        typer.echo(f"  note: every member is of one model family ({found['diversity']['families'][0]}): their "
+                   "errors may be alike", err=True)

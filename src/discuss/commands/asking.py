@@ -135,9 +135,9 @@ def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
     Returns `{slug, path, status, started}` at once: `started` is False where a
     run was already going, or the discussion had ended.
     """
-    from ..engine.actions import ask_file
     from ..store import discussions as store
     from ..store.questions import read_question
+    from .running import ask_file
 
     request.check(layout)
     path, _ = ask_file(layout.content, "questions", request.question, request.background)
@@ -173,8 +173,8 @@ def command(root: Path, *args: str) -> list[str]:
 
 def follow_up(layout: Layout, question: str, text: str) -> dict[str, Any]:
     """Write a finished discussion's follow-up part and start its run; `{slug, path, status, started}`."""
-    from ..engine.actions import follow_up_file
     from ..store.questions import read_question
+    from .running import follow_up_file
 
     if not text.strip():
         raise InputError("the follow-up question is empty")
@@ -186,12 +186,10 @@ def follow_up(layout: Layout, question: str, text: str) -> dict[str, Any]:
 
 def answer_as(layout: Layout, question: str, person: str, text: str, ballot: bool) -> dict[str, Any]:
     """A person's reply (or ballot) saved as `reply`/`vote` would save it, and the run started again."""
-    from ..engine.actions import save_form, waiting_form
-    from ..providers.human import MARK
+    from .running import answered_form, save_form, waiting_form
 
     form = waiting_form(layout.content, question, person, ballot)
-    head = form.path.read_text(encoding="utf-8").split(MARK, 1)[0]
-    save_form(form, head + MARK + "\n\n" + text.strip() + "\n")
+    save_form(form, answered_form(form, text))
     started = launch(layout, form.q.folder, command(layout.root, "run", form.q.slug, "--auto", "-q", "--yes"))
     return {"slug": form.q.slug, "saved": form.path.relative_to(layout.root).as_posix(), "started": started}
 

@@ -11,6 +11,7 @@ versions; keys reach the runs as environment variables, never echoed.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from .. import DISTRIBUTION
 from ..store import yamlio
@@ -129,6 +130,15 @@ def workflow(shards: int, secrets: list[str], install: str,
         "jobs": {"run": shard_job(shards, secrets, install), "gather": gather_job(install, branch)},
     }
     return "# Written by `discuss ci init`; the documentation's \"Many questions\" page explains it.\n" + yamlio.dump(data)
+
+
+def secrets_of(panels: Path) -> list[str]:
+    """Every variable the project's panels read a key from: the repository secrets a runner needs."""
+    from ..providers import key_names
+    from ..store.panels import load_panels
+
+    found = load_panels(panels) if panels.is_file() else {}
+    return key_names([m for panel, _ in found.values() for m in panel.everyone])
 
 
 VERIFY_WORKFLOW = ".github/workflows/discuss-verify.yml"

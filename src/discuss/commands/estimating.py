@@ -14,10 +14,10 @@ def estimate(root: Path, content: Path, question: str, options: Any, plan: Any) 
     """
     from .. import providers
     from ..domain import Usage
-    from ..engine.actions import ready
     from ..engine.dry_run import estimate_run
     from ..engine.runner import Runner, prompts_for
     from ..protocols import get_protocol
+    from .running import ready
 
     r = ready(root, content, question, options)
     q, d = r.q, r.d

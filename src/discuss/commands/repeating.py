@@ -70,8 +70,8 @@ def run_trials(root: Path, prepared: list[tuple[Question, Discussion]], concurre
                report: Callable[[str], None]) -> None:
     """Every prepared trial to its end, `concurrency` at a time; what is not ready is refused before any call."""
     from .. import providers
-    from ..engine.batch import run_many
     from ..engine.prepare import check_ready
+    from .batch import run_many
 
     for _, d in prepared:
         check_ready(d, root)

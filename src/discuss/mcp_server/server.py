@@ -179,8 +179,7 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
     def estimate(question: str, panel: str | None = None, protocol: str | None = None) -> dict[str, Any]:
         """What running the question to its end would take at most (calls, tokens, dollars), before any call;
         nothing is written."""
-        from ..engine.prepare import Options
-        from ..engine.runner import Plan
+        from ..commands.running import Options, Plan
 
         options = Options(panel=panel, protocol=protocol)
         return answered(lambda: estimating.estimate(layout.root, layout.content, question, options, Plan(auto=True)))

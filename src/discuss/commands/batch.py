@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..domain import Discussion, Question
+from ..engine.gateway import ProviderLimits
+from ..engine.prepare import Options, gateway_for
+from ..engine.runner import Plan, Runner, prompts_for
 from ..errors import Busy, DiscussError, InputError, WaitingForPeople
 from ..store import discussions as store
 from ..store.followups import part_files
 from ..store.layout import Layout
 from ..store.panels import load_limits
 from ..store.questions import question_files, read_question
-from .gateway import ProviderLimits
-from .prepare import Options, gateway_for
-from .runner import Plan, Runner, prompts_for
 
 
 def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int, int] | None,
@@ -53,7 +53,7 @@ def prepare_all(root: Path, questions: list[Question], options: Options, ready: 
     """Each question prepared to run (as its panel reads it, with sources) and, if `ready`, checked for keys and
     scripts; those that cannot start are reported and named apart, so one broken discussion stops no other.
     Every source is read and every key checked before the first call."""
-    from .prepare import check_ready, ground, prepare
+    from ..engine.prepare import check_ready, ground, prepare
 
     prepared, unusable = [], []
     for q in questions:
@@ -101,6 +101,14 @@ class Outcome:
 
     kind: str  # "finished" (concluded or closed), "waiting" (for a person), "elsewhere" (another run holds it), "failed"
     text: str
+
+
+def run_all(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
+            report: Callable[[str], None]) -> dict[str, Outcome]:
+    """`run_many` to its end, the connections it kept open closed."""
+    from .. import providers
+
+    return providers.run(run_many(root, prepared, concurrency, report))
 
 
 async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,

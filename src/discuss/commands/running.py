@@ -1,4 +1,4 @@
-"""What the commands that run and answer discussions do, apart from parsing and printing.
+"""What `run`, `ask`, `follow-up` and a person's turn do, apart from parsing and printing.
 
 `cli/` parses arguments, asks these functions, and prints what they
 return; the functions raise `InputError` for bad input before anything is
@@ -9,13 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..calls import PersonForm
 from ..domain import Discussion, Question
+from ..engine.prepare import Options, ground, prepare
+from ..protocols.base import Plan
+
+__all__ = ["Form", "Options", "Plan", "Ready", "ask_file", "follow_up_file", "ready", "run_ready", "save_form",
+           "startable", "waiting_form"]
 from ..errors import InputError
 from ..protocols import get_protocol
 from ..store import discussions as store
-from .prepare import Options, ground, prepare
 
 MANY_ROUNDS = 7  # beyond this, rounds rarely add anything but cost
 
@@ -48,6 +53,29 @@ def ready(root: Path, content: Path, ref: str, options: Options) -> Ready:
         notes.append(f"warning: more than {MANY_ROUNDS} rounds rarely adds anything but cost; panels converge "
                      "or entrench well before")
     return Ready(q, d, asked, notes)
+
+
+def startable(root: Path, r: Ready) -> Any:
+    """The prompts the run reads, once everything that must hold before spending holds (keys, scripts,
+    templates, the protocol's own checks); InputError otherwise."""
+    from ..engine.prepare import check_ready
+    from ..engine.runner import prompts_for
+
+    prompts = prompts_for(root)
+    check_ready(r.d, root)
+    return prompts
+
+
+def run_ready(root: Path, r: Ready, plan: Plan, prompts: Any, on_event: Any = None, on_tokens: Any = None,
+              on_note: Any = None, on_round: Any = None) -> Discussion:
+    """Run `r` under `plan` to where the plan or a stopping rule ends it; what it paid for is on disk."""
+    from .. import providers
+    from ..engine.prepare import gateway_for
+    from ..engine.runner import Runner
+
+    runner = Runner(gateway_for(r.d, root, on_event, on_tokens=on_tokens, on_note=on_note, folder=r.q.folder),
+                    prompts, on_round=on_round)
+    return providers.run(runner.run(r.asked, r.d, plan))
 
 
 def ask_file(content: Path, section: str, question: str, background: str | None) -> tuple[Path, bool]:
@@ -115,6 +143,14 @@ def waiting_form(content: Path, ref: str, person: str, ballot: bool) -> Form:
                          f"(forms are written in {q.folder / FOLDER} when a run reaches a person)")
     path, task = forms[-1]
     return Form(q, path, task, shapes.get(task))
+
+
+def answered_form(form: Form, text: str) -> str:
+    """The form's text with `text` written below its line, as a person fills it in."""
+    from ..providers.human import MARK
+
+    head = form.path.read_text(encoding="utf-8").split(MARK, 1)[0]
+    return head + MARK + "\n\n" + text.strip() + "\n"
 
 
 def save_form(form: Form, edited: str) -> None:

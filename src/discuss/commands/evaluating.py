@@ -1,0 +1,256 @@
+"""`discuss eval`: a labelled set put to several arms at once, each item a file of the eval's folder.
+
+    evals/<set>/<arm>/<item>.md and <item>/   a protocol arm: a discussion per item, like any other
+    evals/<set>/<arm>/<item>.yaml             a baseline arm: the answers it took, with what they cost
+    evals/<set>/report.yaml                   the figures (`archive/evaluation.py`)
+
+Arms: a protocol's name; `single:MEMBER` (that member, one answer);
+`majority` (each member's one independent answer, the plurality);
+`self-consistency:MEMBER` (that member asked k times, the plurality, k
+chosen so its tokens per item come near the protocol arms' median). An
+item already answered is never asked again: an eval stopped half way goes
+on where it stopped. Items run at once within the providers' limits.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..store.layout import Layout
+
+BASELINES = ("single", "majority", "self-consistency")
+MAX_SAMPLES = 25
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str  # as given: vote, single:alpha, majority, self-consistency:alpha
+    kind: str  # protocol, single, majority, self-consistency
+    member: str | None = None
+
+    @property
+    def folder(self) -> str:
+        return self.name.replace(":", "-")
+
+
+def parse_arms(text: str, member_ids: list[str]) -> list[Arm]:
+    """The arms named, checked against the protocols and the panel's members; InputError otherwise."""
+    from ..protocols import get_protocol
+
+    arms = []
+    for raw in [a.strip() for a in text.split(",") if a.strip()]:
+        kind, _, member = raw.partition(":")
+        if kind in ("single", "self-consistency"):
+            if member not in member_ids:
+                raise InputError(f"arm {raw!r}: name a member of the panel ({', '.join(member_ids)}), "
+                                 f"such as {kind}:{member_ids[0]}")
+            arms.append(Arm(raw, kind, member))
+        elif kind == "majority" and not member:
+            arms.append(Arm(raw, "majority"))
+        else:
+            get_protocol(raw)  # an unknown name is refused with the names there are
+            arms.append(Arm(raw, "protocol"))
+    if not arms:
+        raise InputError("--arms: name at least one arm, e.g. vote,majority")
+    if len({a.name for a in arms}) != len(arms):
+        raise InputError("--arms: an arm is named twice")
+    return arms
+
+
+def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None = None,
+             seed: int = 1, estimate: bool = False, concurrency: int = 8,
+             report: Any = None) -> dict[str, Any]:
+    """Run (or price) every arm over the set's items; the figures as `--json` gives them."""
+    from ..engine.prepare import default_panel
+    from ..store.evalsets import load_set
+    from ..store.panels import pick_panel
+
+    chosen = panel or default_panel(layout.panels)
+    members, _ = pick_panel(layout.panels, chosen)
+    arms = parse_arms(arms_text, list(members.ids))
+    found = load_set(layout.root, set_name, items, seed)
+    folder = layout.root / "evals" / found.name
+    echo = report or (lambda line: None)
+    protocol_arms = [a for a in arms if a.kind == "protocol"]
+    prepared = {a.name: _prepared(layout, folder, found.items, chosen, a, write=not estimate) for a in protocol_arms}
+    if estimate:
+        return _estimate(layout, prepared, [a for a in arms if a.kind != "protocol"], found.items, members)
+    from .batch import run_all
+
+    everyone = [pair for pairs in prepared.values() for pair in pairs if not pair[1].concluded]
+    if everyone:
+        echo(f"{len(everyone)} item discussion(s) to run over {len(protocol_arms)} protocol arm(s)")
+        run_all(layout.root, everyone, concurrency, echo)
+    baselines = [a for a in arms if a.kind != "protocol"]
+    if baselines:
+        _run_baselines(layout, folder, found.items, members, baselines, _protocol_tokens(folder, protocol_arms,
+                                                                                           found.items), echo)
+    from ..archive.evaluation import figures
+    from ..store.files import write_atomic
+    from ..store.yamlio import dump
+
+    result = figures(folder, found, members, arms, seed)
+    write_atomic(folder / "report.yaml", dump(result))
+    return result
+
+
+def _prepared(layout: Layout, folder: Path, items: list[Any], panel: str, arm: Arm,
+              write: bool = True) -> list[tuple[Any, Any]]:
+    """Each item of a protocol arm as a question file of the eval (not written to price it), and its
+    discussion ready to run."""
+    from ..domain import Question
+    from ..engine.prepare import Options, ground, prepare
+    from ..store.documents import render
+    from ..store.evalsets import ANSWER_LINE
+    from ..store.files import write_atomic
+    from ..store.questions import read_question
+
+    out = []
+    for item in items:
+        path = folder / arm.folder / f"{item.id}.md"
+        title = " ".join(item.question.split())[:1000]
+        background = "\n\n".join(x for x in (item.background, ANSWER_LINE.format(kind=_kind_word(item.kind))) if x)
+        if not path.is_file() and write:
+            write_atomic(path, render({"title": title, "slug": item.id, "questionType": "eval-item"},
+                                      background + "\n"))
+        q: Question = read_question(path) if path.is_file() else Question(path, item.id, title, background)
+        d = prepare(layout.root, q, Options(panel=panel, protocol=arm.name))
+        asked, _ = ground(layout.root, q, d) if not d.concluded else (q, [])
+        out.append((asked, d))
+    return out
+
+
+def _kind_word(kind: str) -> str:
+    return {"number": "number", "choice": "letter", "text": "answer"}[kind]
+
+
+def _protocol_tokens(folder: Path, arms: list[Arm], items: list[Any]) -> float | None:
+    """The median, over the protocol arms, of their tokens per item: what self-consistency is sized to."""
+    from ..store import discussions as store
+
+    per_arm = []
+    for arm in arms:
+        spent = [d.usage.total_tokens for item in items
+                 if (d := store.load(folder / arm.folder / item.id)) is not None]
+        if spent:
+            per_arm.append(sum(spent) / len(spent))
+    return statistics.median(per_arm) if per_arm else None
+
+
+def _run_baselines(layout: Layout, folder: Path, items: list[Any], members: Any, arms: list[Arm],
+                   budget_tokens: float | None, echo: Any) -> None:
+    """The baseline arms' answers, each item's written as it completes; items answered before are skipped.
+    Self-consistency goes last: its k is sized by what one answer of its member took."""
+    from .. import providers
+    from ..engine.runner import prompts_for
+
+    prompts = prompts_for(layout.root)
+    gateway = _gateway(layout)
+    for batch in ([a for a in arms if a.kind != "self-consistency"], [a for a in arms if a.kind == "self-consistency"]):
+        work = []
+        for arm in batch:
+            count = 1
+            if arm.kind == "self-consistency":
+                count = _samples(folder, items, arm, budget_tokens, len(members.members))
+                echo(f"{arm.name}: {count} sample(s) an item")
+            who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
+            for item in items:
+                path = folder / arm.folder / f"{item.id}.yaml"
+                if not path.is_file():
+                    work.append(_item_calls(gateway, prompts, path, item, [(m, k) for m in who for k in range(count)]))
+        if work:
+            echo(f"{len(work)} baseline item(s) to answer")
+            providers.run(_all(work))
+
+
+async def _all(work: list[Any]) -> None:
+    import asyncio
+
+    await asyncio.gather(*work)
+
+
+def _samples(folder: Path, items: list[Any], arm: Arm, budget: float | None, fallback: int) -> int:
+    """k for self-consistency: the protocol arms' median tokens per item over one answer's, at most 25."""
+    from ..store import yamlio
+    from ..store.documents import read_text
+
+    one = []
+    for other in (f"single-{arm.member}", "majority"):
+        for item in items:
+            path = folder / other / f"{item.id}.yaml"
+            if path.is_file():
+                data = yamlio.load(read_text(path), written=True) or {}
+                one += [a["tokens"] for a in data.get("answers", []) if a.get("member") == arm.member]
+    if budget is None:
+        return fallback
+    if not one:
+        return fallback
+    return max(1, min(MAX_SAMPLES, round(budget / max(statistics.mean(one), 1))))
+
+
+def _gateway(layout: Layout) -> Any:
+    from functools import partial
+
+    from ..domain import Settings
+    from ..engine.gateway import Gateway, ProviderLimits
+    from ..providers import route
+    from ..providers.human import HumanProvider
+    from ..store.panels import load_limits
+
+    s = Settings()
+    return Gateway(providers=partial(route, scripts=layout.scripts, people=HumanProvider()),
+                   timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
+                   limits=ProviderLimits(load_limits(layout.panels)), max_chars=s.max_reply_chars)
+
+
+async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]]) -> None:
+    """One item of a baseline arm: every answer it takes, written once all have come."""
+    from ..calls import CallSpec
+    from ..protocols.base import messages
+    from ..store.evalsets import ANSWER_LINE
+    from ..store.files import write_atomic
+    from ..store.yamlio import dump
+
+    user = "\n\n".join(x for x in (item.question, item.background, ANSWER_LINE.format(kind=_kind_word(item.kind)))
+                       if x)
+    specs = [CallSpec(f"{m.id}#{k}", m, messages(m, prompts, user), "respond", 1200,
+                      context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
+    results = await gateway.run_phase(specs)
+    answers = [{"member": r.spec.panelist.id, "sample": i, "text": r.text if r.ok else "",
+                "error": None if r.ok else r.error, "tokens": r.usage.total_tokens, "calls": r.usage.calls,
+                "cost": r.usage.cost} for i, r in enumerate(results)]
+    write_atomic(path, dump({"item": item.id, "answers": answers}))
+
+
+def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baselines: list[Arm], items: list[Any],
+              members: Any) -> dict[str, Any]:
+    """What the eval would take at most: the protocol arms as `run --estimate` prices them, each baseline call
+    at its prompt and its answer's cap. Nothing is asked."""
+    from .. import providers
+    from ..text.tokens import count
+    from .estimating import batch_estimate
+
+    arms: dict[str, Any] = {}
+    for name, pairs in prepared.items():
+        found = batch_estimate(layout.root, [p for p in pairs if not p[1].concluded])["total"]
+        arms[name] = found
+    for arm in baselines:
+        who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
+        k = MAX_SAMPLES if arm.kind == "self-consistency" else 1
+        calls, tokens, prices = 0, 0, []
+        for item in items:
+            prompt = count(item.question + item.background) + 400  # the system prompt and the answer line
+            for m in who:
+                calls += k
+                tokens += k * (prompt + 1200)
+                prices.append(None if (price := providers.price(m, prompt, 1200)) is None else k * price)
+        cost = None if any(p is None for p in prices) else sum(p or 0.0 for p in prices)
+        arms[arm.name] = {"calls": calls, "tokens": tokens, "cost": cost}
+    costs = [a["cost"] for a in arms.values()]
+    return {"estimate": True, "items": len(items), "arms": arms,
+            "total": {"calls": sum(a["calls"] for a in arms.values()), "tokens": sum(a["tokens"] for a in arms.values()),
+                      "cost": None if any(c is None for c in costs) else round(sum(costs), 6)}}

@@ -1,0 +1,103 @@
+"""Labelled sets for `discuss eval`: a project's own (`evals/NAME.jsonl` or `evals/NAME.yaml`) and the ones
+built in, read and checked; nothing is downloaded.
+
+Built in: `arithmetic`, generated from a seed in the style of Du et al.'s
+arithmetic task (`a+b*c+d-e*f` with numbers below 30): the same seed gives
+the same items everywhere, so two evals of it compare.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..text.naming import did_you_mean, is_safe_id
+from . import yamlio
+from .documents import read_text
+
+ANSWER_LINE = "End with your final answer alone on the last line, as `Answer: <{kind}>`."
+BUILT_IN = ("arithmetic",)
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    question: str
+    answer: str
+    kind: str  # number, choice or text
+    aliases: tuple[str, ...] = ()
+    background: str = ""
+
+
+@dataclass
+class EvalSet:
+    name: str
+    items: list[Item]
+    source: str = ""
+    licence: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def arithmetic(count: int, seed: int) -> EvalSet:
+    """`count` items of six numbers below 30 under + and *, seeded."""
+    rng = random.Random(seed)
+    items = []
+    for k in range(count):
+        a, b, c, d, e, f = (rng.randint(0, 29) for _ in range(6))
+        items.append(Item(f"a{k + 1:04d}", f"What is the result of {a}+{b}*{c}+{d}-{e}*{f}?",
+                          str(a + b * c + d - e * f), "number"))
+    return EvalSet("arithmetic", items, source=f"generated (seed {seed}), in the style of Du et al. 2023",
+                   licence="none needed: generated")
+
+
+def load_set(root: Path, name: str, count: int | None, seed: int) -> EvalSet:
+    """The set `name`: the project's evals/NAME.jsonl or .yaml, else a built-in one; its first `count` items
+    (all where None; a built-in set makes that many)."""
+    if not is_safe_id(name):
+        raise InputError(f"{name!r}: a set is named by a safe name (evals/NAME.jsonl or .yaml, or {', '.join(BUILT_IN)})")
+    folder = root / "evals"
+    for suffix in (".jsonl", ".yaml", ".yml"):
+        path = folder / f"{name}{suffix}"
+        if path.is_file():
+            found = _read(path)
+            found.items = found.items[:count] if count else found.items
+            return found
+    if name == "arithmetic":
+        return arithmetic(count or 50, seed)
+    known = sorted({p.stem for p in folder.glob("*.*") if p.suffix in (".jsonl", ".yaml", ".yml")} | set(BUILT_IN))
+    raise InputError(f"no set {name!r} (evals/{name}.jsonl or .yaml; sets: {', '.join(known)})"
+                     + did_you_mean(name, known))
+
+
+def _read(path: Path) -> EvalSet:
+    from ..schema import validated
+    from ..schema.evalset import ItemModel, SetModel
+
+    meta: Any = {}
+    raw: Any = None
+    try:
+        text = read_text(path)
+        if path.suffix == ".jsonl":
+            raw = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            data = yamlio.load(text)
+            meta, raw = (data, data.get("items")) if isinstance(data, dict) else ({}, data)
+    except (ValueError, OSError) as exc:
+        raise InputError(f"{path}: cannot be read: {exc}") from None
+    if path.suffix == ".jsonl" or not isinstance(meta, dict) or "items" not in meta:
+        models = [validated(ItemModel, row, f"{path}: item {i + 1}") for i, row in enumerate(raw or [])]
+        source = licence = ""
+    else:
+        whole = validated(SetModel, meta, str(path))
+        models, source, licence = whole.items, whole.source, whole.licence
+    if not models:
+        raise InputError(f"{path}: no items")
+    ids = [m.id for m in models]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{path}: item ids repeat ({', '.join(sorted({i for i in ids if ids.count(i) > 1}))})")
+    items = [Item(m.id, m.question, str(m.answer), m.answer_type, tuple(m.aliases), m.background) for m in models]
+    return EvalSet(path.stem, items, source, licence)
