@@ -15,6 +15,7 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -194,6 +195,8 @@ class FakeLLM:
         # On: every prose answer fills the call's max_tokens, as a verbose model's do (one token a word).
         self.fill = False
         self._prompts: dict[str, list[str]] = {}
+        # Set: (model, messages) -> a reply, or None for the default; asked before the default reply.
+        self.responder: Callable[[str, list[dict]], str | None] | None = None
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *actions) -> None:
@@ -237,7 +240,9 @@ class FakeLLM:
             # "{auth}" echoes the credentials, as a careless provider might in an error.
             message = (action.text or "error").replace("{auth}", auth)
             return action.status, {"error": {"message": message, "type": "fake"}}, action.headers or {}
-        text = action.text if action.text is not None else default_reply(model, messages, self.termination, self.judge)
+        custom = self.responder(model, messages) if self.responder and action.text is None else None
+        text = action.text if action.text is not None else custom if custom is not None \
+            else default_reply(model, messages, self.termination, self.judge)
         if self.approve_containing and action.text is None and task_of(messages) == "vote":
             text = fair_ballot(prompt_of(messages), self.approve_containing, self.termination)
         if self.fill and action.text is None and not text.lstrip().startswith("{"):

@@ -98,3 +98,24 @@ def chained(d: Discussion, folder: Path, notes: list[str]) -> list[dict[str, Any
         found.append(finding(missing[0], "discussion.yaml", "round-deleted", missing, None,
                              f"round(s) {', '.join(map(str, missing))} are in the chain but not in the discussion"))
     return found
+
+
+def citations(d: Discussion, texts: dict[str, str], labels: set[str]) -> list[dict[str, Any]]:
+    """Each reply (and the conclusion) whose citations name a source there is not, or quote one wrongly:
+    {round, panelist, unknown, quotes: [{text, source, found}]}; every quote is listed, found or not."""
+    from ..text.citations import check
+
+    known = {label: texts.get(label, "") for label in labels}
+    out = []
+    pieces: list[tuple[int | None, str, str]] = [(r.number, pid, reply.text) for r in d.rounds
+                                                 for pid, reply in r.replies.items()]
+    if d.conclusion is not None:
+        c = d.conclusion
+        pieces.append((None, c.generated_by, "\n".join([c.summary, *c.key_points, *(m.position for m in
+                                                                                     c.minority_positions)])))
+    for number, pid, text in pieces:
+        found = check(text, known)
+        if found["unknown"] or found["quotes"]:
+            out.append({"round": number, "panelist": pid, **found})
+    return out
+

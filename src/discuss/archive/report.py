@@ -15,6 +15,7 @@ from ..protocols.stats import agreement_label, discussion_stats
 from ..rules import signatures
 from ..text.clean import clean
 from ..text.outcomes import describe
+from .evaluation import diversity
 from .listing import money
 
 
@@ -193,6 +194,9 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
            + f"   cost: {money(d.usage.cost)}"]
     if d.panel.simulated:
         out.append("simulated: written by the offline or scripted panel, not by language models")
+    elif len(d.panel.members) > 1 and (found := diversity(d.panel))["oneFamily"]:
+        out.append(f"one model family: every panelist is a {found['families'][0]} model, so their errors may be "
+                   "alike and their agreement says less")
     for s in d.sources:
         where = f"{s.get('url')} (not fetched)" if s.get("url") else f"{s.get('path')} sha256 {str(s.get('sha256'))[:12]}"
         out.append(f"source {s.get('label')}: {where}")

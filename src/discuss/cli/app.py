@@ -15,6 +15,7 @@ import sys
 from . import setup  # noqa: F401
 
 from . import running  # noqa: F401  # isort: skip
+from . import evidence  # noqa: F401  # isort: skip
 from . import reading  # noqa: F401  # isort: skip
 from . import study  # noqa: F401  # isort: skip
 from . import people  # noqa: F401  # isort: skip

@@ -58,8 +58,9 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
         return
     typer.echo(render(d, full=full, only=round_number), nl=False)
     from ..commands.auditing import audit_lines
+    from ..commands.reading import citation_lines
 
-    if round_number is None and (lines := audit_lines(q.folder, d)):
+    if round_number is None and (lines := [*audit_lines(q.folder, d), *citation_lines(q, d)]):
         typer.echo("\n".join(lines))
 
 def _latest() -> Question:

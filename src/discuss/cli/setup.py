@@ -138,8 +138,8 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
 @app.command(rich_help_panel=FAMILY)
 @handled
 def mcp():
-    """Serve this project to an agent over MCP (stdio): ask, follow_up, reply, status, show, verdict, verify,
-    panels, protocols, estimate, audit, trials."""
+    """Serve this project to an agent over MCP (stdio): ask, follow_up, reply, sources_add, sources_search,
+    status, show, verdict, verify, panels, protocols, estimate, audit, trials, eval."""
     try:
         from ..mcp_server.server import serve
     except ImportError as exc:

@@ -224,6 +224,7 @@ def eval_(
     estimate: bool = typer.Option(False, "--estimate", help="What the whole eval would take at most; no call, no "
                                   "file."),
     as_json: bool = typer.Option(False, "--json", help="The report as JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Measure whether deliberating helps: every arm over a labelled set, at compute shown, with intervals."""
     import json
@@ -232,7 +233,7 @@ def eval_(
     from ..commands.evaluating import evaluate
 
     found = evaluate(layout(), labelled, panel, arms, items, seed, estimate, concurrency,
-                     lambda line: typer.echo(line, err=True))
+                     None if quiet else lambda line: typer.echo(line, err=True))
     if as_json:
         typer.echo(json.dumps(found, indent=2))
         return

@@ -78,7 +78,7 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
     protocol_arms = [a for a in arms if a.kind == "protocol"]
     prepared = {a.name: _prepared(layout, folder, found.items, chosen, a, write=not estimate) for a in protocol_arms}
     if estimate:
-        return _estimate(layout, prepared, [a for a in arms if a.kind != "protocol"], found.items, members)
+        return _estimate(layout, prepared, [a for a in arms if a.kind != "protocol"], found.items, members, folder)
     from .batch import run_all
 
     everyone = [pair for pairs in prepared.values() for pair in pairs if not pair[1].concluded]
@@ -227,7 +227,7 @@ async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: 
 
 
 def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baselines: list[Arm], items: list[Any],
-              members: Any) -> dict[str, Any]:
+              members: Any, folder: Path) -> dict[str, Any]:
     """What the eval would take at most: the protocol arms as `run --estimate` prices them, each baseline call
     at its prompt and its answer's cap. Nothing is asked."""
     from .. import providers
@@ -242,7 +242,7 @@ def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baseli
         who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
         k = MAX_SAMPLES if arm.kind == "self-consistency" else 1
         calls, tokens, prices = 0, 0, []
-        for item in items:
+        for item in [i for i in items if not (folder / arm.folder / f"{i.id}.yaml").is_file()]:
             prompt = count(item.question + item.background) + 400  # the system prompt and the answer line
             for m in who:
                 calls += k
@@ -254,3 +254,23 @@ def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baseli
     return {"estimate": True, "items": len(items), "arms": arms,
             "total": {"calls": sum(a["calls"] for a in arms.values()), "tokens": sum(a["tokens"] for a in arms.values()),
                       "cost": None if any(c is None for c in costs) else round(sum(costs), 6)}}
+
+
+def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, items: int | None, seed: int,
+               estimate: bool) -> dict[str, Any]:
+    """For an agent: the estimate; or, once every item has been answered, the figures; else the eval started
+    as a process of its own (`{started}`), which the next call finds finished or going."""
+    from .asking import command, launch
+
+    if items is not None and not 1 <= items <= 10_000:
+        raise InputError("items: give 1 to 10,000")
+    priced = evaluate(layout, set_name, panel, arms, items, seed, estimate=True)
+    if estimate or priced["total"]["calls"] == 0:  # nothing left to ask: the figures
+        return priced if estimate else evaluate(layout, set_name, panel, arms, items, seed)
+    folder = layout.root / "evals" / set_name
+    folder.mkdir(parents=True, exist_ok=True)
+    argv = command(layout.root, "eval", set_name, "--arms", arms, "--seed", str(seed), "-q",
+                   *(["--panel", panel] if panel else []), *(["--items", str(items)] if items else []))
+    return {"started": launch(layout, folder, argv), "folder": folder.relative_to(layout.root).as_posix(),
+            "estimate": priced["total"]}
+

@@ -44,7 +44,34 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
         data["rounds"] = [data["rounds"][round_number - 1]]
     if experiments := audit_figures(q.folder, d):
         data["biasExperiment"] = experiments
+    if d.sources:
+        data["citations"] = citations_of(q, d)
     return data
+
+
+def citations_of(q: Any, d: Any) -> list[dict[str, Any]]:
+    """What each reply cites, checked against the sources the discussion was given."""
+    from ..archive.integrity import citations
+    from ..store.sources import recorded_texts
+
+    return citations(d, recorded_texts(q.path, d.sources), {str(s.get("label")) for s in d.sources})
+
+
+def citation_lines(q: Any, d: Any) -> list[str]:
+    """What `show` prints of the citations: unknown labels and quotes not found, then how many were found."""
+    if not d.sources:
+        return []
+    found = citations_of(q, d)
+    lines = []
+    for row in found:
+        where = f"round {row['round']}" if row["round"] is not None else "conclusion"
+        lines += [f"- {row['panelist']} ({where}) cites [{label}], which is not a source" for label in row["unknown"]]
+        lines += [f"- {row['panelist']} ({where}): \"{x['text'][:120]}\" is not in [{x['source']}]"
+                  for x in row["quotes"] if not x["found"]]
+    quotes = [x for row in found for x in row["quotes"]]
+    held = sum(x["found"] for x in quotes)
+    return ["", f"Citations: {held} of {len(quotes)} quote(s) found in the source they cite", *lines] \
+        if quotes or lines else []
 
 
 def discussion_text(content: Path, question: str, full: bool = False) -> str:
@@ -58,7 +85,7 @@ def discussion_text(content: Path, question: str, full: bool = False) -> str:
     d = store.load(q.folder)
     if d is None:
         return f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`\n"
-    return show(d, full=full) + "".join(f"{line}\n" for line in audit_lines(q.folder, d))
+    return show(d, full=full) + "".join(f"{line}\n" for line in [*audit_lines(q.folder, d), *citation_lines(q, d)])
 
 
 def panel_rows(layout: Layout) -> list[dict[str, str]]:

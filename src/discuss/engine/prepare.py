@@ -156,13 +156,13 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
     from dataclasses import replace
 
     from ..store.panels import load_source_folders
-    from ..store.sources import changed, read_sources, sources_block
+    from ..store.sources import changed, read_sources, sources_block, unfrozen
 
     sources = read_sources(q, root, load_source_folders(Layout(root).panels)) if q.sources else []
-    warnings = changed(d.sources, sources)
+    warnings = changed(d.sources, sources) + unfrozen(sources, q.slug)
     if sources and not d.rounds:
         d.sources = [s.record() for s in sources]
-    block = sources_block(sources, d.settings.source_tokens)
+    block = sources_block(sources, d.settings.source_tokens, f"{q.title}\n{q.background}")
     return (replace(q, background=f"{q.background.rstrip()}\n\n{block}") if block else q), warnings
 
 

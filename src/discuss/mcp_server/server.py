@@ -104,6 +104,22 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         return answered(lambda: asking.follow_up(layout, question, text))
 
     @app.tool()
+    def sources_add(question: str, urls: list[str]) -> dict[str, Any]:
+        """Freeze web pages into the question's sources: each fetched once (public addresses only), its
+        readable text kept as sources/<question>/<name>.md and listed in the question's `sources:`."""
+        from ..commands.sourcing import add
+
+        return {"frozen": answered(lambda: add(layout, question, urls))}
+
+    @app.tool()
+    def sources_search(question: str, query: str, count: int = 10, add: list[int] | None = None) -> dict[str, Any]:
+        """Ask the search endpoint panels.yaml names; {query, results: [{title, url, snippet}], added}. `add`:
+        the numbers (from 1) of results to freeze as the question's sources."""
+        from ..commands.sourcing import search
+
+        return answered(lambda: search(layout, question, query, count, add))
+
+    @app.tool()
     def reply(question: str, person: str, text: str, ballot: bool = False) -> dict[str, Any]:
         """Answer as a person on the panel (the person's id), or vote (ballot: true, the ballot's YAML), where
         the run stopped waiting for them; the run then goes on by itself."""
@@ -192,6 +208,17 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         re-asks would take; call again with estimate false to make them (it returns when they are done)."""
         return answered(lambda: auditing.audit(layout.root, layout.content, question, round_number, orders, padding,
                                                estimate))
+
+    @app.tool(name="eval")
+    def eval_(labelled: str, panel: str | None = None, arms: str = "vote,majority", items: int | None = None,
+              seed: int = 1, estimate: bool = True) -> dict[str, Any]:
+        """Whether deliberating beats asking one model or a plain majority, on a labelled set (evals/NAME.jsonl
+        or .yaml, or the built-in `arithmetic`): with estimate (the default) what the eval would take at most;
+        with estimate false it starts as a process of its own ({started}); the figures are then in
+        evals/NAME/report.yaml, and calling again with the same arguments reports them."""
+        from ..commands.evaluating import start_eval
+
+        return answered(lambda: start_eval(layout, labelled, panel, arms, items, seed, estimate))
 
     @app.tool()
     def trials(question: str, runs: int | None = None, panel: str | None = None, protocol: str | None = None,

@@ -157,6 +157,29 @@ class PanelModel(BaseModel):
         return value
 
 
+class SearchModel(BaseModel):
+    """The search endpoint `sources search` asks: SearXNG's JSON API, Brave Search or Tavily."""
+
+    model_config = FORBID
+    url: StrictStr
+    kind: Literal["searxng", "brave", "tavily"] = "searxng"
+    key_env: StrictStr | None = Field(None, alias="keyEnv")
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")) or looks_like_key(value):
+            raise ValueError("url: the endpoint's http(s) address, with no key in it (keyEnv names its variable)")
+        return value
+
+    @field_validator("key_env")
+    @classmethod
+    def _key_env(cls, value: str | None) -> str | None:
+        if value is not None and (looks_like_key(value) or not ENV_NAME.match(value)):
+            raise ValueError("keyEnv must name an environment variable (the key itself goes in the environment)")
+        return value
+
+
 class PanelFileModel(BaseModel):
     model_config = FORBID
     panels: dict[str, PanelModel]
@@ -166,6 +189,8 @@ class PanelFileModel(BaseModel):
     source_folders: list[str] = Field(default_factory=list, alias="sourceFolders")
     # Where the questions are, when not content/ (a Project Dyson checkout: src/content/research-questions).
     content: StrictStr | None = None
+    # The search endpoint of `discuss sources search`.
+    search: SearchModel | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -18,6 +18,7 @@ import nh3
 from jinja2 import ChoiceLoader, Environment, FunctionLoader, PackageLoader
 from markupsafe import Markup
 
+from ..archive.evaluation import diversity
 from ..archive.leaderboard import match_standings, participation, standings
 from ..archive.report import budget_line, reply_marks
 from ..domain import Discussion, Usage
@@ -207,6 +208,7 @@ def discussion_view(d: Discussion) -> dict:
         "why_author": protocol.presentation.why_author(d),
         "bias": protocol.figures.bias([d]),
         "citations": citations(d),
+        "diversity": diversity(d.panel),
         "people": {m.id for m in d.panel.everyone if m.human},
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
@@ -217,7 +219,33 @@ def discussion_view(d: Discussion) -> dict:
 
 def view_of(entry: Entry) -> dict[str, Any] | None:
     """What the templates show of the entry's discussion (figures, charts, names), made once a page."""
-    return discussion_view(entry.discussion) if entry.discussion else None
+    if entry.discussion is None:
+        return None
+    view = discussion_view(entry.discussion)
+    view["quotes"] = quote_checks(entry)
+    return view
+
+
+def quote_checks(entry: Entry) -> dict[str, Any]:
+    """Per source label, the quotes attributed to it that were found and those that were not; and the
+    labels cited that name no source."""
+    from ..archive.integrity import citations
+    from ..store.sources import recorded_texts
+
+    d = entry.discussion
+    if d is None or not d.sources:
+        return {"by": {}, "missing": [], "unknown": []}
+    rows = citations(d, recorded_texts(entry.question.path, d.sources), {str(s.get("label")) for s in d.sources})
+    by: dict[str, dict[str, int]] = {}
+    missing, unknown = [], []
+    for row in rows:
+        for x in row["quotes"]:
+            counts = by.setdefault(x["source"], {"found": 0, "missing": 0})
+            counts["found" if x["found"] else "missing"] += 1
+            if not x["found"]:
+                missing.append((row["round"], row["panelist"], x["source"], x["text"]))
+        unknown += [(row["round"], row["panelist"], label) for label in row["unknown"]]
+    return {"by": by, "missing": missing, "unknown": unknown}
 
 
 def question_section(entry: Entry, verdict_first: bool = False, view: dict[str, Any] | None = None) -> str:

@@ -119,6 +119,12 @@ def load_limits(path: Path) -> dict[str, int]:
     return dict(_read(path).limits) if path.is_file() else {}
 
 
+def load_search(path: Path) -> dict[str, str] | None:
+    """`search:` in the panel file: the endpoint `sources search` asks ({url, kind, keyEnv}), or None."""
+    found = _read(path).search if path.is_file() else None
+    return None if found is None else {"url": found.url, "kind": found.kind, "keyEnv": found.key_env or ""}
+
+
 def load_source_folders(path: Path) -> list[Path]:
     """`sourceFolders:` in the panel file: folders of the project, beside content/, that sources may come from."""
     return [path.parent.parent / f for f in _read(path).source_folders] if path.is_file() else []

@@ -1,7 +1,9 @@
 """A question's grounding sources: files (Markdown, text, CSV, PDF) and URLs named in its front matter.
 
 `sources:` lists paths or globs relative to the question's file, and URLs,
-which are recorded and never fetched. Every source is read before any call:
+which a run never fetches: `discuss sources add` freezes a page once into
+`sources/<question>/` (`frozen.py`), and a URL left unfrozen is named with
+the command that freezes it. Every source is read before any call:
 one that is missing, unreadable or outside the project is bad input. Each
 gets a label (S1, S2...) and a SHA-256 of its bytes, recorded with the
 discussion so a later run can say which changed since it started.
@@ -18,6 +20,8 @@ from pathlib import Path
 from ..domain import Question
 from ..errors import InputError
 from ..text.tokens import fitting
+from .frozen import FOLDER as FROZEN
+from .frozen import body_of
 from .layout import confined
 
 URL_PREFIXES = ("http://", "https://")
@@ -61,7 +65,7 @@ def _check_allowed(q: Question, entry: str, path: Path, top: Path, allowed: list
     Its text goes to every provider and may be quoted on the site.
     """
     try:
-        real = confined(path, top / "content", *allowed, what=f"{q.path}: source {entry!r}")
+        real = confined(path, top / "content", top / FROZEN, *allowed, what=f"{q.path}: source {entry!r}")
     except InputError as exc:
         raise InputError(f"{exc}; list its folder under sourceFolders: in discussions/panels.yaml") from None
     inner = real.relative_to(top).parts if real.is_relative_to(top) else real.parts
@@ -82,7 +86,28 @@ def _text(path: Path, data: bytes) -> str:
             return "\n\n".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages).strip()
         except (PyPdfError, ValueError, KeyError) as exc:
             raise ValueError(f"not a readable PDF: {exc}") from None
-    return data.decode("utf-8")
+    return body_of(data.decode("utf-8"))
+
+
+def _passages(text: str, query: str, share: int) -> list[str]:
+    from ..rules.passages import select
+    from ..text.tokens import count
+
+    chosen, total = select(text, query, share, count)
+    if not chosen:  # no paragraph fits alone: the beginning, cut
+        kept = fitting(text, share)
+        return [text[:kept].rstrip(), "", f"[cut: the first {kept} of {len(text)} characters]"]
+    out = []
+    for place, paragraph in chosen:
+        out += [f"[paragraph {place} of {total}]", paragraph, ""]
+    out.append(f"[{total - len(chosen)} of {total} paragraphs left out: those shown bear most on the question]")
+    return out
+
+
+def unfrozen(sources: list[Source], slug: str) -> list[str]:
+    """A warning for each web address the panel would only see named: the command that freezes it."""
+    return [f"source {s.label} {s.ref} was never fetched: the panel sees only its address; freeze it with "
+            f"`discuss sources add {slug} {s.ref}`" for s in sources if s.url]
 
 
 def read_sources(q: Question, root: Path, allowed: list[Path] | None = None) -> list[Source]:
@@ -116,8 +141,10 @@ def changed(recorded: list[dict], now: list[Source]) -> list[str]:
             for s in now if not s.url and s.ref in before and before[s.ref] != s.sha256]
 
 
-def sources_block(sources: list[Source], budget_tokens: int) -> str:
-    """The sources as every panelist reads them: each within an equal share of the budget, cuts marked."""
+def sources_block(sources: list[Source], budget_tokens: int, query: str = "") -> str:
+    """The sources as every panelist reads them: each within an equal share of the budget. A source longer
+    than its share gives the paragraphs that bear most on `query` (the question), in its own order, each
+    marked with where it stands, and says how many were left out; with no query, its beginning."""
     if not sources:
         return ""
     share = max(budget_tokens // len(sources), 100)  # tokens
@@ -127,8 +154,25 @@ def sources_block(sources: list[Source], budget_tokens: int) -> str:
         parts += ["", f"### [{s.label}] {s.ref}", ""]
         if s.url:
             parts.append("(a web page, named but not fetched: cite it only for what the background says of it)")
+        elif fitting(s.text, share) < len(s.text) and query.strip():
+            parts += _passages(s.text, query, share)
         elif (kept := fitting(s.text, share)) < len(s.text):
             parts += [s.text[:kept].rstrip(), "", f"[cut: the first {kept} of {len(s.text)} characters]"]
         else:
             parts.append(s.text.strip())
     return "\n".join(parts) + "\n"
+
+
+def recorded_texts(question: Path, recorded: list[dict]) -> dict[str, str]:
+    """The text of each source a discussion recorded, by label, as it is on disk now (for checking quotes);
+    a source that cannot be read now is left out."""
+    found = {}
+    for source in recorded:
+        path = question.parent / str(source.get("path") or "")
+        if source.get("path") and path.is_file():
+            try:
+                found[str(source.get("label"))] = _text(path, path.read_bytes()[:MAX_BYTES])
+            except (OSError, UnicodeDecodeError, ValueError):
+                continue
+    return found
+

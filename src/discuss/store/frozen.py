@@ -1,0 +1,99 @@
+"""Web pages frozen as sources: `sources/<question>/<name>.md`, reviewed and committed like any source.
+
+Each holds the page's readable text under front matter that says where it
+came from and what it was: `url`, `finalUrl` (after redirects, which are
+listed), `fetchedAt`, `status`, `contentType`, `sha256` (of the bytes served)
+and `textSha256` (of the text kept). A run reads the file, never the web; the
+panel reads the text only, the front matter stays out of its prompt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..text.naming import slugify
+from . import documents
+from .files import write_atomic
+
+FOLDER = "sources"  # of the project: where frozen pages live, a folder sources may always come from
+MARK = "fetchedAt"  # a front-matter key only a frozen page has
+
+
+def readable(kind: str, data: bytes, url: str) -> str:
+    """A page's readable text: HTML's main text (navigation, scripts and boilerplate dropped), a PDF's
+    pages, plain text as it is; InputError where none can be read."""
+    if kind == "pdf":
+        import io
+
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+
+        try:
+            text = "\n\n".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages)
+        except (PyPdfError, ValueError, KeyError) as exc:
+            raise InputError(f"{url}: not a readable PDF ({exc})") from None
+    elif kind == "html":
+        import trafilatura
+
+        text = trafilatura.extract(data.decode("utf-8", "replace"), include_tables=True, include_comments=False,
+                                   output_format="txt") or ""
+        text = "\n\n".join(line.strip() for line in text.splitlines() if line.strip())  # a block a paragraph
+    else:
+        text = data.decode("utf-8", "replace")
+    text = re.sub(r"\n{3,}", "\n\n", text.replace("\r\n", "\n")).strip()
+    if not text:
+        raise InputError(f"{url}: no readable text in it; nothing was kept")
+    return text
+
+
+def name_for(url: str, taken: set[str]) -> str:
+    """A file name for a page: its address's last words, made distinct."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    base = slugify(f"{parts.hostname or ''} {parts.path.rsplit('/', 1)[-1].rsplit('.', 1)[0]}", 60) or "page"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    return name
+
+
+def freeze(root: Path, slug: str, page: Any, text: str) -> Path:
+    """Write the page as `sources/<slug>/<name>.md`; the same page frozen again is the same file."""
+    folder = root / FOLDER / slug
+    for existing in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        meta, _ = documents.read(existing)
+        if meta.get("url") == page.url:
+            path = existing
+            break
+    else:
+        path = folder / f"{name_for(page.final_url, {p.stem for p in folder.glob('*.md')})}.md"
+    meta = {"url": page.url, "finalUrl": page.final_url, "fetchedAt": page.fetched_at, "status": page.status,
+            "contentType": page.content_type, "sha256": hashlib.sha256(page.data).hexdigest(),
+            "textSha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            **({"redirects": page.redirects} if page.redirects else {})}
+    write_atomic(path, documents.render(meta, text + "\n"))
+    return path
+
+
+def listed(question: Path, entry: str, replaces: str | None = None) -> bool:
+    """Add `entry` to the question's `sources:` (in place of `replaces`, the URL it freezes); True if changed."""
+    meta, body = documents.read(question)
+    sources = [str(s) for s in meta.get("sources") or []]
+    if entry in sources:
+        return False
+    sources = [entry if s == replaces else s for s in sources] if replaces in sources else [*sources, entry]
+    meta["sources"] = sources
+    write_atomic(question, documents.render(meta, body))
+    return True
+
+
+def body_of(text: str) -> str:
+    """A frozen page's text without its front matter: what a panel reads."""
+    if text.startswith("---") and MARK in text.split("\n---", 1)[0]:
+        return documents.parse(text, Path("page.md"))[1].strip()
+    return text

@@ -1,0 +1,47 @@
+"""Checking what a reply cites: every `[Sn]` names a source there is, every quote given to a source is in it.
+
+Pure: the reply's text and the sources' texts in, findings out. A quote is
+text in quotation marks ("..." or “...”) of at least `MIN_QUOTE` characters
+followed by a label (`"the bus runs at 48 V" [S1]`); it is looked for in
+that source's text with case, quotation marks, dashes and runs of spaces
+made one; an ellipsis splits it into parts, to be found in that order.
+Nothing is refused: the record says what was found and what was not.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+LABEL = re.compile(r"\[(S\d+)\]")
+MIN_QUOTE = 12
+QUOTE = re.compile(r"[\"“”]([^\"“”\n]{" + str(MIN_QUOTE) + r",600})[\"“”]\s*[,;:(]?\s*\[(S\d+)\]")
+PLAIN_MARKS = str.maketrans("‘’“”–—", "''\"\"--")
+ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.|…)\s*")
+
+
+def normal(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = text.translate(PLAIN_MARKS)
+    return " ".join(text.split())
+
+
+def quoted_in(quote: str, source: str) -> bool:
+    """Whether every part of the quote (split at an ellipsis) is in the source, in order."""
+    at, haystack = 0, normal(source)
+    for part in (normal(p) for p in ELLIPSIS.split(quote)):
+        if not part:
+            continue
+        found = haystack.find(part.strip(" .,;:"), at)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
+
+
+def check(text: str, sources: dict[str, str]) -> dict[str, list]:
+    """{unknown: labels cited with no such source, quotes: [{text, source, found}]} for one reply."""
+    unknown = sorted({label for label in LABEL.findall(text) if label not in sources}, key=lambda x: int(x[1:]))
+    quotes = [{"text": q, "source": label, "found": label in sources and quoted_in(q, sources[label])}
+              for q, label in QUOTE.findall(text)]
+    return {"unknown": unknown, "quotes": quotes}

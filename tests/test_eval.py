@@ -1,0 +1,141 @@
+"""`discuss eval`: a panel whose members answer with known accuracies is measured as they are; resumed runs ask
+nothing twice; an estimate writes nothing; the grader and the statistics are pinned."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import fake_panel
+from discuss.rules.evalstats import mcnemar, paired, plurality, wilson
+from discuss.text.grading import grade, read_answer
+
+ITEM = re.compile(r"What is the result of (\d+)\+(\d+)\*(\d+)\+(\d+)-(\d+)\*(\d+)\?")
+
+
+def truth(prompt: str) -> tuple[int, int] | None:
+    found = ITEM.search(prompt)
+    if not found:
+        return None
+    a, b, c, d, e, f = map(int, found.groups())
+    return a + b * c + d - e * f, a
+
+
+def responder(model: str, messages: list[dict]) -> str | None:
+    """alpha is always right; beta right when the item's first number is even; gamma always wrong, and wrong
+    the way beta is (correlated errors)."""
+    prompt = messages[-1]["content"] if isinstance(messages[-1]["content"], str) else ""
+    found = truth(prompt)
+    if found is None or '"votes"' in prompt or "ballot" in prompt.lower() or "conclusion" in prompt.lower():
+        return None
+    value, first = found
+    right = model == "alpha" or (model == "beta" and first % 2 == 0)
+    return f"Working it out step by step.\n\nAnswer: {value if right else value + 1}"
+
+
+@pytest.fixture
+def evaluated(project, fake):
+    fake.responder = responder
+    project.write_panels(fake_panel(fake.url))
+    return project
+
+
+def run_eval(project, *args):
+    result = project.cli("eval", "arithmetic", "--panel", "fake", "--items", "12", "--seed", "3", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_the_arms_measure_what_the_members_do(evaluated, fake):
+    found = run_eval(evaluated, "--arms", "single:alpha,single:gamma,majority,single:beta")
+    arms = found["arms"]
+    assert arms["single:alpha"]["accuracy"]["estimate"] == 1.0
+    assert arms["single:gamma"]["accuracy"]["estimate"] == 0.0
+    from discuss.store.evalsets import arithmetic
+
+    items = arithmetic(12, 3).items
+    even = sum(int(ITEM.search(i.question).group(1)) % 2 == 0 for i in items)
+    assert arms["single:beta"]["correct"] == even
+    assert arms["majority"]["correct"] == even  # beta and gamma err alike: where beta errs, the plurality does
+    low, high = arms["majority"]["accuracy"]["low"], arms["majority"]["accuracy"]["high"]
+    assert low <= even / 12 <= high
+    assert found["paired"]["single:alpha vs majority"]["difference"] == round((12 - even) / 12, 4)
+    assert arms["majority"]["callsPerItem"] == 3 and arms["single:alpha"]["callsPerItem"] == 1
+    assert (evaluated.root / "evals" / "arithmetic" / "report.yaml").is_file()
+    asked = len(fake.requests)
+    again = run_eval(evaluated, "--arms", "single:alpha,single:gamma,majority,single:beta")
+    assert len(fake.requests) == asked and again["arms"] == arms  # resumed: nothing asked twice
+
+
+def test_a_protocol_arm_and_self_consistency_at_the_compute_shown(evaluated):
+    found = run_eval(evaluated, "--arms", "vote,single:alpha,self-consistency:alpha")
+    vote, sc = found["arms"]["vote"], found["arms"]["self-consistency:alpha"]
+    assert vote["items"] == 12 and vote["byRound"] and vote["tokensPerItem"] > 0
+    assert sc["accuracy"]["estimate"] == 1.0 and sc["callsPerItem"] > 1
+    assert found["diversity"]["oneFamily"] is False or found["diversity"]["families"]
+
+
+def test_an_estimate_writes_nothing_and_a_bad_set_is_refused(evaluated, fake):
+    before = evaluated.snapshot()
+    priced = run_eval(evaluated, "--arms", "vote,majority", "--estimate")
+    assert priced["total"]["calls"] > 0 and fake.requests == [] and evaluated.snapshot() == before
+    (evaluated.root / "evals").mkdir()
+    (evaluated.root / "evals" / "mine.jsonl").write_text('{"id": "q1", "question": "2+2?", "answer": 4, '
+                                                          '"answerType": "number", "anwser": 5}\n')
+    result = evaluated.cli("eval", "mine", "--panel", "fake")
+    assert result.exit_code == 2 and "anwser" in result.stderr
+    assert evaluated.cli("eval", "arithmetc", "--panel", "fake").exit_code == 2
+    assert evaluated.cli("eval", "arithmetic", "--panel", "fake", "--arms", "single:nobody").exit_code == 2
+
+
+@pytest.mark.parametrize("text, kind, answer, expected", [
+    ("So the total is 12.\nAnswer: 1,024", "number", "1024", ("1024", True)),
+    ("Answer: 3.0", "number", "3", ("3", True)),
+    ("I think 7, maybe 8.", "number", "8", ("8", True)),
+    ("no number here", "number", "1", (None, None)),
+    ("Answer: (C)", "choice", "C", ("C", True)),
+    ("The best option is B", "choice", "C", ("B", False)),
+    ("Answer: Paris.", "text", "paris", ("paris", True)),
+])
+def test_the_grader(text, kind, answer, expected):
+    assert grade(text, answer, kind) == expected
+
+
+def test_the_statistics():
+    assert wilson(0, 0)["estimate"] is None
+    w = wilson(8, 10)
+    assert w["low"] < 0.8 < w["high"] and 0 <= w["low"] and w["high"] <= 1
+    assert mcnemar(0, 0) == 1.0 and mcnemar(0, 10) < 0.01
+    p = paired([True] * 10, [False] * 10, seed=1)
+    assert p["difference"] == 1.0 and p["low"] == 1.0 and p["aWins"] == 10
+    assert plurality(["3", None, "4", "3"]) == "3" and plurality([None]) is None
+    assert read_answer("Answer: 5\nAnswer: 6", "number") == "6"
+
+
+def test_the_mcp_eval_tool_prices_then_starts_then_reports(evaluated):
+    import asyncio
+    import time
+
+    from mcp import Client
+
+    from discuss.mcp_server.server import build
+
+    def call(arguments):
+        async def go():
+            async with Client(build(evaluated.root)) as client:
+                return await client.call_tool("eval", arguments)
+        return asyncio.run(go())
+
+    args = {"labelled": "arithmetic", "panel": "fake", "arms": "single:alpha,majority", "items": 4}
+    priced = call(args).structured_content
+    assert priced["estimate"] is True and priced["total"]["calls"] == 16
+    started = call(args | {"estimate": False}).structured_content
+    assert started["started"] is True
+    for _ in range(120):
+        found = call(args | {"estimate": False}).structured_content
+        if "arms" in found and "estimate" not in found:
+            break
+        time.sleep(0.5)
+    assert found["arms"]["single:alpha"]["accuracy"]["estimate"] == 1.0
