@@ -139,3 +139,19 @@ def test_a_follow_up_runs_to_its_end_by_default_and_prints_what_it_came_to(proje
     second = store.load(project.folder / "part-2")
     assert second.concluded and second.conclusion.summary in result.stdout
     assert "swarm-power-part-2: concluded" not in result.stdout  # the status line goes to stderr, not stdout
+
+
+def test_a_tournaments_winner_and_a_follow_up_are_announced_before_the_figures(project):
+    from sitekit import MKDOCS, build
+
+    other = project.content / "questions" / "other.md"
+    other.write_text(project.question.read_text().replace("slug: swarm-power", "slug: other"))
+    assert project.cli("run", "other", "--panel", "offline", "--protocol", "tournament", "--auto", "-q").exit_code == 0
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    assert project.cli("follow-up", "swarm-power", "And then?", "-q").exit_code == 0
+    (project.root / "mkdocs.yml").write_text(MKDOCS)
+    site = build(project.root)
+    tournament = (site / "questions" / "other" / "index.html").read_text()
+    assert 0 < tournament.index("The winning answer") < tournament.index("discuss-cards")
+    followed = (site / "questions" / "swarm-power" / "index.html").read_text()
+    assert 0 < followed.index("Followed up") < followed.index("discuss-cards")

@@ -61,7 +61,10 @@ H1 = re.compile(r"^\s*<h1[^>]*>.*?</h1>", re.S)
 def verdict_first(html: str, verdict: str) -> str:
     """The page's text with what was decided at its top, under the page's own title where it has one."""
     title = H1.match(html)
-    return html[:title.end()] + verdict + html[title.end():] if title else verdict + html
+    head, rest = (html[:title.end()], html[title.end():]) if title else ("", html)
+    # After the verdict, the question's own text is its background: said so, not run on from the conclusion.
+    named = '<h2 id="question-background">Background</h2>\n' if verdict and rest.strip() else ""
+    return head + verdict + named + rest
 
 
 def wide_page(title: str) -> str:

@@ -196,6 +196,7 @@ def discussion_view(d: Discussion) -> dict:
     agreement_chart = charts.line_chart({"agreement": agreement}, title, top=1.0, y_title="agreement") if agreement else ""
     return {
         "champion": protocol.result_of(d),
+        "champion_text": next((r.replies[c].text for r in d.rounds if (c := protocol.result_of(d)) in r.replies), ""),
         "has_winners": protocol.figures.has_winners,
         "partial": partial_of(protocol),
         "last_agreement": agreement[-1][1] if agreement else None,
@@ -265,7 +266,8 @@ def experiment_lines(entry: Entry) -> list[str]:
 
 def verdict_section(entry: Entry, view: dict[str, Any] | None = None) -> str:
     """What a discussion came to, for the top of its page; empty until it has a conclusion."""
-    if entry.discussion is None or entry.discussion.conclusion is None:
+    d = entry.discussion
+    if d is None or (d.conclusion is None and not (d.concluded and get_protocol(d.protocol).result_of(d))):
         return ""
     return ENV.get_template("verdict.html.j2").render(entry=entry, view=view or view_of(entry))
 
