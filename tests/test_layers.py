@@ -109,7 +109,9 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     assert layer("discuss.store.discussions") > layer("discuss.protocols.vote.audit")
 
 
-# The vote protocol's own names, in code and in its files: only its package may use them.
+# The vote protocol's own names, in code and in its files: only its package may use them, and the format of
+# the threads that protocol ran for another tool (Project Dyson's), which is the vote's record by definition.
+FOREIGN_FORMATS = {"discuss.store.formats.dyson": "discuss.protocols.vote"}
 VOTE_NAMES = re.compile(r"\b(winner_id|termination_votes|approve_count|reject_count|should_terminate|VoteResult|"
                         r"TerminationVote|BallotBox|VOTE_SCORES|winnerId|winnerScore|voteResults|approveCount|"
                         r"rejectCount|shouldTerminate)\b|\.(ballots|abstentions|votes)\b(?! import)")
@@ -118,7 +120,8 @@ VOTE_NAMES = re.compile(r"\b(winner_id|termination_votes|approve_count|reject_co
 def test_no_module_outside_the_vote_package_names_a_vote_field():
     found = []
     for path in sorted((SRC / "discuss").rglob("*")):
-        if path.suffix not in (".py", ".j2") or (SRC / "discuss" / "protocols" / "vote") in path.parents:
+        if path.suffix not in (".py", ".j2") or (SRC / "discuss" / "protocols" / "vote") in path.parents \
+                or name_of(path) in FOREIGN_FORMATS:
             continue
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             if VOTE_NAMES.search(line):
@@ -175,7 +178,8 @@ def test_no_protocol_package_is_imported_from_outside_protocols():
                 if (p / "__init__.py").is_file()}
     reached = sorted(f"{m} -> {d}" for m, deps in imports(type_only_too=True).items()
                      if not m.startswith("discuss.protocols") for d in deps
-                     if any(d == p or d.startswith(p + ".") for p in packages))
+                     if any(d == p or d.startswith(p + ".") for p in packages)
+                     and not d.startswith(FOREIGN_FORMATS.get(m, "-") + "."))
     assert packages and reached == []
 
 
@@ -185,3 +189,11 @@ def test_front_ends_call_the_application_layer_and_never_the_engine():
     found = sorted(f"{m} -> {d}" for m, deps in graph.items() if m.startswith(("discuss.cli", "discuss.mcp_server"))
                    for d in deps if d.startswith(("discuss.engine", "discuss.providers")))
     assert found == []
+
+
+def test_no_module_under_protocols_reads_or_writes_a_foreign_format():
+    """Project Dyson's files are the store's to read and write (store/formats/), never a protocol's."""
+    found = sorted(f"{m} -> {d}" for m, deps in imports(type_only_too=True).items()
+                   if m.startswith("discuss.protocols") for d in deps if d.startswith("discuss.store"))
+    assert found == [] and not list((SRC / "discuss" / "protocols").rglob("dyson*.py"))
+

@@ -159,3 +159,41 @@ def test_the_pull_request_gate_passes_an_honest_branch_and_fails_a_tampered_one(
     edit(recorded.folder / "discussion.yaml", r"winnerId: (\w+)", "winnerId: nobody")
     assert gate_run() == 1
     assert "winnerId" in summary.read_text()
+
+
+def test_the_gate_passes_actionlint(recorded):
+    from test_ci import actionlint
+
+    exe = actionlint()
+    if exe is None:
+        pytest.skip("actionlint is not installed")
+    assert recorded.cli("ci", "init", "--install", "pip install discuss-panel").exit_code == 0
+    gate = recorded.root / ".github" / "workflows" / "discuss-verify.yml"
+    done = subprocess.run([exe, "-no-color", str(gate)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_forged_outcome_is_marked_wherever_the_discussion_is_read(recorded):
+    from sitekit import MKDOCS, build
+
+    edit(recorded.folder / "discussion.yaml", r"winnerId: (\w+)", "winnerId: nobody")
+    shown = recorded.cli("show", "swarm-power").stdout
+    assert "does not follow from the recorded ballots" in shown and "nobody" in shown
+    checked = recorded.cli("check")
+    assert checked.exit_code == 1 and "does not follow from its ballots" in checked.stdout
+    (recorded.root / "mkdocs.yml").write_text(MKDOCS)
+    html = (build(recorded.root) / "questions" / "swarm-power" / "index.html").read_text()
+    assert "The recorded outcome does not follow from the record" in html
+
+
+def test_a_discussion_that_says_it_concluded_with_no_round_is_not_built_on(recorded):
+    index = recorded.folder / "discussion.yaml"
+    text = index.read_text()
+    index.write_text(re.sub(r"(?ms)^rounds:\n.*?(?=^\w)", "rounds: []\n", text))
+    for path in recorded.folder.glob("round-*"):
+        shutil.rmtree(path)
+    (recorded.folder / "conclusion.md").unlink()
+    result = recorded.cli("run", "swarm-power", "--auto")
+    assert result.exit_code == 2 and "damaged" in result.stderr, result.output
+    result = recorded.cli("follow-up", "swarm-power", "And then?")
+    assert result.exit_code == 2 and "damaged" in result.stderr, result.output

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..domain import SCRIPTED_PREFIX, Discussion, Question, Settings
 from ..errors import InputError
-from ..protocols import DEFAULT, get_protocol, legacy_format, own_settings, refuse_strangers
+from ..protocols import DEFAULT, get_protocol, own_settings, refuse_strangers
 from ..protocols.base import Setup
 from ..providers import check_keys, route
 from ..providers.scripted import ScriptedProvider
@@ -102,12 +102,16 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     panel, settings = _panel(layout, q, existing, options.panel, options.models)
     if existing and existing.legacy:
         # A Dyson thread goes on under this panel's settings, with the thread's own config on top.
-        settings, panel = legacy_format().continued(existing, settings, panel)
+        from ..store.formats import legacy
+
+        settings, panel = legacy().continued(existing, settings, panel)
         existing.settings = settings
         existing.settings.own = own_settings(get_protocol(existing.protocol), settings.own, "the panel's settings")
     name = _protocol(q, existing, panel, options.protocol)
     d = existing or start(q, panel, settings, utc_now(), name)
-    if not existing and q.phase and (threads := get_protocol(name).storage.thread_format()):
+    from ..store.formats import for_protocol
+
+    if not existing and q.phase and (threads := for_protocol(name)):
         threads.adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
     d.panel = panel
     get_protocol(name).prepare(d, Setup(personas=lambda: load_personas(layout.personas)))

@@ -19,7 +19,6 @@ from typing import Any
 
 from ..errors import InputError
 from .base import Protocol
-from .threads import ThreadFormat
 
 DEFAULT = "vote"
 GROUP = "discuss.protocols"
@@ -100,19 +99,6 @@ def own_settings_in(raw: dict[str, Any], where: str) -> dict[str, Any]:
             if mine := {k: v for k, v in raw.items() if k in protocol.settings_model.names()}:
                 own_settings(protocol, mine, where)
                 found.update(mine)
-    return found
-
-
-# Threads another tool wrote (Project Dyson's): read and continued by the vote protocol's package, whose
-# `thread_format()` gives the same object. Named here so `status` reads them without loading a protocol.
-LEGACY_FORMAT = "discuss.protocols.vote.dyson:FORMAT"
-
-
-@cache
-def legacy_format() -> ThreadFormat:
-    """The format of threads another tool wrote, from the package of the protocol that owns it."""
-    module, name = LEGACY_FORMAT.split(":")
-    found: ThreadFormat = getattr(import_module(module), name)
     return found
 
 

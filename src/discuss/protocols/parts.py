@@ -18,13 +18,10 @@ A protocol names its parts as class attributes holding instances
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ..domain import Discussion, Round, RoundFigures
 from ..errors import InputError
-
-if TYPE_CHECKING:
-    from .threads import ThreadFormat
 
 
 class RoundStorage:
@@ -54,10 +51,6 @@ class RoundStorage:
 
     def check_round(self, r: Round, folder: Path) -> str | None:
         """What is missing of round `r` on disk in `folder`, where its files say it should be there."""
-        return None
-
-    def thread_format(self) -> ThreadFormat | None:
-        """The format of another tool's threads this protocol reads and continues in their shape, if any."""
         return None
 
 

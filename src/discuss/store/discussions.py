@@ -15,18 +15,15 @@ from ..domain import (
     STATUSES,
     Conclusion,
     Discussion,
-    Failure,
     MinorityPosition,
     Panel,
     Panelist,
     Reply,
-    Round,
-    paid_usage,
     usage_dict,
     usage_from,
 )
 from ..errors import InputError
-from ..protocols import DEFAULT, get_protocol, legacy_format
+from ..protocols import DEFAULT, get_protocol
 from ..protocols.stats import discussion_stats, leader
 from ..text.conclusions import parse_markdown_conclusion, render_markdown
 from ..text.naming import camel, is_safe_id, unprintable
@@ -34,15 +31,11 @@ from . import audits, documents, history, yamlio, yamlsplice
 from .configs import config_of, read_config
 from .files import write_atomic
 from .layout import DISCUSSION_FILE
+from .rounds import ROUND_FILE, failures, read_round, round_dir
 from .summary import Summary, from_data, from_head, is_legacy
 
-ROUND_FILE = "round.yaml"
 CONCLUSION_FILE = "conclusion.md"
 SIMULATED_NOTE = "Simulated by the offline or scripted panel: no language model wrote this."
-
-
-def round_dir(folder: Path, number: int) -> Path:
-    return folder / f"round-{number}"
 
 
 def reply_path(folder: Path, number: int, model_id: str) -> Path:
@@ -72,15 +65,6 @@ def _panel_dict(panel: Panel) -> dict[str, Any]:
         if (p := getattr(panel, role)) is not None:
             data[role] = _member_dict(p)
     return data
-
-
-def _failures(r: Round) -> list[dict]:
-    return [
-        {"phase": f.phase, "modelId": f.model_id, "error": f.error,
-         "attempts": f.attempts, "timedOut": f.timed_out, **({"invalid": True} if f.invalid else {}),
-         **paid_usage(f.usage)}
-        for f in r.failures
-    ]
 
 
 def index_dict(d: Discussion) -> dict[str, Any]:
@@ -117,7 +101,7 @@ def index_dict(d: Discussion) -> dict[str, Any]:
     if d.sources:
         data["sources"] = d.sources
     protocol = get_protocol(d.protocol)
-    data.update({"rounds": [protocol.storage.round_index(r, _failures(r)) for r in d.rounds], "stats": discussion_stats(d)})
+    data.update({"rounds": [protocol.storage.round_index(r, failures(r)) for r in d.rounds], "stats": discussion_stats(d)})
     if d.conclusion:
         data["conclusion"] = {"generatedBy": d.conclusion.generated_by,
                               "generated": d.conclusion.generated, "file": CONCLUSION_FILE}
@@ -225,7 +209,9 @@ def dyson_text(d: Discussion, folder: Path) -> str:
 
 
 def dyson_index(d: Discussion) -> dict[str, Any]:
-    return legacy_format().index(d, _failures, usage_dict)
+    from .formats import legacy
+
+    return legacy().index(d)
 
 
 # ---- reading ---------------------------------------------------------------
@@ -255,78 +241,6 @@ def _panel_from(raw) -> Panel:
         _panelist_from(raw[role]) if isinstance(raw.get(role), dict) and "id" in raw[role] else None
         for role in ("chairman", "judge", "synthesizer"))
     return Panel(str(raw.get("name") or ""), members, chairman=chairman, judge=judge, synthesizer=synthesizer)
-
-
-def read_reply(path: Path, number: int) -> Reply:
-    meta, body = documents.read(path, written=True)
-    usage: dict[str, Any] = meta["usage"] if isinstance(meta.get("usage"), dict) else {}
-    return Reply(
-        model_id=str(meta.get("modelId") or path.stem),
-        model_name=str(meta.get("modelName") or meta.get("modelId") or path.stem),
-        round_number=int(meta.get("roundNumber") or number),
-        text=body,
-        generated=str(meta.get("generated") or ""),
-        usage=usage_from(usage),
-        latency_ms=int(usage.get("latencyMs") or 0),
-        role=str(meta.get("role") or "respondent"),
-        simulated=bool(meta.get("simulated")),
-        cut_from=meta["cutFrom"] if isinstance(meta.get("cutFrom"), int) else None,
-        finish_reason=str(meta["finishReason"]) if meta.get("finishReason") else None,
-        saved=True,
-    )
-
-
-def _read_round_file(r: Round, path: Path, protocol: str) -> None:
-    try:
-        data = yamlio.load(documents.read_text(path), written=True) or {}
-    except ValueError as exc:
-        raise InputError(f"{path}: cannot be read (a merge conflict?): {exc}") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: cannot be read: expected a mapping")
-    get_protocol(protocol).storage.read_round_file(r, path.name, data)
-
-
-def _check_notes(r: Round, protocol: str, path: Path) -> None:
-    """A round's notes hold what its protocol records, each of the type it records it in."""
-    kind = get_protocol(protocol).storage.notes_type
-    if kind is not None and r.notes:
-        from pydantic import TypeAdapter
-
-        from ..schema import validated_as
-
-        validated_as(TypeAdapter(kind), r.notes, str(path))
-
-
-def _round_from(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
-    number = int(raw["roundNumber"])
-    r = Round(
-        number=number,
-        seed=int(raw.get("seed") or 0),
-        agreement=raw.get("agreement"),
-        failures=[Failure(str(f["phase"]), str(f["modelId"]), str(f.get("error") or ""),
-                          int(f.get("attempts") or 1), bool(f.get("timedOut")), usage_from(f.get("usage")),
-                          f.get("invalid") is True)
-                  for f in raw.get("failures") or []],
-        completed_at=raw.get("completedAt"),
-        stage=raw.get("stage"),
-        notes={key: raw[key] for key in get_protocol(protocol).storage.index_notes if isinstance(raw.get(key), dict)},
-    )
-    get_protocol(protocol).storage.read_index(r, raw)
-    directory = round_dir(folder, number)
-    if directory.is_dir():
-        for path in sorted(directory.glob("*.md")):
-            reply = read_reply(path, number)
-            r.replies[path.stem] = reply
-        for name in get_protocol(protocol).storage.round_files:
-            if (directory / name).is_file():
-                _read_round_file(r, directory / name, protocol)
-        if (directory / ROUND_FILE).is_file():
-            notes = yamlio.load(documents.read_text(directory / ROUND_FILE), written=True) or {}
-            if not isinstance(notes, dict):
-                raise ValueError(f"{directory / ROUND_FILE}: expected a mapping")
-            r.notes = {k: v for k, v in notes.items() if k not in ("roundNumber", "stage", "agreement")}
-            _check_notes(r, protocol, directory / ROUND_FILE)
-    return r
 
 
 def read_conclusion(path: Path) -> Conclusion:
@@ -398,8 +312,9 @@ def load(folder: Path) -> Discussion | None:
             raise ValueError("expected a mapping of fields")
         if is_legacy(data):  # another tool wrote it: read it as people's files are read
             data = yamlio.load(text)
-            return _with_side_calls(legacy_format().load(data, folder, lambda raw: _round_from(raw, folder, DEFAULT),
-                                                         lambda path: documents.read(path)), folder)
+            from .formats import legacy
+
+            return _with_side_calls(legacy().load(data, folder), folder)
         history.check_index(data, index)
         if data["status"] not in STATUSES:
             raise ValueError(f"status {data['status']!r} is not one of {', '.join(STATUSES)}")
@@ -412,7 +327,7 @@ def load(folder: Path) -> Discussion | None:
             protocol=str(data.get("protocol") or DEFAULT),
             status=str(data.get("status") or "active"),
             started_at=str(data.get("startedAt") or ""),
-            rounds=[_round_from(r, folder, str(data.get("protocol") or DEFAULT)) for r in data.get("rounds") or []],
+            rounds=[read_round(r, folder, str(data.get("protocol") or DEFAULT)) for r in data.get("rounds") or []],
             termination_reason=data.get("terminationReason"),
             concluded_at=data.get("concludedAt"),
             budget_stop=data.get("budgetStop") if isinstance(data.get("budgetStop"), dict) else None,

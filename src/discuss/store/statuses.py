@@ -106,13 +106,13 @@ def summary_of(folder: Path) -> Summary | None:
 
 
 def _plain_rounds(data: dict[str, Any]) -> bool:
-    from ..protocols import legacy_format
+    from .formats import legacy
 
     words = (str, type(None))
     rounds = data.get("rounds") or []
     return (isinstance(data.get("status"), words) and isinstance(data.get("terminationReason"), words)
             and isinstance(data.get("usage"), (dict, type(None))) and isinstance(rounds, list)
-            and all(isinstance(r, dict) for r in rounds) and legacy_format().round_winners(rounds) is not None)
+            and all(isinstance(r, dict) for r in rounds) and legacy().round_winners(rounds) is not None)
 
 
 def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str]]:

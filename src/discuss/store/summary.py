@@ -124,14 +124,14 @@ def is_legacy(data: dict[str, Any]) -> bool:
 
 def from_data(data: dict[str, Any]) -> Summary:
     """The summary of a whole discussion.yaml read as data: any layout, ours or Dyson's."""
-    from ..protocols import legacy_format  # only Dyson's layout and our oldest have no head
+    from .formats import legacy  # only Dyson's layout and our oldest have no head
 
     rounds = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
     return Summary(
         status=str(data.get("status") or "active"),
         legacy=is_legacy(data),
         rounds=sum(1 for r in rounds if r.get("completedAt")),
-        leader=leader_of(legacy_format().round_winners(rounds) or []),
+        leader=leader_of(legacy().round_winners(rounds) or []),
         termination_reason=data.get("terminationReason"),
         usage=usage_from(data.get("usage")),
         protocol=str(data.get("protocol") or DEFAULT),

@@ -8,7 +8,6 @@ from typing import Any
 from ...domain import Discussion, Judgement, Round, RoundFigures, Score
 from ..base import convergence_line
 from ..parts import Figures, Presentation, RoundStorage
-from ..threads import ThreadFormat
 from . import files
 from .forms import BALLOT
 from .notes import VoteNotes, notes
@@ -48,11 +47,6 @@ class VoteStorage(RoundStorage):
 
     def check_round(self, r: Round, folder: Path) -> str | None:
         return files.missing(r, folder)
-
-    def thread_format(self) -> ThreadFormat:
-        from .dyson import FORMAT  # Project Dyson's tool ran this protocol
-
-        return FORMAT
 
 
 class VotePresentation(Presentation):

@@ -1,4 +1,9 @@
-"""Project Dyson threads: read as Dyson wrote them, continued in Dyson's shape.
+"""Project Dyson's threads: read as Dyson wrote them, continued in Dyson's shape.
+
+A format of the store's, like its own: the vote protocol ran these threads,
+so this module reads the vote's record (the one module outside the vote's
+package that does), and the store calls it directly, with no callbacks.
+
 
 Dyson's `discussion.yaml` embeds each response's text under
 `rounds[].responses` and nests votes under `rounds[].votes[].votes`; its panel
@@ -16,19 +21,32 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...domain import FINISHED, Conclusion, Discussion, Panel, Panelist, Reply, Round, Settings, usage_from
+from ...domain import (
+    FINISHED,
+    Conclusion,
+    Discussion,
+    Panel,
+    Panelist,
+    Reply,
+    Round,
+    Settings,
+    usage_dict,
+    usage_from,
+)
+from ...protocols.stats import discussion_stats
+from ...protocols.vote.audit import LIST_ORDER
+from ...protocols.vote.files import approvals_from_others
+from ...protocols.vote.record import TerminationVote, Vote, VoteResult, ballot_box, round_seed, whole
 from ...text.conclusions import bullets, split_sections
 from ...text.naming import is_safe_id
-from ..stats import discussion_stats
-from ..threads import ReadDoc, ThreadFormat
-from .audit import LIST_ORDER
-from .files import approvals_from_others
-from .record import TerminationVote, Vote, VoteResult, ballot_box, round_seed, whole
+from . import ThreadFormat
+
+# The store's readers are imported where a thread is read or written: `status` reads an index's winners alone.
 
 
 def adopt(d: Discussion, phase: str) -> None:
     """Keep a new vote discussion in Dyson's shape, with the fields Dyson's site reads from the start."""
-    from .settings import VoteSettings  # not with the module: `status` reads Dyson's threads without pydantic
+    from ...protocols.vote.settings import VoteSettings  # not at import: `status` reads threads without pydantic
 
     s, own = d.settings, VoteSettings.of(d.settings)
     d.legacy = True
@@ -42,7 +60,9 @@ def adopt(d: Discussion, phase: str) -> None:
     }
 
 
-def _names(folder: Path, read: ReadDoc) -> dict[str, str]:
+def _names(folder: Path) -> dict[str, str]:
+    from ..documents import read
+
     names = {}
     for path in sorted(folder.glob("round-*/*.md")):
         try:
@@ -119,7 +139,9 @@ def _round(raw: dict[str, Any], names: dict[str, str], slug: str) -> Round:
     return r
 
 
-def _conclusion(data: dict[str, Any], folder: Path, read: ReadDoc) -> Conclusion | None:
+def _conclusion(data: dict[str, Any], folder: Path) -> Conclusion | None:
+    from ..documents import read
+
     raw = data.get("conclusion")
     path = folder / "conclusion.md"
     if not isinstance(raw, dict) and not path.is_file():
@@ -146,9 +168,14 @@ def _conclusion(data: dict[str, Any], folder: Path, read: ReadDoc) -> Conclusion
     )
 
 
-def load_legacy(data: dict[str, Any], folder: Path, read_own: Callable[[dict[str, Any]], Round], read: ReadDoc) -> Discussion:
-    """A Dyson thread; `read_own` reads a round discuss wrote (from its index entry and its folder)."""
-    names = _names(folder, read)
+def load_legacy(data: dict[str, Any], folder: Path) -> Discussion:
+    """A Dyson thread, with the rounds discuss wrote into it read as the store reads its own."""
+    from ..rounds import read_round
+
+    def read_own(raw: dict[str, Any]) -> Round:
+        return read_round(raw, folder, "vote")
+
+    names = _names(folder)
     slug = str(data.get("questionSlug") or folder.name)
     entries = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
     rounds = [read_own(r) if r.get("writtenBy") == OURS else _round(r, names, slug) for r in entries]
@@ -180,7 +207,7 @@ def load_legacy(data: dict[str, Any], folder: Path, read_own: Callable[[dict[str
         rounds=rounds,
         termination_reason=data.get("terminationReason"),
         concluded_at=data.get("concludedAt"),
-        conclusion=_conclusion(data, folder, read),
+        conclusion=_conclusion(data, folder),
         legacy=True,
         dyson=data,
         orphan_rounds=orphans,
@@ -292,13 +319,15 @@ def index_dict(d: Discussion, entry: Callable[[Round], dict[str, Any]], usage: d
 class DysonFormat(ThreadFormat):
     """Project Dyson's threads, as the store and the run ask for them."""
 
-    def load(self, data: dict[str, Any], folder: Path, read_own: Callable[[dict[str, Any]], Round],
-             read: ReadDoc) -> Discussion:
-        return load_legacy(data, folder, read_own, read)
+    protocol = "vote"  # Dyson's tool knew only this protocol
 
-    def index(self, d: Discussion, failures: Callable[[Round], list[dict[str, Any]]],
-              usage: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-        return index_dict(d, lambda r: round_entry(r, failures(r), usage(r.usage)), usage(d.usage))
+    def load(self, data: dict[str, Any], folder: Path) -> Discussion:
+        return load_legacy(data, folder)
+
+    def index(self, d: Discussion) -> dict[str, Any]:
+        from ..rounds import failures
+
+        return index_dict(d, lambda r: round_entry(r, failures(r), usage_dict(r.usage)), usage_dict(d.usage))
 
     def round_winners(self, rounds: list[dict[str, Any]]) -> list[str | None] | None:
         return round_winners(rounds)
