@@ -200,7 +200,19 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
     for s in d.sources:
         where = f"{s.get('url')} (not fetched)" if s.get("url") else f"{s.get('path')} sha256 {str(s.get('sha256'))[:12]}"
         out.append(f"source {s.get('label')}: {where}")
+    if differs := inconsistent(d):
+        out += ["", "WARNING: the recorded outcome does not follow from the recorded ballots and rules "
+                "(`discuss verify` names every difference); it is not the panel's:", *(f"- {m}" for m in differs)]
     return out
+
+
+def inconsistent(d: Discussion) -> list[str]:
+    """What of a discussion's recorded outcome its own record does not bear out, in words; empty when all
+    holds (or the protocol has nothing to recompute from)."""
+    found = list(get_protocol(d.protocol).figures.recompute(d) or [])
+    if d.status == "concluded" and not d.rounds and d.conclusion is None:
+        found.append({"message": "it says it concluded, with no round and no conclusion"})
+    return [str(f["message"]) for f in found]
 
 
 def result_text(d: Discussion) -> str:

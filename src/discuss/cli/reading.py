@@ -82,6 +82,22 @@ def _latest() -> Question:
     return read_question(max(started)[2])
 
 
+def _inconsistent(files: list[Path]) -> list[tuple[Path, str]]:
+    """Discussions whose recorded outcome their ballots do not bear out (`verify` says it all)."""
+    from ..archive.report import inconsistent
+    from ..store import discussions as store
+
+    found = []
+    for path in files:
+        try:
+            d = store.load(path.with_suffix(""))
+        except InputError:
+            continue
+        if d is not None and (lines := inconsistent(d)):
+            found.append((path, "its recorded outcome does not follow from its ballots: " + "; ".join(lines[:3])))
+    return found
+
+
 def _orphans(files: list[Path]) -> list[tuple[Path, str]]:
     """Round folders a finished thread's index does not list: not refused, never counted, said."""
     from ..store import discussions as store
@@ -119,6 +135,7 @@ def check(as_json: bool = typer.Option(False, "--json", help="JSON: {files, refu
 
     found += [(path, f"differs from {other.name} only by case or Unicode form: on macOS and Windows they are one "
                      "file; rename one") for path, other in clashes(files).items()]
+    found += _inconsistent(files)
     notes = _orphans(files)
     if as_json:
         import json

@@ -95,6 +95,9 @@ def follow_up_file(content: Path, ref: str, text: str | None, panel: str | None,
 
     q = find_question(content, ref)
     first = store.load(q.folder)
+    if first is not None and first.concluded and not first.rounds and first.conclusion is None:
+        raise InputError(f"{q.slug}: damaged: it says it concluded, with no round and no conclusion; restore it "
+                         "from git before following it up")
     if first is None or not first.concluded:
         raise InputError(f"{q.slug}: a follow-up asks a finished discussion; this one is "
                          f"{first.status if first else 'not started'} (`discuss run` goes on with it)")

@@ -94,6 +94,9 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     """The discussion to run on `q`, new or resumed; InputError for anything unusable."""
     inside_project(root, q)
     existing = store.load(q.folder)
+    if existing is not None and existing.status == "concluded" and not existing.rounds and existing.conclusion is None:
+        raise InputError(f"{q.folder}: damaged: discussion.yaml says it concluded, with no round and no conclusion; "
+                         "restore it from git (`discuss verify --base` names what changed) before going on")
     if existing and existing.concluded:
         _protocol(q, existing, existing.panel, options.protocol)  # a wrong --protocol is still wrong
         if not reopened(existing, options.overrides or {}):

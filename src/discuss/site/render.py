@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from ..archive.evaluation import diversity
 from ..archive.leaderboard import match_standings, participation, standings
-from ..archive.report import budget_line, reply_marks
+from ..archive.report import budget_line, inconsistent, reply_marks
 from ..domain import Discussion, Usage
 from ..protocols import get_protocol
 from ..protocols.base import Protocol
@@ -210,6 +210,7 @@ def discussion_view(d: Discussion) -> dict:
         "bias": protocol.figures.bias([d]),
         "citations": citations(d),
         "diversity": diversity(d.panel),
+        "inconsistent": inconsistent(d),
         "people": {m.id for m in d.panel.everyone if m.human},
         "d": d, "stats": stats, "names": names, "leader": top,
         "leader_wins": stats["roundWinners"].get(top, 0) if top else 0,
