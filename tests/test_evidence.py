@@ -171,3 +171,13 @@ def test_the_page_says_which_quotes_were_found(project, web):
     html = (build(project.root) / "questions" / "swarm-power" / "index.html").read_text()
     assert "1 found, 1 not found" in html
     assert "cites [S9], which is not a source" in html and "the bus runs at 400 volts in every unit" in html
+
+
+def test_the_leaderboard_counts_each_panelists_quotes_not_found(project, web):
+    from sitekit import MKDOCS, build
+
+    test_an_invented_quote_and_a_label_with_no_source_are_flagged_and_an_honest_quote_is_not(project, web)
+    (project.root / "mkdocs.yml").write_text(MKDOCS)
+    html = (build(project.root) / "leaderboard" / "index.html").read_text()
+    rows = dict(re.findall(r'data-part-panelist="(\w+)".*?data-figure="unfound-quotes">(\d+)<', html))
+    assert rows["ann"] == "1" and rows["bob"] == "0"

@@ -82,9 +82,9 @@ def _latest() -> Question:
     return read_question(max(started)[2])
 
 
-def _inconsistent(files: list[Path]) -> list[tuple[Path, str]]:
-    """Discussions whose recorded outcome their ballots do not bear out (`verify` says it all)."""
-    from ..archive.report import inconsistent
+def _loaded(files: list[Path]) -> list[tuple[Path, Discussion]]:
+    """Each question file with its discussion, read once; one that cannot be read is `status`'s and `show`'s
+    to report."""
     from ..store import discussions as store
 
     found = []
@@ -93,25 +93,24 @@ def _inconsistent(files: list[Path]) -> list[tuple[Path, str]]:
             d = store.load(path.with_suffix(""))
         except InputError:
             continue
-        if d is not None and (lines := inconsistent(d)):
-            found.append((path, "its recorded outcome does not follow from its ballots: " + "; ".join(lines[:3])))
+        if d is not None:
+            found.append((path, d))
     return found
 
 
-def _orphans(files: list[Path]) -> list[tuple[Path, str]]:
-    """Round folders a finished thread's index does not list: not refused, never counted, said."""
-    from ..store import discussions as store
+def _inconsistent(loaded: list[tuple[Path, Discussion]]) -> list[tuple[Path, str]]:
+    """Discussions whose recorded outcome their ballots do not bear out (`verify` says it all)."""
+    from ..archive.report import inconsistent
 
-    notes = []
-    for path in files:
-        try:
-            d = store.load(path.with_suffix(""))
-        except InputError:
-            continue  # a discussion that cannot be read is `status`'s and `show`'s to report
-        if d is not None and d.orphan_rounds:
-            notes.append((path.with_suffix(""), f"{', '.join(f'round-{n}/' for n in d.orphan_rounds)} not listed "
-                                                "in discussion.yaml: left out, never counted"))
-    return notes
+    return [(path, "its recorded outcome does not follow from its ballots: " + "; ".join(lines[:3]))
+            for path, d in loaded if (lines := inconsistent(d))]
+
+
+def _orphans(loaded: list[tuple[Path, Discussion]]) -> list[tuple[Path, str]]:
+    """Round folders a finished thread's index does not list: not refused, never counted, said."""
+    return [(path.with_suffix(""), f"{', '.join(f'round-{n}/' for n in d.orphan_rounds)} not listed "
+                                   "in discussion.yaml: left out, never counted")
+            for path, d in loaded if d.orphan_rounds]
 
 
 @app.command(rich_help_panel=FAMILY)
@@ -135,8 +134,9 @@ def check(as_json: bool = typer.Option(False, "--json", help="JSON: {files, refu
 
     found += [(path, f"differs from {other.name} only by case or Unicode form: on macOS and Windows they are one "
                      "file; rename one") for path, other in clashes(files).items()]
-    found += _inconsistent(files)
-    notes = _orphans(files)
+    loaded = _loaded(files)
+    found += _inconsistent(loaded)
+    notes = _orphans(loaded)
     if as_json:
         import json
 

@@ -195,7 +195,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             entries = list(self.entries.values())
             return html + render.analysis_page(entries, self._linker(page, files), self.data_files)
         if self.config.leaderboard and uri == self.config.leaderboard_page:
-            return html + render.leaderboard_page([e.discussion for e in self.entries.values() if e.discussion])
+            entries = list(self.entries.values())
+            return html + render.leaderboard_page([e.discussion for e in entries if e.discussion],
+                                                  render.unfound_quotes(entries))
         return html
 
     @staticmethod

@@ -228,6 +228,16 @@ def view_of(entry: Entry) -> dict[str, Any] | None:
     return view
 
 
+def unfound_quotes(entries: list[Entry]) -> dict[str, int]:
+    """Each panelist's quotes, over the archive, that are not in the source they cite."""
+    counts: dict[str, int] = {}
+    for e in entries:
+        for x in (e, *e.parts):
+            for _, pid, _, _ in quote_checks(x)["missing"]:
+                counts[pid] = counts.get(pid, 0) + 1
+    return counts
+
+
 def quote_checks(entry: Entry) -> dict[str, Any]:
     """Per source label, the quotes attributed to it that were found and those that were not; and the
     labels cited that name no source."""
@@ -343,7 +353,7 @@ def index_row(e: Entry, href: str) -> dict[str, Any]:
             "outcome": gist(d.conclusion.summary) if d and d.conclusion else ""}
 
 
-def leaderboard_page(discussions: list[Discussion]) -> str:
+def leaderboard_page(discussions: list[Discussion], unfound: dict[str, int] | None = None) -> str:
     """One table per kind of figure; the vote table and bias report count vote rounds only."""
     voted = [d for d in discussions if get_protocol(d.protocol).figures.has_winners]
     table = standings(voted)
@@ -354,7 +364,7 @@ def leaderboard_page(discussions: list[Discussion]) -> str:
     return labelled(ENV.get_template("leaderboard.html.j2").render(
         table=table, chart=Markup(chart), bias=next((b for b in reports if b is not None), None),
         matches=match_standings(discussions),
-        people=participation(discussions)))
+        people=participation(discussions), unfound=unfound or {}))
 
 
 def analysis_page(entries: list[Entry], href: Callable[[str], str], files: list[str]) -> str:
