@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -201,3 +202,26 @@ def test_a_discussion_that_says_it_concluded_with_no_round_is_not_built_on(recor
     assert result.exit_code == 2 and "damaged" in result.stderr, result.output
     result = recorded.cli("follow-up", "swarm-power", "And then?")
     assert result.exit_code == 2 and "damaged" in result.stderr, result.output
+
+
+def test_project_dysons_threads_and_every_recorded_protocol_hold_and_say_the_chain_is_absent(project):
+    data = Path(__file__).parent / "data"
+    shutil.copytree(data / "dyson", project.content / "research-questions")
+    shutil.copytree(data / "recorded", project.content / "recorded")
+    result = project.cli("verify", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["findings"] == [] and report["discussions"] >= 11
+    absent = {n["question"] for n in report["notes"] if "no chain" in n["note"]}
+    assert any(q.startswith("research-questions/") for q in absent) and any(q.startswith("recorded/") for q in absent)
+
+
+def test_a_source_edited_after_the_run_is_named(project):
+    notes = project.content / "questions" / "notes.md"
+    notes.write_text("The bus runs at 48 volts.\n")
+    project.question.write_text(project.question.read_text().replace("title:", "sources: [notes.md]\ntitle:", 1))
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q", "--yes").exit_code == 0
+    assert verified(project) == (0, [])
+    notes.write_text("The bus runs at 400 volts.\n")
+    code, found = verified(project)
+    assert code == 1 and [f["kind"] for f in found] == ["source-changed"] and found[0]["file"] == "notes.md"
