@@ -49,10 +49,16 @@ def test_the_guides_files_saved_and_installed_run_a_protocol_offline_and_keep_it
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(code)
     site = tmp_path / "site-packages"
-    built = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                            "--no-build-isolation", "--target", str(site), str(tmp_path / "discuss-echo")],
+    # Built as a release builds it (offline: the test extra's setuptools), installed as an installer does with
+    # a pure-Python wheel: unpacked where Python looks, its entry points with it. (A venv made by uv has no pip.)
+    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
+                            str(tmp_path / "dist"), str(tmp_path / "discuss-echo")],
                            capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, built.stderr
+    assert built.returncode == 0, built.stdout + built.stderr
+    import zipfile
+
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    zipfile.ZipFile(wheel).extractall(site)
     project = tmp_path / "project"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
 
