@@ -101,3 +101,25 @@ def test_the_estimate_is_a_bound_within_twice_what_answers_that_fill_their_limit
     answers = [r for r in fake.requests if r["task"] == "respond"]
     assert answers and all(len(r["messages"]) for r in answers)
     assert sent <= bound <= 2 * sent, (sent, bound)  # 4.15x before the stand-ins counted as real text
+
+
+def test_the_batch_estimate_of_fresh_questions_bounds_each_one_priced_alone(project):
+    """Questions alike but for their text are priced from the first of them and what a token of question
+    costs; each such price is at least, and close to, what simulating that question alone gives."""
+    from discuss.commands.batch import prepare_all
+    from discuss.commands.estimating import _Priced, batch_estimate
+    from discuss.engine.prepare import Options
+    from discuss.store.questions import read_question
+
+    for n, words in enumerate((3, 40, 0, 200, 12)):
+        (project.content / "questions" / f"q{n}.md").write_text(
+            f"---\ntitle: Question {n} on swarm power?\n---\n\n" + " ".join(["background"] * words) + f" {n}\n")
+    questions = [read_question(project.content / "questions" / f"q{n}.md") for n in range(5)]
+    prepared, _ = prepare_all(project.root, questions, Options(panel="offline"), False, lambda line: None)
+    grouped = {row["slug"]: row for row in batch_estimate(project.root, prepared)["discussions"]}
+    alone = _Priced(project.root)
+    for q, d in prepared:
+        exact = alone.simulated(q, d)
+        row = grouped[q.slug]
+        assert row["calls"] == exact.calls
+        assert exact.total_tokens <= row["tokens"] <= exact.total_tokens * 1.02, (q.slug, row, exact)

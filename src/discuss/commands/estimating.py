@@ -41,16 +41,69 @@ def estimate(root: Path, content: Path, question: str, options: Any, plan: Any) 
 
 
 def batch_estimate(root: Path, prepared: list[tuple[Any, Any]]) -> dict[str, Any]:
-    """Each prepared (question, discussion) run to its end, priced as an upper bound, and the sum."""
-    from .. import providers
-    from ..domain import Usage
-    from ..engine.dry_run import estimate_run
-    from ..engine.runner import Plan, Runner, prompts_for
+    """Each prepared (question, discussion) run to its end, priced as an upper bound, and the sum.
 
-    prompts, total, found = prompts_for(root), Usage(), []
+    A discussion not started, whose question has no sources, is priced without simulating it: questions
+    alike in all but their text (the same panel, protocol and settings) cost what the first of them costs
+    plus, per token of their own text, what one more token of question costs, measured once by pricing that
+    first question again with its background made longer; rounded up, with a margin per call, so it stays a
+    bound. Over thousands of open questions this is reading them, not running each.
+    """
+    from ..domain import Usage
+
+    priced = _Priced(root)
+    total, found = Usage(), []
     for q, d in prepared:
-        usage, _, _, _ = providers.run(estimate_run(lambda g: Runner(g, prompts), q, d, Plan(auto=True)))
+        usage = priced.of(q, d)
         total.add(usage)
         found.append({"slug": q.slug, "protocol": d.protocol, "calls": usage.calls, "tokens": usage.total_tokens,
                       "cost": usage.cost})
     return {"discussions": found, "total": {"calls": total.calls, "tokens": total.total_tokens, "cost": total.cost}}
+
+
+SLOPE_TOKENS = 400  # how much longer the background is made to measure what a token of question costs
+MARGIN_PER_CALL = 16  # tokens a call may differ by as texts meet differently at the tokenizer
+
+
+class _Priced:
+    """Run estimates, the simulated ones made once per kind of fresh discussion."""
+
+    def __init__(self, root: Path):
+        from ..engine.runner import prompts_for
+
+        self.root, self.prompts = root, prompts_for(root)
+        self.kinds: dict[str, tuple[int, Any, float, float | None]] = {}
+
+    def simulated(self, q: Any, d: Any) -> Any:
+        from .. import providers
+        from ..engine.dry_run import estimate_run
+        from ..engine.runner import Plan, Runner
+
+        return providers.run(estimate_run(lambda g: Runner(g, self.prompts), q, d, Plan(auto=True)))[0]
+
+    def of(self, q: Any, d: Any) -> Any:
+        import dataclasses
+        import math
+
+        from ..domain import Usage
+        from ..text.tokens import count
+
+        if d.rounds or q.sources or d.legacy or d.personas:
+            return self.simulated(q, d)
+        kind = repr((d.protocol, d.panel, d.settings, q.task_type, q.stakes, bool(q.background.strip())))
+        own = count(f"{q.title}\n{q.background}")
+        if kind not in self.kinds:
+            base = self.simulated(q, d)
+            longer = dataclasses.replace(q, background=q.background + "\n" + " ".join(["word"] * SLOPE_TOKENS))
+            more = self.simulated(longer, d)
+            added = count(f"{longer.title}\n{longer.background}") - own
+            slope = max(more.prompt_tokens - base.prompt_tokens, 0) / max(added, 1)
+            cost_slope = None if base.cost is None or more.cost is None else max(more.cost - base.cost, 0) / max(added, 1)
+            self.kinds[kind] = (own, base, slope, cost_slope)
+            return base
+        first, base, slope, cost_slope = self.kinds[kind]
+        extra = max(own - first, 0)
+        prompt = base.prompt_tokens + math.ceil(slope * extra) + MARGIN_PER_CALL * base.calls
+        cost = None if base.cost is None or cost_slope is None else round(
+            base.cost + cost_slope * (extra + MARGIN_PER_CALL * base.calls), 6)
+        return Usage(prompt, base.completion_tokens, cost, base.calls)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..text.naming import inside_project
+from ..text.naming import inside_project, portable_key
 
 SETTINGS_DIR = "discussions"
 PANELS_FILE = "panels.yaml"
@@ -118,8 +118,6 @@ class Layout:
 def clashes(paths: list[Path]) -> dict[Path, Path]:
     """Each path whose name another in its folder differs from only by case or Unicode form, with that
     other: on macOS and Windows they are one file, and a checkout there keeps only one of them."""
-    from ..text.naming import portable_key
-
     seen: dict[tuple[Path, str], Path] = {}
     found: dict[Path, Path] = {}
     for path in sorted(paths):
@@ -135,14 +133,27 @@ def clashes(paths: list[Path]) -> dict[Path, Path]:
 def portable(path: Path) -> None:
     """InputError where a file beside `path` differs from its name only by case or Unicode form."""
     try:
-        names = [path.parent / n for n in os.listdir(path.parent) if n.endswith(".md")]
+        stat = path.parent.stat()
     except OSError:
         return
-    if other := clashes([*{p for p in names if p.name != path.name}, path]).get(path):
+    others = [n for n in _by_key(path.parent, stat.st_mtime_ns).get(portable_key(path.name), []) if n != path.name]
+    if others:
+        other = path.parent / others[0]
         from ..errors import InputError
 
         raise InputError(f"{path.name} and {other.name} differ only by case or Unicode form: on macOS and "
                          "Windows they are one file, so a checkout there loses one of them; rename one")
+
+
+@lru_cache(maxsize=64)
+def _by_key(folder: Path, mtime: int) -> dict[str, list[str]]:
+    """A folder's Markdown files by their portable key, read once while the folder is unchanged (a batch of
+    ten thousand questions asks it for each)."""
+    found: dict[str, list[str]] = {}
+    for name in os.listdir(folder):
+        if name.endswith(".md"):
+            found.setdefault(portable_key(name), []).append(name)
+    return found
 
 
 def confined(path: Path, *tops: Path, what: str = "") -> Path:

@@ -7,6 +7,7 @@ file, the panel and the field.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,18 @@ def _special(raw, members: tuple[Panelist, ...], where: str, role: str) -> Panel
 
 
 def _read(path: Path):
+    """The panel file, checked; read again only when it changes (a batch prepares thousands of questions)."""
+    if not path.is_file():
+        raise InputError(f"{path}: panel file not found")
+    stat = path.stat()
+    return _read_checked(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _read_checked(path: Path, mtime: int, size: int):
     from ..schema import validated
     from ..schema.panels import PanelFileModel
 
-    if not path.is_file():
-        raise InputError(f"{path}: panel file not found")
     try:
         data = yamlio.load(documents.read_text(path))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
