@@ -4,6 +4,7 @@ whatever comes first, and clear one that reads the answers; the re-asks are file
 from __future__ import annotations
 
 import json
+import re
 
 from conftest import fake_panel
 from fakeserver import Action
@@ -125,3 +126,15 @@ def test_the_offline_panel_answers_an_audit_as_a_demo_would_run_it(project):
     found = audited(project, "--orders", "2")
     assert found["asked"] == 6 and found["ballots"] == 6  # every re-ask usable, none failed
     assert found["figures"]["panel"]["positionBias"]["ballots"] == 6
+
+
+def test_what_an_audit_spent_is_shown_as_a_part_of_what_the_discussion_cost(project):
+    import json
+
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    assert project.cli("audit", "swarm-power", "--orders", "1").exit_code == 0
+    shown = project.cli("show", "swarm-power").stdout
+    assert re.search(r"audits: \d+ calls", shown)
+    spent = json.loads(project.cli("show", "swarm-power", "--json").stdout)["spent"]
+    assert spent["audits"]["calls"] > 0
+    assert spent["total"]["calls"] == spent["discussion"]["calls"] + spent["audits"]["calls"]

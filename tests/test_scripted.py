@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from discuss.protocols.vote.record import ballot_box
 from discuss.store import discussions as store
 from scripted import ballot, scripted_panel, write_scripts
@@ -62,3 +64,13 @@ def test_a_bad_script_is_refused_by_file_and_field_before_anything_is_written(pr
     result = project.cli("run", "swarm-power")
     assert result.exit_code == 2 and "bob.yaml: no script" in result.output
     assert not project.folder.exists()
+
+
+def test_progress_shows_what_a_scripted_members_delay_took(project):
+    project.write_panels(scripted_panel(settings="{retryBaseDelay: 0.0, maxRounds: 1}"))
+    write_scripts(project.root, ann=[{"task": "respond", "reply": "Slow but sure.", "delay": 0.4}], bob=[], cy=[])
+    result = project.cli("run", "swarm-power", "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    took = float(re.search(r"ok ann \[respond\].*?, ([\d.]+)s", result.stderr).group(1))
+    assert took >= 0.4
+    assert "latencyMs: 0" in (project.folder / "round-1" / "ann.md").read_text()  # the record stays stable

@@ -71,7 +71,8 @@ class CallResult:
     attempts: int = 0
     asks: int = 0
     usage: Usage = field(default_factory=Usage)
-    latency_ms: int = 0
+    latency_ms: int = 0  # what is recorded: 0 for a stand-in, whose files must not change from run to run
+    elapsed_ms: int = 0  # what the call took here, always: what progress shows
     # The reply's length in characters when it was longer than the cap and cut to it.
     cut_from: int | None = None
     # Why the provider stopped, where it was not the reply's end ("length": at max_tokens).

@@ -54,6 +54,9 @@ def discussion_json(d: Discussion) -> dict[str, Any]:
         "result": protocol.result_of(d),
         "sources": d.sources,
         "usage": usage_json(d.usage),
+        # Everything paid for the discussion, in parts: its rounds and conclusion, and the bias audit's re-asks.
+        "spent": {"discussion": usage_json(d.usage), "audits": usage_json(d.side_usage),
+                  "total": usage_json(d.spent)},
         "rounds": [round_json(r, protocol) for r in d.rounds],
         "conclusion": None if c is None else {
             "by": c.generated_by, "generated": c.generated, "summary": c.summary, "keyPoints": c.key_points,

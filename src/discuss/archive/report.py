@@ -78,7 +78,7 @@ class Progress:
         if kind == "done":
             u = result.usage
             cut = f" (cut: finish_reason {result.finish_reason})" if result.finish_reason else ""
-            return f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.latency_ms / 1000:.1f}s{cut}"
+            return f"  ok {who} {u.total_tokens} tokens, {money(u.cost)}, {result.elapsed_ms / 1000:.1f}s{cut}"
         if kind == "failed":
             return f"  !! {who} failed: {result.error}"
         if kind == "waiting":
@@ -192,6 +192,10 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
            f"tokens: {d.usage.total_tokens}"
            + (f" ({d.usage.cached_tokens} prompt tokens from the provider's cache)" if d.usage.cached_tokens else "")
            + f"   cost: {money(d.usage.cost)}"]
+    if d.side_usage.calls:
+        out.append(f"audits: {d.side_usage.calls} calls, {d.side_usage.total_tokens} tokens, "
+                   f"{money(d.side_usage.cost)}; in all: {d.spent.calls} calls, {d.spent.total_tokens} tokens, "
+                   f"{money(d.spent.cost)}")
     if d.panel.simulated:
         out.append("simulated: written by the offline or scripted panel, not by language models")
     elif len(d.panel.members) > 1 and (found := diversity(d.panel))["oneFamily"]:

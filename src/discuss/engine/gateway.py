@@ -240,7 +240,8 @@ class Gateway:
             result.error, result.timed_out = str(exc), exc.timed_out
         except Exception as exc:  # a provider's error is a result, not a crash
             result.error = f"{type(exc).__name__}: {exc}"
-        result.latency_ms = 0 if self.route(spec.panelist).simulated else int((time.monotonic() - started) * 1000)
+        result.elapsed_ms = int((time.monotonic() - started) * 1000)
+        result.latency_ms = 0 if self.route(spec.panelist).simulated else result.elapsed_ms
         if result.error:
             result.error = clean(scrub(result.error, spec.panelist))[:500]
         self.on_event("waiting" if result.waiting else "done" if result.ok else "failed", spec, result)
