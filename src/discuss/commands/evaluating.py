@@ -22,7 +22,6 @@ from typing import Any
 from ..errors import InputError
 from ..store.layout import Layout
 
-BASELINES = ("single", "majority", "self-consistency")
 MAX_SAMPLES = 25
 
 

@@ -12,7 +12,8 @@ writes none of them:
   tables, leaderboard, bias report and `verify`'s recomputation.
 
 A protocol names its parts as class attributes holding instances
-(`storage = VoteStorage()`); the parts hold no state of a discussion.
+(`storage = VoteStorage()`, or `RoundStorage(MyNotes)` where typed notes are
+all it keeps); the parts hold no state of a discussion.
 """
 
 from __future__ import annotations
@@ -28,11 +29,16 @@ class RoundStorage:
     """How a protocol's rounds are kept beyond the core's files (its replies, `round.yaml`, the index)."""
 
     # Files of its own in each round folder besides the replies and round.yaml.
-    round_files: ClassVar[tuple[str, ...]] = ()
+    round_files: tuple[str, ...] = ()
     # Round notes kept in discussion.yaml, not a round.yaml.
-    index_notes: ClassVar[tuple[str, ...]] = ()
+    index_notes: tuple[str, ...] = ()
     # The TypedDict of what its rounds record in round.yaml; checked when a discussion is loaded.
-    notes_type: ClassVar[Any] = None
+    notes_type: Any = None
+
+    def __init__(self, notes_type: Any = None) -> None:
+        """`RoundStorage(notes_type=MyNotes)`: a protocol whose rounds keep only typed notes needs no subclass."""
+        if notes_type is not None:
+            self.notes_type = notes_type
 
     def write_round_file(self, r: Round, name: str, panel_order: list[str]) -> dict[str, Any] | None:
         """The content of `name` (one of `round_files`) for round `r`; None when there is none yet."""

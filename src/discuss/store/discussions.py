@@ -192,7 +192,7 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
             write_atomic(round_dir(folder, r.number) / ROUND_FILE, yamlio.dump(data))
     if d.conclusion:
         write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
-    if d.record is not None and not d.legacy:
+    if index and d.record is not None and not d.legacy:  # the chain lives in the index: sealed as it is written
         from .chain import sealed
 
         sealed(d.record, [r.number for r in d.rounds if r.complete], lambda n: round_dir(folder, n),

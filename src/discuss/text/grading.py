@@ -20,7 +20,6 @@ import unicodedata
 ANSWER_LINE = re.compile(r"(?im)^\W*(?:final\s+)?answer\s*(?:is)?\s*[:=\-]?\s*(.+?)\s*$")
 NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 LETTER = re.compile(r"(?<![A-Za-z])\(?([A-J])\)?(?![A-Za-z])")
-KINDS = ("number", "choice", "text")
 
 
 def read_answer(text: str, kind: str) -> str | None:

@@ -79,10 +79,6 @@ HIGH_STAKES = "high"
 REVIEW_TASKS = ("review", "artefact-review", "artifact-review")
 
 
-class CouncilStorage(RoundStorage):
-    notes_type = CouncilNotes
-
-
 class CouncilPresentation(Presentation):
     conclusion_title = "Synthesis by the chairman"
 
@@ -103,7 +99,7 @@ class ConvergerPresentation(CouncilPresentation):
 
 class Staged(Protocol):
     runs_to_end = True
-    storage = CouncilStorage()
+    storage = RoundStorage(CouncilNotes)
     presentation = CouncilPresentation()
 
     def check_ready(self, d: Discussion) -> None:

@@ -198,10 +198,6 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
                              **(dissent_context(minority) if minority else {})})
 
 
-class CritiqueStorage(RoundStorage):
-    notes_type = CritiqueNotes
-
-
 class CritiquePresentation(Presentation):
     conclusion_title = "Attributed answer by the synthesizer"
 
@@ -219,7 +215,7 @@ class CritiquePresentation(Presentation):
 class Critique(Protocol):
     summary = "answers, then rounds of structured critique scored by a judge, then an attributed synthesis"
     settings_model = CritiqueSettings
-    storage = CritiqueStorage()
+    storage = RoundStorage(CritiqueNotes)
     presentation = CritiquePresentation()
 
     # The rules are module functions, testable alone; the protocol is them.

@@ -21,10 +21,6 @@ from .settings import DecomposeSettings
 MIN_PARTS, MAX_PARTS = 2, 6
 
 
-class DecomposeStorage(RoundStorage):
-    notes_type = DecomposeNotes
-
-
 class DecomposePresentation(Presentation):
     conclusion_title = "Reassembled answer by the splitter"
 
@@ -33,7 +29,7 @@ class Decompose(Protocol):
     summary = "one panelist splits the question, the others answer the parts, the splitter reassembles"
     runs_to_end = True
     settings_model = DecomposeSettings
-    storage = DecomposeStorage()
+    storage = RoundStorage(DecomposeNotes)
     presentation = DecomposePresentation()
 
     @staticmethod

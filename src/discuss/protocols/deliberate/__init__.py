@@ -214,10 +214,6 @@ def conclusion_spec(d: Discussion, ctx: Context) -> CallSpec | None:
                     validate=parse_conclusion, schema=CONCLUSION_SCHEMA, context={"title": ctx.q.title, **held})
 
 
-class DeliberateStorage(RoundStorage):
-    notes_type = DeliberateNotes
-
-
 class DeliberatePresentation(Presentation):
     conclusion_title = "Decision by the chair"
 
@@ -236,7 +232,7 @@ class Deliberate(Protocol):
     summary = "personas research alone, propose alternatives, rank them; two gates check the consensus"
     runs_to_end = True
     settings_model = DeliberateSettings
-    storage = DeliberateStorage()
+    storage = RoundStorage(DeliberateNotes)
     presentation = DeliberatePresentation()
 
     # The rules are module functions, testable alone; the protocol is them.

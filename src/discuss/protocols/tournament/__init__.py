@@ -50,10 +50,6 @@ def _answers_spec(d: Discussion, p: Panelist, ctx: Context) -> CallSpec:
                     context={"title": ctx.q.title, "round": 1})
 
 
-class TournamentStorage(RoundStorage):
-    notes_type = TournamentNotes
-
-
 class TournamentPresentation(Presentation):
 
     def show_round(self, r: Round, names: dict[str, str]) -> list[str]:
@@ -75,7 +71,7 @@ class Tournament(Protocol):
     summary = "every panelist answers; answers meet in judged pairs until one is left"
     runs_to_end = True
     settings_model = TournamentSettings
-    storage = TournamentStorage()
+    storage = RoundStorage(TournamentNotes)
     presentation = TournamentPresentation()
     figures = TournamentFigures()
 
