@@ -31,8 +31,11 @@ def file_hash(path: Path) -> str:
 
 
 def round_hashes(folder: Path) -> dict[str, str]:
-    """Every file of a round folder by name, with its hash."""
-    return {p.name: file_hash(p) for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
+    """Every file of a round folder by name, with its hash; a hidden file (the temporary of an atomic write
+    a killed run left behind) is no part of the record."""
+    if not folder.is_dir():
+        return {}
+    return {p.name: file_hash(p) for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")}
 
 
 def link(previous: str, files: dict[str, str]) -> str:
