@@ -183,3 +183,24 @@ def test_a_key_from_the_projects_env_file_is_scrubbed_and_a_key_format_is_not(pr
     d = store.load(project.folder)
     assert d.rounds[0].replies["alpha"].text == "The server took [redacted] as its key."
     assert d.rounds[0].replies["beta"].text == "Project keys start with sk-proj- and are long."
+
+
+def test_a_trial_and_a_follow_up_read_the_sources_the_question_names(project, fake):
+    """Their question files live deeper than the original (a folder a trial writes only later):
+    a relative source still names the same file, in every shape (a path through `..`, a glob)."""
+    (project.root / "sources").mkdir()
+    (project.root / "sources" / "volts.md").write_text("Bus voltage is 48 V.\n")
+    (project.root / "sources" / "a.csv").write_text("unit,watts\nalpha,120\n")
+    question_with_sources(project, "../../sources/volts.md", "../../sources/*.csv")
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    trials = project.cli("trials", "swarm-power", "--runs", "1", "--panel", "fake")
+    assert trials.exit_code == 0, trials.output
+    asked = [r["messages"][-1]["content"] for r in fake.requests if r["task"] == "respond"]
+    assert asked and all("Bus voltage is 48 V." in p and "alpha,120" in p for p in asked)
+    ran = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q", "--conclude")
+    assert ran.exit_code == 0, ran.output
+    fake.requests.clear()
+    follow = project.cli("follow-up", "swarm-power", "And in eclipse?", "--rounds", "1", "-q")
+    assert follow.exit_code == 0, follow.output
+    asked = [r["messages"][-1]["content"] for r in fake.requests if r["task"] == "respond"]
+    assert asked and all("Bus voltage is 48 V." in p for p in asked)

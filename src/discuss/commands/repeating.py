@@ -10,7 +10,6 @@ functions; neither builds a trial itself.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,10 +51,11 @@ def prepared_trials(root: Path, q: Question, folder: Path, runs: int, options: O
                     warn: Callable[[str], None]) -> list[tuple[Question, Discussion]]:
     """Trials 1..runs not finished yet, each as the panel reads its question (with sources), ready to run."""
     from ..engine.prepare import ground, prepare
+    from ..store.sources import rehomed
 
     prepared = []
     for k in range(1, runs + 1):
-        trial = replace(q, path=folder / f"trial-{k}.md")
+        trial = rehomed(q, folder / f"trial-{k}.md")
         d = prepare(root, trial, options)
         d.trial = k
         if not d.concluded:

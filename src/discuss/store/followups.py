@@ -16,7 +16,7 @@ from ..errors import InputError
 from . import documents
 from .files import write_atomic
 from .layout import part_paths
-from .sources import URL_PREFIXES
+from .sources import moved
 
 
 def part_files(q: Question) -> list[Path]:
@@ -44,11 +44,6 @@ def background(q: Question, parts: list[tuple[Question, Discussion]], text: str)
     out += ["", "## The follow-up question", "", text.strip(), "",
             "Answer the follow-up. Build on what was concluded; say where you depart from it and why."]
     return "\n".join(out) + "\n"
-
-
-def _moved(entry: str) -> str:
-    """A source path relative to the question's file, relative to a part's file one folder deeper."""
-    return entry if entry.startswith(URL_PREFIXES) else f"../{entry}"
 
 
 def dyson_follow_ups(q: Question) -> list[Path]:
@@ -99,7 +94,7 @@ def create_part(q: Question, parts: list[tuple[Question, Discussion]], text: str
                                "slug": q.slug[:80 - len(suffix)].rstrip("-._") + suffix,
                                "followUpOf": q.slug, "part": number, "panel": panel, "protocol": protocol}
     if q.sources:
-        meta["sources"] = [_moved(s) for s in q.sources]
+        meta["sources"] = [moved(s, q.path.parent, q.folder) for s in q.sources]
     path = q.folder / f"part-{number}.md"
     write_atomic(path, documents.render(meta, background(q, parts, text)))
     return path

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..domain import Question
@@ -47,12 +48,25 @@ class Source:
         return out
 
 
+def moved(entry: str, old: Path, new: Path) -> str:
+    """A source entry relative to folder `old`, relative to folder `new` instead: a question's copy kept
+    elsewhere (a trial, a follow-up's part) reads the same files."""
+    if entry.startswith(URL_PREFIXES):
+        return entry
+    return os.path.relpath(old / entry, new).replace(os.sep, "/")
+
+
+def rehomed(q: Question, path: Path) -> Question:
+    """The question as a file at `path`, its sources still naming what the original names."""
+    return replace(q, path=path, sources=[moved(s, q.path.parent, path.parent) for s in q.sources])
+
+
 def _files(q: Question, entry: str, root: Path, allowed: list[Path]) -> list[Path]:
-    base = q.path.parent
-    pattern = str(base / entry)
-    found = sorted(Path(p) for p in glob.glob(pattern, recursive=True)) if glob.has_magic(entry) else [base / entry]
+    # Normalised first: a trial's question is read before its folder exists, and `missing/..` names nothing.
+    pattern = os.path.normpath(q.path.parent / entry)
+    found = sorted(Path(p) for p in glob.glob(pattern, recursive=True)) if glob.has_magic(entry) else [Path(pattern)]
     if not found or not all(p.is_file() for p in found):
-        missing = next((p for p in found if not p.is_file()), base / entry)
+        missing = next((p for p in found if not p.is_file()), Path(pattern))
         raise InputError(f"{q.path}: source {entry!r} names no readable file ({missing})")
     for p in found:
         _check_allowed(q, entry, p, root.resolve(), allowed)
@@ -129,7 +143,7 @@ def read_sources(q: Question, root: Path, allowed: list[Path] | None = None) -> 
                 text = _text(path, data)
             except (OSError, UnicodeDecodeError, ValueError) as exc:
                 raise InputError(f"{path}: source cannot be read: {exc}") from None
-            found.append(Source(f"S{len(found) + 1}", path.relative_to(q.path.parent).as_posix(),
+            found.append(Source(f"S{len(found) + 1}", os.path.relpath(path, q.path.parent).replace(os.sep, "/"),
                                 hashlib.sha256(data).hexdigest(), text))
     return found
 
