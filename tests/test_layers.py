@@ -138,31 +138,26 @@ def package_of(module: str) -> str:
 
 
 def picture() -> str:
-    """The layers and the imports between their packages above the core, as a Mermaid chart (from the code)."""
+    """The layers and the imports between their packages above the core, as an SVG chart (from the code)."""
+    from layerchart import svg
+
     graph = imports()
     packages = sorted({package_of(m) for m in graph if m != "discuss"})
     # Every package may use the core layer; the chart draws only the arrows between the layers above it.
     edges = sorted({(package_of(m), package_of(d)) for m, deps in graph.items() for d in deps
                     if package_of(m) != package_of(d) and m != "discuss" and layer(f"discuss.{package_of(d)}")})
     ranks = [("core", [])] + LAYERS
-    out = ["```mermaid", "flowchart BT"]
-    for rank, (name, _) in enumerate(ranks):
-        members = [p for p in packages if layer(f"discuss.{p}") == rank] if rank else \
-            [p for p in packages if layer(f"discuss.{p}") == 0]
-        out.append(f"  subgraph layer{rank}[{name}]")
-        out += [f"    {p}[{'domain, calls, errors' if p == 'core' else p}]" for p in members]
-        out.append("  end")
-    out += [f"  {a} --> {b}" for a, b in edges]
-    return "\n".join([*out, "```"]) + "\n"
+    bands = [(name, [p for p in packages if layer(f"discuss.{p}") == rank]) for rank, (name, _) in enumerate(ranks)]
+    return svg([band for band in bands if band[1]], edges)
 
 
-PICTURE = re.compile(r"(<!-- layers: made by scripts/architecture\.py -->\n).*?(?=<!-- /layers -->)", re.S)
+CHART = SRC.parent / "docs" / "architecture.svg"
 
 
-def test_the_architecture_page_shows_the_layers_as_the_code_has_them():
+def test_the_architecture_chart_shows_the_layers_as_the_code_has_them():
     page = (SRC.parent / "docs" / "architecture.md").read_text()
-    found = PICTURE.search(page)
-    assert found and found.group(0) == found.group(1) + picture(), "run python scripts/architecture.py"
+    assert "](architecture.svg)" in page
+    assert CHART.is_file() and CHART.read_text() == picture(), "run python scripts/architecture.py"
 
 
 def test_few_modules_at_the_top_and_no_long_files():

@@ -127,8 +127,8 @@ def _pairs(graded: dict[str, list[bool | None]], arms: list[Any], seed: int) -> 
     out: dict[str, Any] = {}
     for arm in arms:
         for other in ("majority", best_single):
-            if other is None or other == arm.name or other not in graded:
-                continue
+            if other is None or other == arm.name or other not in graded or f"{other} vs {arm.name}" in out:
+                continue  # majority against the best single is one comparison, not two
             both = [(x is True, y is True) for x, y in zip(graded[arm.name], graded[other])
                     if x is not None or y is not None]
             out[f"{arm.name} vs {other}"] = paired([x for x, _ in both], [y for _, y in both], seed)

@@ -7,6 +7,7 @@ Every text it writes says it is simulated, and the store marks its files.
 
 from __future__ import annotations
 
+import json
 import re
 
 from ..calls import CallSpec, Move
@@ -36,6 +37,17 @@ def cite(text: str, spec: CallSpec, messages: list[dict[str, str]]) -> str:
     return text.replace(f"\n\n{NOTE}", f"\n\nThe figures above lean on [{label}].\n\n{NOTE}")
 
 
+def decide(text: str, spec: CallSpec) -> str:
+    """A conclusion asked for a decision names one of its options, drawn from the question's text, so the
+    demo's verdict has one; the simulated panel never claims to have weighed the options."""
+    options = ((spec.schema or {}).get("properties", {}).get("decision") or {}).get("enum")
+    if spec.task != "conclude" or not options:
+        return text
+    reply = json.loads(text)
+    reply["decision"] = pick(list(options), 1, spec.context.get("title"))[0]
+    return json.dumps(reply, indent=2)
+
+
 class OfflineProvider(Local):
     """The simulated panel as a provider: no network, no keys, no cost, the same reply every time."""
 
@@ -43,7 +55,7 @@ class OfflineProvider(Local):
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
                        on_tokens: OnTokens | None = None) -> Completion:
-        text = cite(play(spec), spec, messages)
+        text = decide(cite(play(spec), spec, messages), spec)
         return Completion(text, Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
                             completion_tokens=len(text) // 4, cost=0.0, calls=1))
 
