@@ -138,3 +138,10 @@ def test_what_an_audit_spent_is_shown_as_a_part_of_what_the_discussion_cost(proj
     spent = json.loads(project.cli("show", "swarm-power", "--json").stdout)["spent"]
     assert spent["audits"]["calls"] > 0
     assert spent["total"]["calls"] == spent["discussion"]["calls"] + spent["audits"]["calls"]
+    rows = json.loads(project.cli("status", "--json").stdout)
+    assert rows[0]["audits"] == spent["audits"] and rows[0]["spent"]["calls"] == spent["total"]["calls"]
+    assert rows[0]["usage"]["calls"] == spent["discussion"]["calls"]
+    one = json.loads(project.cli("status", "swarm-power", "--json").stdout)
+    assert one[0]["spent"] == rows[0]["spent"]
+    table = project.cli("status").stdout
+    assert str(rows[0]["spent"]["totalTokens"]) in table and str(rows[0]["usage"]["totalTokens"]) not in table

@@ -32,9 +32,10 @@ def status_row(slug: str, s: Summary | None) -> list[str]:
 def status_cells(row: dict[str, Any]) -> list[str]:
     """A `status --json` row as the table prints it."""
     budget = row["status"] == "closed" and row["terminationReason"] == "budget"
+    spent = row.get("spent") or row["usage"]  # the discussion's calls and its audits' re-asks
     shown = ("stopped (budget)" if budget else row["status"]) + (" (Dyson)" if row["dyson"] else "")
     return [row["slug"], shown, str(row["rounds"]), row["leader"] or "-", row["terminationReason"] or "-",
-            str(row["usage"]["totalTokens"]), money(row["usage"]["cost"]), row["protocol"] or "-",
+            str(spent["totalTokens"]), money(spent["cost"]), row["protocol"] or "-",
             ", ".join(row["waitingFor"]) or "-"]
 
 
@@ -54,7 +55,17 @@ def status_json(slug: str, s: Summary | None) -> dict[str, Any]:
                 "terminationReason": None, "usage": usage_json(Usage()), "protocol": None, "waitingFor": []}
     return {"slug": slug, "status": s.status, "dyson": s.legacy, "rounds": s.rounds, "leader": s.leader,
             "terminationReason": s.termination_reason, "usage": usage_json(s.usage), "protocol": s.protocol,
-            "waitingFor": list(s.waiting_for)}
+            "waitingFor": list(s.waiting_for), **_spent(s)}
+
+
+def _spent(s: Summary) -> dict[str, Any]:
+    """Where audits re-asked ballots, what they spent and the sum: the table shows the sum."""
+    if s.audits is None:
+        return {}
+    total = Usage()
+    total.add(s.usage)
+    total.add(s.audits)
+    return {"audits": usage_json(s.audits), "spent": usage_json(total)}
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

@@ -32,7 +32,7 @@ from .configs import config_of, read_config
 from .files import write_atomic
 from .layout import DISCUSSION_FILE
 from .rounds import ROUND_FILE, failures, read_round, round_dir
-from .summary import Summary, from_data, from_head, is_legacy
+from .summary import Summary, from_data, from_head, is_legacy, with_audits
 
 CONCLUSION_FILE = "conclusion.md"
 SIMULATED_NOTE = "Simulated by the offline or scripted panel: no language model wrote this."
@@ -280,13 +280,13 @@ def summary(folder: Path) -> Summary | None:
     try:
         text = documents.read_text(index)
         if (quick := from_head(text)) is not None:
-            return quick
+            return with_audits(quick, folder)
         data = yamlio.load(text)  # an older or foreign layout: read it all
     except (ValueError, OSError, UnicodeDecodeError, TypeError) as exc:
         raise InputError(f"{index}: cannot be read: {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{index}: cannot be read: expected a mapping of fields")
-    return from_data(data)
+    return with_audits(from_data(data), folder)
 
 
 def _with_side_calls(d: Discussion, folder: Path) -> Discussion:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ..domain import FINISHED
 from ..text.naming import is_safe_id
 from .layout import DISCUSSION_FILE, part_paths, question_files
-from .summary import Summary, from_data, from_head, is_legacy, quick_load
+from .summary import Summary, from_data, from_head, is_legacy, quick_load, with_audits
 from .yamlshape import MAX_BYTES
 
 SCALARS = (str, int, float, type(None))
@@ -97,7 +97,7 @@ def summary_of(folder: Path) -> Summary | None:
     except (OSError, UnicodeDecodeError):
         raise NeedsFullReader from None
     if (found := from_head(text)) is not None:
-        return found
+        return with_audits(found, folder)
     # Dyson's layout has no summary head: read it all, if libyaml reads it as the full reader would.
     data = quick_load(text)
     if not isinstance(data, dict) or not is_legacy(data) or not _plain_rounds(data):

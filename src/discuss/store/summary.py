@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..domain import Usage, leader_of, usage_from
@@ -33,6 +34,18 @@ class Summary:
     usage: Usage
     protocol: str = DEFAULT  # a discussion written before the head named it, or Dyson's
     waiting_for: tuple[str, ...] = ()  # people whose forms the last run stopped at
+    audits: Usage | None = None  # what its audits' re-asks spent, where it has any
+
+
+def with_audits(s: Summary | None, folder: Path) -> Summary | None:
+    """`s` with what the discussion's audits spent: one look for the folder, read only where it exists."""
+    if s is None or not (folder / "audit").is_dir():  # audits.AUDIT, whose module reads YAML: not imported here
+        return s
+    from dataclasses import replace
+
+    from . import audits
+
+    return replace(s, audits=audits.spent(audits.recorded(folder)))
 
 
 def quick_load(text: str) -> Any:
