@@ -478,3 +478,19 @@ def test_discuss_auto_runs_a_question_to_its_end_or_asks_a_title(project):
     assert asked.returncode == 0, asked.stderr
     assert "Conclusion" in asked.stdout
     assert (project.content / "questions" / "which-unit-should-fail-over-first").is_dir()
+
+
+def test_a_background_written_after_round_one_is_named_on_resume(project):
+    """Round 1 answered the template's text; the rounds after it read the background written since."""
+    text = project.question.read_text()
+    head = text[: text.index("---", 3) + 4]
+    project.question.write_text(head + "\nDescribe the background of the question here: what is known, what is at stake.\n")
+    assert project.cli("run", "swarm-power", "--panel", "offline", "-q", "--yes").exit_code == 0
+    again = project.cli("run", "swarm-power", "-q")
+    assert again.exit_code == 0 and "changed after" not in again.stderr  # the same text: nothing to say
+    project.question.write_text(text)
+    resumed = project.cli("run", "swarm-power", "-q")
+    assert resumed.exit_code == 0, resumed.output
+    assert "changed after round 2 answered it" in resumed.stderr
+    quiet = project.cli("run", "swarm-power", "-q")
+    assert "changed after" not in quiet.stderr  # said once: the record now holds the new text's digest

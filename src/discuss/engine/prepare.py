@@ -162,11 +162,14 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
     """
     from dataclasses import replace
 
+    from ..store.chain import question_changed
     from ..store.panels import load_source_folders
     from ..store.sources import changed, read_sources, sources_block, unfrozen
 
     sources = read_sources(q, root, load_source_folders(Layout(root).panels)) if q.sources else []
     warnings = changed(d.sources, sources) + unfrozen(sources, q.slug)
+    if d.record is not None and (edited := question_changed(d.record, q.title, q.background, len(d.rounds))):
+        warnings.append(edited)
     if sources and not d.rounds:
         d.sources = [s.record() for s in sources]
     block = sources_block(sources, d.settings.source_tokens, f"{q.title}\n{q.background}")

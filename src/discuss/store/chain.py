@@ -6,6 +6,7 @@ round recorded earlier was changed afterwards, and which file:
 
     record:
       algorithm: sha256
+      question: <sha256 of the title and background the first round read>
       rounds:
       - round: 1
         files: {alpha.md: <sha256>, votes.yaml: <sha256>}
@@ -47,6 +48,26 @@ def link(previous: str, files: dict[str, str]) -> str:
 def new_record() -> dict[str, Any]:
     return {"algorithm": ALGORITHM, "rounds": []}
 
+
+def question_hash(title: str, background: str) -> str:
+    """What the rounds were asked, as a digest: a later edit of the question is told apart from none."""
+    return hashlib.sha256(f"{title.strip()}\n{background.strip()}".encode()).hexdigest()
+
+
+def question_changed(record: dict[str, Any], title: str, background: str, rounds: int) -> str | None:
+    """Before a run adds rounds: record what they will be asked, or say that earlier rounds were asked
+    something else (a background written after round 1 answered the template's text, say)."""
+    now = question_hash(title, background)
+    if not rounds:
+        record["question"] = now
+        return None
+    before = record.get("question")
+    if not isinstance(before, str) or before == now:
+        return None
+    record["question"] = now
+    return (f"the question's title or background changed after round {rounds} answered it: the rounds from now on "
+            "read the new text, the recorded ones answered the old (`discuss trials` or a new question starts "
+            "afresh on it)")
 
 def sealed(record: dict[str, Any], numbers: list[int], folder_of: Any, conclusion: Path | None) -> bool:
     """Add the entries of finished rounds `numbers` (in order) that the record lacks, and the conclusion's once
