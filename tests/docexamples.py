@@ -96,7 +96,8 @@ def run_page(page: Path, project: Path, timeout: float = 600) -> list[Block]:
     """Run every example of a page that is not skipped, in order, in one shell; fill in what each printed."""
     found = [b for b in blocks(page.read_text(encoding="utf-8")) if b.skipped is None]
     commands = [c for b in found for c in b.commands]
-    script = "".join(f"{c.line} 2>&1\necho \"{MARK} $?\"\n" for c in commands)
+    # Braces, not a subshell, so a `cd` holds for the next command; the newline ends a trailing comment.
+    script = "".join(f"{{ {c.line}\n}} 2>&1\necho \"{MARK} $?\"\n" for c in commands)
     done = subprocess.run(["bash", "-c", script], cwd=project, env=environment(), capture_output=True,
                           text=True, timeout=timeout)
     parts = re.split(rf"^{MARK} (\d+)\n", done.stdout, flags=re.M)
@@ -135,10 +136,12 @@ def _matches(expected: list[str], printed: list[str]) -> bool:
 
 
 def rewrite(page: Path, ran: list[Block]) -> None:
-    """Put what each console block's commands printed in place of what the page shows."""
+    """Put what each console block's commands printed in place of what the page shows, where they differ."""
     text = page.read_text(encoding="utf-8")
     for block in sorted((b for b in ran if b.lang == "console"), key=lambda b: -b.start):
-        body = "".join(f"$ {c.line}\n{c.printed}" for c in block.commands)
+        # Output the page shows that still matches (trimmed by hand with `...`) is kept as it is.
+        body = "".join(f"$ {c.line}\n" + (c.printed if mismatch(c) else "".join(f"{e}\n" for e in c.expected))
+                       for c in block.commands)
         text = text[: block.start] + body + text[block.end :]
     page.write_text(text, encoding="utf-8")
 
