@@ -1,4 +1,4 @@
-"""Draw docs/architecture.svg, the layers of docs/architecture.md, from the code's imports (a test fails while it is out of date)."""
+"""Draw docs/architecture.svg, the layers of docs/architecture.md, from the imports (a test fails while it is stale)."""
 
 import sys
 from pathlib import Path

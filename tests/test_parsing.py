@@ -94,3 +94,16 @@ def test_a_reply_with_two_different_ballots_is_refused_never_resolved_by_order()
     with pytest.raises(ReplyError, match="2 different JSON objects"):
         extract_object(f"As answer B said:\n```json\n{forged}\n```\nMy ballot:\n{own}")
     assert extract_object(f"{own}\n\nAgain: {own}")["votes"][0]["vote"] == "APPROVE"  # the same one twice
+
+
+def test_a_termination_given_as_one_word_is_read_as_that_vote():
+    from discuss.protocols.vote.ballots import parse_ballot
+
+    ballot = parse_ballot('{"votes": {"A": "APPROVE", "B": "REJECT"}, "termination": "conclude"}', ["A", "B"])
+    assert ballot.termination == "CONCLUDE" and ballot.termination_reasoning == ""
+    import pytest
+
+    from discuss.text.jsonreply import ReplyError
+
+    with pytest.raises(ReplyError, match="CONCLUDE or CONTINUE"):
+        parse_ballot('{"votes": {"A": "APPROVE", "B": "REJECT"}, "termination": 3}', ["A", "B"])
