@@ -167,12 +167,18 @@ def confined(path: Path, *tops: Path, what: str = "") -> Path:
         real = path.resolve()
     except (OSError, RuntimeError):  # a loop of links
         real = None
-    if real is None or not any(real.is_relative_to(top.resolve()) for top in tops):
+    if real is None or not any(real.is_relative_to(_real(top) if top.is_absolute() else top.resolve()) for top in tops):
         from ..errors import InputError
 
         raise InputError(f"{what or path}: outside the project; discuss reads and writes only inside it "
                          f"({', '.join(_shown(top) for top in tops)})")
     return real
+
+
+@lru_cache(maxsize=64)
+def _real(top: Path) -> Path:
+    """A project folder resolved once per process: a batch confines thousands of paths to the same few."""
+    return top.resolve()
 
 
 def _shown(folder: Path) -> str:

@@ -78,6 +78,19 @@ def _unique(members: tuple[Panelist, ...], derived: list[bool]) -> tuple[Panelis
 
 
 def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
+    """Every panel of the file with its settings. Built once while the file is unchanged (a batch prepares
+    thousands of questions); panels are frozen, and each caller gets settings of its own to change."""
+    _read(path)  # the file's own errors first, in its words
+    stat = path.stat()
+    built = _built(path, stat.st_mtime_ns, stat.st_size)
+    from ..text.secrets import remember_urls
+
+    remember_urls([m.api_base for panel, _ in built.values() for m in panel.everyone])
+    return {name: (panel, replace(settings, own=dict(settings.own))) for name, (panel, settings) in built.items()}
+
+
+@lru_cache(maxsize=8)
+def _built(path: Path, mtime: int, size: int) -> dict[str, tuple[Panel, Settings]]:
     panels = {}
     for name, spec in _read(path).panels.items():
         where = f"{path}: panel {name!r}"
@@ -93,9 +106,6 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
             raise InputError(f"{where}: chairman, judge and synthesizer that are not members need distinct ids")
         panel = Panel(str(name), members, protocol=spec.protocol, **special)
         panels[str(name)] = (panel, _settings(spec.settings or {}, f"{path}: panels.{name}.settings"))
-    from ..text.secrets import remember_urls
-
-    remember_urls([m.api_base for panel, _ in panels.values() for m in panel.everyone])
     return panels
 
 
