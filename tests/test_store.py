@@ -221,3 +221,23 @@ def test_a_typo_gets_did_you_mean(tmp_path):
     with pytest.raises(InputError) as err:
         find_question(content, "swarm-powr")
     assert "did you mean swarm-power?" in str(err.value)
+
+
+def test_panels_are_built_once_yet_never_stale_or_shared(project):
+    """The panel file is built once while unchanged; a caller's change to its settings reaches no other caller,
+    and an edit of the file is seen at once."""
+    import os
+
+    from discuss.store.panels import load_panels
+
+    path = project.root / "discussions" / "panels.yaml"
+    first = load_panels(path)["offline"]
+    first[1].own["mine"] = 1
+    first[1].max_rounds = 99
+    again = load_panels(path)["offline"]
+    assert again[0] is first[0] and "mine" not in again[1].own and again[1].max_rounds != 99
+    text = path.read_text()
+    path.write_text(text.replace("retryBaseDelay: 0.0", "retryBaseDelay: 0.0, maxRounds: 2"))
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # a coarse clock still sees the edit
+    assert load_panels(path)["offline"][1].max_rounds == 2
