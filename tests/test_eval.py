@@ -139,3 +139,29 @@ def test_the_mcp_eval_tool_prices_then_starts_then_reports(evaluated):
             break
         time.sleep(0.5)
     assert found["arms"]["single:alpha"]["accuracy"]["estimate"] == 1.0
+
+
+def test_the_shipped_sets_carry_their_source_and_licence_and_grade_their_own_answers(evaluated, fake):
+    """Each set in the package names its source and a licence whose text is beside it; every item's own answer,
+    written as a member would, is graded right (no item the grader cannot read)."""
+    from discuss.store.evalsets import SHIPPED, built_in, load_set
+
+    shipped = [name for name in built_in() if name != "arithmetic"]
+    assert {"gsm8k", "bbh-date-understanding", "bbh-logical-deduction-three-objects",
+            "bbh-boolean-expressions"} <= set(shipped)
+    for name in shipped:
+        found = load_set(evaluated.root, name, None, 0)
+        licence = re.search(r"\((LICENSE-[a-z0-9]+\.txt)\)", found.licence)
+        assert found.source and licence and "MIT License" in (SHIPPED / licence.group(1)).read_text()
+        assert all(grade(f"Working.\nAnswer: {i.answer}", i.answer, i.kind, i.aliases)[1] for i in found.items)
+    assert len(load_set(evaluated.root, "gsm8k", None, 0).items) == 200
+    answers = {i.question: i.answer for i in load_set(evaluated.root, "gsm8k", 3, 0).items}
+
+    def knows(model: str, messages: list[dict]) -> str | None:
+        prompt = messages[-1]["content"] if isinstance(messages[-1]["content"], str) else ""
+        return next((f"Answer: {a}" for q, a in answers.items() if q in prompt), None)
+
+    fake.responder = knows
+    result = evaluated.cli("eval", "gsm8k", "--panel", "fake", "--items", "3", "--arms", "single:alpha", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["arms"]["single:alpha"]["correct"] == 3

@@ -3,7 +3,10 @@ built in, read and checked; nothing is downloaded.
 
 Built in: `arithmetic`, generated from a seed in the style of Du et al.'s
 arithmetic task (`a+b*c+d-e*f` with numbers below 30): the same seed gives
-the same items everywhere, so two evals of it compare.
+the same items everywhere, so two evals of it compare. And sets shipped in
+the package (`discuss/evalsets/`, each recording its source and licence,
+the licence's text beside it): 200 problems of GSM8K's test split and three
+BIG-Bench Hard tasks, made by scripts/make_evalsets.py.
 """
 
 from __future__ import annotations
@@ -20,7 +23,12 @@ from . import yamlio
 from .documents import read_text
 
 ANSWER_LINE = "End with your final answer alone on the last line, as `Answer: <{kind}>`."
-BUILT_IN = ("arithmetic",)
+SHIPPED = Path(__file__).resolve().parent.parent / "evalsets"
+
+
+def built_in() -> list[str]:
+    """The sets that need no file of the project: generated ones, then those shipped in the package."""
+    return ["arithmetic", *sorted(p.stem for p in SHIPPED.glob("*.yaml"))]
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,8 @@ def load_set(root: Path, name: str, count: int | None, seed: int) -> EvalSet:
     """The set `name`: the project's evals/NAME.jsonl or .yaml, else a built-in one; its first `count` items
     (all where None; a built-in set makes that many)."""
     if not is_safe_id(name):
-        raise InputError(f"{name!r}: a set is named by a safe name (evals/NAME.jsonl or .yaml, or {', '.join(BUILT_IN)})")
+        raise InputError(f"{name!r}: a set is named by a safe name (evals/NAME.jsonl or .yaml, or "
+                         f"{', '.join(built_in())})")
     folder = root / "evals"
     for suffix in (".jsonl", ".yaml", ".yml"):
         path = folder / f"{name}{suffix}"
@@ -68,7 +77,11 @@ def load_set(root: Path, name: str, count: int | None, seed: int) -> EvalSet:
             return found
     if name == "arithmetic":
         return arithmetic(count or 50, seed)
-    known = sorted({p.stem for p in folder.glob("*.*") if p.suffix in (".jsonl", ".yaml", ".yml")} | set(BUILT_IN))
+    if (SHIPPED / f"{name}.yaml").is_file():
+        found = _read(SHIPPED / f"{name}.yaml")
+        found.items = found.items[:count] if count else found.items
+        return found
+    known = sorted({p.stem for p in folder.glob("*.*") if p.suffix in (".jsonl", ".yaml", ".yml")} | set(built_in()))
     raise InputError(f"no set {name!r} (evals/{name}.jsonl or .yaml; sets: {', '.join(known)})"
                      + did_you_mean(name, known))
 
