@@ -126,3 +126,24 @@ def bracket(rounds: list[dict], names: dict[str, str], title: str = "Bracket") -
                              f'stroke="#999"/>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def interval_chart(rows: list[tuple[str, float, float, float]], title: str) -> str:
+    """Horizontal bars of shares (0 to 1) with their intervals as whiskers: (label, estimate, low, high)."""
+    row, label_w, bar_w = 28, 200, 320
+    height = row * len(rows) + 40
+    x = lambda v: label_w + max(0.0, min(v, 1.0)) * bar_w  # noqa: E731
+    parts = [f'<svg class="discuss-chart" role="img" viewBox="0 0 {label_w + bar_w + 90} {height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
+             f'<text x="0" y="16" class="discuss-chart-title">{escape(title)}</text>']
+    for i, (label, estimate, low, high) in enumerate(rows):
+        y = 30 + i * row
+        parts.append(f'<text x="0" y="{y + 14}">{escape(label)}</text>'
+                     f'<rect x="{label_w}" y="{y}" width="{x(estimate) - label_w:.1f}" height="18" fill="{color(i)}" '
+                     f'fill-opacity="0.6"/><line x1="{x(low):.1f}" y1="{y + 9}" x2="{x(high):.1f}" y2="{y + 9}" '
+                     f'stroke="#222" stroke-width="2"/><line x1="{x(low):.1f}" y1="{y + 3}" x2="{x(low):.1f}" '
+                     f'y2="{y + 15}" stroke="#222"/><line x1="{x(high):.1f}" y1="{y + 3}" x2="{x(high):.1f}" '
+                     f'y2="{y + 15}" stroke="#222"/><text x="{x(high) + 6:.1f}" y="{y + 14}">'
+                     f'{estimate * 100:.0f}% ({low * 100:.0f}-{high * 100:.0f})</text>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -20,7 +20,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from ..archive.export import discussion_json
-from . import analysis, boundary, render
+from . import analysis, boundary, evals, render
 from .collect import Entry, collect
 
 log = get_plugin_logger(__name__)
@@ -90,6 +90,7 @@ class DiscussConfig(base.Config):
     analysis = c.Type(bool, default=True)  # the archive's figures, repeated trials and the study's tables
     analysis_page = c.Type(str, default="analysis.md")
     analysis_title = c.Type(str, default="Analysis")
+    evals = c.Type(bool, default=True)  # a page per eval of the project (evals/NAME/report.yaml), and their list
     home = c.Type(bool, default=True)  # add the archive's account to the home page
     home_page = c.Type(str, default="index.md")
 
@@ -130,6 +131,14 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
                 log.warning(f"{uri}: the docs folder has a file of that name; the study's table is not published")
             for uri in self.data_files:
                 files.append(File.generated(config, uri, content=study[uri]))
+        self.evals: dict[str, dict] = {}
+        if self.config.evals:
+            self.evals, warned = evals.reports(Path(config.docs_dir))
+            for warning in warned:
+                log.warning(warning)
+            if self.evals:
+                pages[f"{evals.FOLDER}/index.md"] = wide_page("Evaluations")
+            pages |= {f"{evals.FOLDER}/{name}.md": wide_page(f"Eval: {name}") for name in self.evals}
         for uri, content in pages.items():
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, content=content))
@@ -194,6 +203,12 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         if self.config.analysis and uri == self.config.analysis_page:
             entries = list(self.entries.values())
             return html + render.analysis_page(entries, self._linker(page, files), self.data_files)
+        if uri.startswith(f"{evals.FOLDER}/") and self.evals:
+            name = uri.removeprefix(f"{evals.FOLDER}/").removesuffix(".md")
+            if name == "index":
+                return html + render.evals_index(self.evals, self._linker(page, files))
+            if name in self.evals:
+                return html + render.eval_page(name, self.evals[name])
         if self.config.leaderboard and uri == self.config.leaderboard_page:
             entries = list(self.entries.values())
             return html + render.leaderboard_page([e.discussion for e in entries if e.discussion],

@@ -374,3 +374,18 @@ def analysis_page(entries: list[Entry], href: Callable[[str], str], files: list[
     own = [x.discussion for e in entries for x in (e, *e.parts) if x.discussion]
     return labelled(ENV.get_template("analysis.html.j2").render(
         f=analysis.figures(own), trials=analysis.trial_rows(entries), files=files, href=href))
+
+
+def eval_page(name: str, report: dict[str, Any]) -> str:
+    """An eval's report as a page: the accuracy chart first, then each table."""
+    from . import evals
+
+    return labelled(ENV.get_template("eval.html.j2").render(e=evals.view(name, report)))
+
+
+def evals_index(reports: dict[str, dict[str, Any]], href: Callable[[str], str]) -> str:
+    """The evals of the project, each with its arms' accuracy, linking to its page."""
+    from . import evals
+
+    rows = [(evals.view(name, report), href(f"{evals.FOLDER}/{name}.md")) for name, report in sorted(reports.items())]
+    return labelled(ENV.get_template("evals.html.j2").render(rows=rows))

@@ -1,0 +1,49 @@
+"""The site's evaluation pages: one per eval with its figures, a list of them, and the eval's item discussions
+kept out of the archive's index; a report from a pull request is drawn only where its figures are numbers."""
+
+from __future__ import annotations
+
+import re
+
+from sitekit import MKDOCS, build
+
+
+def site_of(project):
+    (project.root / "mkdocs.yml").write_text(MKDOCS)
+    (project.content / "index.md").write_text("# Home\n")
+    return build(project.root)
+
+
+def test_an_eval_has_its_page_and_its_items_stay_out_of_the_archive(project):
+    ran = project.cli("eval", "arithmetic", "--panel", "offline", "--items", "2", "--arms", "vote,majority", "-q")
+    assert ran.exit_code == 0, ran.output
+    site = site_of(project)
+    page = (site / "evals" / "arithmetic" / "index.html").read_text()
+    assert 'data-arm="vote"' in page and 'data-arm="majority"' in page
+    assert "Accuracy per arm, with its 95% interval" in page and "Accuracy after each round" in page
+    assert "the same 2 labelled items" in page and "one model family (offline)" in page
+    assert re.search(r"<td[^>]*>vote vs majority</td><td[^>]*>\+0\.00</td>", page)
+    listed = (site / "evals" / "index.html").read_text()
+    assert "arithmetic" in listed and "vote 0%" in listed
+    index = (site / "discussions" / "index.html").read_text()
+    assert "swarm-power" in index and "a0001" not in index and "What is the result" not in index
+
+
+def test_a_hostile_report_is_escaped_and_drawn_only_from_numbers(project):
+    folder = project.root / "evals" / "tampered"
+    folder.mkdir(parents=True)
+    (folder / "report.yaml").write_text(
+        "set: '<img src=x onerror=alert(1)>'\nitems: 4\narms:\n"
+        "  '<script>alert(1)</script>':\n    accuracy: {estimate: 0.5, low: 0.2, high: 0.8}\n    items: 4\n"
+        "  wrong:\n    accuracy: {estimate: '1', low: .nan, high: 7}\n    items: yes\n    byRound: [1, {round: x}]\n"
+        "paired: {a vs b: {difference: '<b>', pValue: .inf}}\nconformity: {wrong: [1, 2]}\ndiversity: 3\n")
+    broken = project.root / "evals" / "broken"
+    broken.mkdir()
+    (broken / "report.yaml").write_text("- not a report\n")
+    site = site_of(project)
+    page = (site / "evals" / "tampered" / "index.html").read_text()
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "50% (20-80)" in page
+    row = re.search(r'<tr data-arm="wrong">(.*?)</tr>', page, re.S)
+    assert row and '<td data-label="Accuracy">-</td>' in row.group(1) and "100%" not in row.group(1)
+    assert not (site / "evals" / "broken").exists()
