@@ -165,3 +165,20 @@ def test_the_shipped_sets_carry_their_source_and_licence_and_grade_their_own_ans
     result = evaluated.cli("eval", "gsm8k", "--panel", "fake", "--items", "3", "--arms", "single:alpha", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["arms"]["single:alpha"]["correct"] == 3
+
+
+def test_the_items_table_is_written_beside_the_report_and_exported(evaluated):
+    import csv
+    import io
+
+    found = run_eval(evaluated, "--arms", "single:alpha,single:gamma,majority")
+    table = list(csv.DictReader(io.StringIO((evaluated.root / "evals" / "arithmetic" / "items.csv").read_text())))
+    assert len(table) == 12 * 3 and {r["arm"] for r in table} == {"single:alpha", "single:gamma", "majority"}
+    for arm, figures in found["arms"].items():
+        assert sum(r["correct"] == "True" for r in table if r["arm"] == arm) == figures["correct"]
+    alpha = next(r for r in table if r["arm"] == "single:alpha")
+    assert alpha["read"] == alpha["answer"] and alpha["calls"] == "1"
+    exported = evaluated.cli("export", "--csv", str(evaluated.root / "out"))
+    assert exported.exit_code == 0, exported.output
+    again = list(csv.DictReader(io.StringIO((evaluated.root / "out" / "eval_items.csv").read_text())))
+    assert again == table

@@ -49,8 +49,10 @@ def _winner_by_round(d: Discussion) -> list[str]:
     return out
 
 
-def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int) -> dict[str, Any]:
-    """The report of an eval as `--json` gives it and report.yaml keeps it."""
+def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
+            items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The report of an eval as `--json` gives it and report.yaml keeps it; `items`, where given, gets a row
+    per item and arm (what was read, whether it was right, what it cost): the table a study re-analyses."""
     from ..store import discussions as store
 
     graded: dict[str, list[bool | None]] = {}
@@ -67,7 +69,8 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int) 
                 if d is None or not d.concluded:
                     rows.append(None)
                     continue
-                rows.append(grade(final_text(d), item.answer, item.kind, item.aliases)[1])
+                read, right = grade(final_text(d), item.answer, item.kind, item.aliases)
+                rows.append(right)
                 spent.append((d.usage.calls, d.usage.total_tokens, d.usage.cost))
                 by_round.append([grade(t, item.answer, item.kind, item.aliases)[1] for t in _winner_by_round(d)])
                 flips.add(d, item)
@@ -76,12 +79,16 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int) 
                 if answers is None:
                     rows.append(None)
                     continue
-                chosen = plurality([read_answer(a["text"], item.kind) for a in answers])
-                rows.append(None if chosen is None else grade(f"Answer: {chosen}", item.answer, item.kind,
-                                                              item.aliases)[1])
+                read = plurality([read_answer(a["text"], item.kind) for a in answers])
+                right = None if read is None else grade(f"Answer: {read}", item.answer, item.kind, item.aliases)[1]
+                rows.append(right)
                 costs = [a.get("cost") for a in answers]
                 spent.append((sum(a.get("calls") or 0 for a in answers), sum(a.get("tokens") or 0 for a in answers),
                                None if any(c is None for c in costs) else sum(float(c or 0) for c in costs)))
+            if items is not None:
+                calls, tokens, cost = spent[-1]
+                items.append({"set": found.name, "arm": arm.name, "item": item.id, "answer": item.answer,
+                              "read": read, "correct": right, "calls": calls, "tokens": tokens, "cost": cost})
         graded[arm.name] = rows
         out[arm.name] = _arm(rows, spent, by_round)
         if arm.kind == "protocol" and flips.count:

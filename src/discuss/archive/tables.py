@@ -145,6 +145,17 @@ def experiment_rows(located: list[Located], content: Path) -> list[dict[str, Any
     return rows
 
 
+EVAL_ITEMS = "eval_items.csv"
+
+
+def eval_item_rows(root: Path) -> list[dict[str, Any]]:
+    """Every eval's items table (evals/NAME/items.csv), one after another, for `export`."""
+    rows: list[dict[str, Any]] = []
+    for path in sorted((root / "evals").glob("*/items.csv")):
+        rows += list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    return rows
+
+
 def as_csv(rows: list[dict[str, Any]]) -> str:
     """One table as CSV: a column for every key any row has, in first-seen order; blanks where a row has none."""
     columns = list(dict.fromkeys(key for row in rows for key in row))

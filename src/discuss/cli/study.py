@@ -129,12 +129,22 @@ def audit(question: str = typer.Argument(..., help="Slug or path of a vote discu
 @handled
 def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; default every discussion."),
            csv_dir: Path | None = typer.Option(None, "--csv", help="Write discussions.csv, rounds.csv and "
-                                               "votes.csv into this folder."),
+                                               "votes.csv into this folder (and eval_items.csv where the "
+                                               "project has evals)."),
            as_json: bool = typer.Option(False, "--json", help="Print the three tables as one JSON document.")):
     """The archive as the tables a study reads: one row per discussion, round and vote."""
     import json
 
-    from ..archive.tables import DIVERGENT, EXPERIMENTS, as_csv, divergent_views, experiment_rows, tables
+    from ..archive.tables import (
+        DIVERGENT,
+        EVAL_ITEMS,
+        EXPERIMENTS,
+        as_csv,
+        divergent_views,
+        eval_item_rows,
+        experiment_rows,
+        tables,
+    )
     from ..store.files import write_atomic
     from ..store.yamlio import dump as dump_yaml
 
@@ -144,6 +154,8 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
     found, views = tables(rows), divergent_views(rows)
     if experiments := experiment_rows(rows, content()):  # only where `discuss audit` was run
         found[EXPERIMENTS] = experiments
+    if evaluated := eval_item_rows(layout().root):  # only where `discuss eval` was run
+        found[EVAL_ITEMS] = evaluated
     if as_json:
         typer.echo(json.dumps({**{name.removesuffix(".csv"): table for name, table in found.items()},
                                "divergent_views": views}, indent=2))

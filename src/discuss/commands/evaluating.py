@@ -3,6 +3,7 @@
     evals/<set>/<arm>/<item>.md and <item>/   a protocol arm: a discussion per item, like any other
     evals/<set>/<arm>/<item>.yaml             a baseline arm: the answers it took, with what they cost
     evals/<set>/report.yaml                   the figures (`archive/evaluation.py`)
+    evals/<set>/items.csv                     a row per item and arm: read, right, calls, tokens, cost
 
 Arms: a protocol's name; `single:MEMBER` (that member, one answer);
 `majority` (each member's one independent answer, the plurality);
@@ -89,10 +90,13 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
         _run_baselines(layout, folder, found.items, members, baselines, _protocol_tokens(folder, protocol_arms,
                                                                                            found.items), echo)
     from ..archive.evaluation import figures
+    from ..archive.tables import as_csv
     from ..store.files import write_atomic
     from ..store.yamlio import dump
 
-    result = figures(folder, found, members, arms, seed)
+    rows: list[dict[str, Any]] = []
+    result = figures(folder, found, members, arms, seed, rows)
+    write_atomic(folder / "items.csv", as_csv(rows))
     write_atomic(folder / "report.yaml", dump(result))
     return result
 
