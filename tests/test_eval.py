@@ -182,3 +182,23 @@ def test_the_items_table_is_written_beside_the_report_and_exported(evaluated):
     assert exported.exit_code == 0, exported.output
     again = list(csv.DictReader(io.StringIO((evaluated.root / "out" / "eval_items.csv").read_text())))
     assert again == table
+
+
+def test_a_budget_for_the_whole_eval_stops_new_items_and_the_next_run_goes_on(evaluated, fake):
+    ran = evaluated.cli("eval", "arithmetic", "--panel", "fake", "--items", "6", "--arms", "vote,single:alpha",
+                        "--concurrency", "1", "--max-tokens", "1", "--json")
+    assert ran.exit_code == 0, ran.output
+    found = json.loads(ran.stdout)
+    assert found["notStarted"] == 5 + 6  # one vote item ran, then nothing else started
+    assert "the budget is spent" in ran.stderr and "--max-tokens 1" in ran.stderr
+    vote_items = [r for r in fake.requests if r["task"] == "respond"]
+    assert vote_items and all("What is the result" in r["messages"][-1]["content"] for r in vote_items)
+    assert not list((evaluated.root / "evals" / "arithmetic" / "single-alpha").glob("*.yaml"))
+    asked = len(fake.requests)
+    again = json.loads(evaluated.cli("eval", "arithmetic", "--panel", "fake", "--items", "6", "--arms",
+                                     "vote,single:alpha", "--json").stdout)
+    assert "notStarted" not in again and again["arms"]["single:alpha"]["correct"] == 6
+    first = sorted((evaluated.root / "evals" / "arithmetic" / "vote").glob("*.md"))[0].read_text()
+    item = ITEM.search(first).group(0)
+    # Asked again of one member only, by the single:alpha arm: the vote's discussion of it was not run twice.
+    assert sum(item in r["messages"][-1]["content"] for r in fake.requests[asked:] if r["task"] == "respond") == 1

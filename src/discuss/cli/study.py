@@ -234,6 +234,10 @@ def eval_(
     items: int | None = typer.Option(None, "--items", min=1, help="The set's first N items (a built-in set: N made)."),
     seed: int = typer.Option(1, "--seed", help="Seeds a generated set and the bootstrap."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Item discussions at once."),
+    max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Dollars this run may spend in all: no "
+                                          "item starts once they are spent (the next run goes on)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, help="Tokens this run may spend in all, "
+                                          "the same way."),
     estimate: bool = typer.Option(False, "--estimate", help="What the whole eval would take at most; no call, no "
                                   "file."),
     as_json: bool = typer.Option(False, "--json", help="The report as JSON."),
@@ -246,7 +250,7 @@ def eval_(
     from ..commands.evaluating import evaluate
 
     found = evaluate(layout(), labelled, panel, arms, items, seed, estimate, concurrency,
-                     None if quiet else lambda line: typer.echo(line, err=True))
+                     None if quiet else lambda line: typer.echo(line, err=True), max_cost, max_tokens)
     if as_json:
         typer.echo(json.dumps(found, indent=2))
         return

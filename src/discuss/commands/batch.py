@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..domain import Discussion, Question
+from ..domain import Discussion, Question, Usage
 from ..engine.gateway import ProviderLimits
 from ..engine.prepare import Options, gateway_for
 from ..engine.runner import Plan, Runner, prompts_for
@@ -20,6 +20,38 @@ from ..store.followups import part_files
 from ..store.layout import Layout
 from ..store.panels import load_limits
 from ..store.questions import question_files, read_question
+
+
+@dataclass
+class Allowance:
+    """What one run of many discussions may spend in all (an eval's --max-cost and --max-tokens). Work starts
+    only while some is left, so a run stops within what the work already under way takes (each discussion
+    bounded by its panel's own budget); what was not started is left for the next run."""
+
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    cost: float = 0.0
+    tokens: int = 0
+    held_back: int = 0
+
+    def add(self, usage: Usage) -> None:
+        self.cost += usage.cost or 0.0
+        self.tokens += usage.total_tokens
+
+    def spent(self) -> str | None:
+        """Why no more work may start, or None while some of the allowance is left."""
+        if self.max_cost is not None and self.cost >= self.max_cost:
+            return f"${self.cost:.4f} of --max-cost ${self.max_cost:.4f} spent"
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            return f"{self.tokens} of --max-tokens {self.max_tokens} tokens spent"
+        return None
+
+    def hold(self) -> bool:
+        """True (and counted) where a piece of work must not start."""
+        if self.spent() is None:
+            return False
+        self.held_back += 1
+        return True
 
 
 def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int, int] | None,
@@ -104,15 +136,15 @@ class Outcome:
 
 
 def run_all(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
-            report: Callable[[str], None]) -> dict[str, Outcome]:
+            report: Callable[[str], None], allowance: Allowance | None = None) -> dict[str, Outcome]:
     """`run_many` to its end, the connections it kept open closed."""
     from .. import providers
 
-    return providers.run(run_many(root, prepared, concurrency, report))
+    return providers.run(run_many(root, prepared, concurrency, report, allowance))
 
 
 async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
-                   report: Callable[[str], None]) -> dict[str, Outcome]:
+                   report: Callable[[str], None], allowance: Allowance | None = None) -> dict[str, Outcome]:
     """Run every prepared discussion to its end, `concurrency` at a time; its name -> how it ended."""
     limits = ProviderLimits(load_limits(Layout(root).panels), on_note=lambda note: report(f"note: {note}"))
     gate = asyncio.Semaphore(max(1, concurrency))
@@ -120,6 +152,10 @@ async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], conc
 
     async def one(q: Question, d: Discussion) -> tuple[str, Outcome]:
         async with gate:
+            name = q.slug if d.trial is None else f"{q.slug} trial {d.trial}"  # trials share their question's slug
+            if allowance is not None and allowance.hold():
+                return name, Outcome("held", f"not started: {allowance.spent()}")
+            before = d.spent
             try:
                 done = await Runner(gateway_for(d, root, limits=limits, folder=q.folder), prompts).run(
                     q, d, Plan(auto=True))
@@ -131,8 +167,17 @@ async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], conc
                 outcome = Outcome("failed", f"failed: {exc}")
             else:
                 outcome = Outcome("finished", f"{done.status} ({done.termination_reason or 'open'})")
-            name = q.slug if d.trial is None else f"{q.slug} trial {d.trial}"  # trials share their question's slug
+            if allowance is not None:
+                allowance.add(_since(before, d.spent))
             report(f"{name}: {outcome.text}")
             return name, outcome
 
     return dict(await asyncio.gather(*(one(q, d) for q, d in prepared)))
+
+
+def _since(before: Usage, after: Usage) -> Usage:
+    """What was spent between two readings of a discussion's usage."""
+    cost = None if after.cost is None else after.cost - (before.cost or 0.0)
+    return Usage(prompt_tokens=after.prompt_tokens - before.prompt_tokens,
+                 completion_tokens=after.completion_tokens - before.completion_tokens,
+                 cost=cost, calls=after.calls - before.calls)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..domain import Usage
 from ..errors import InputError
 from ..store.layout import Layout
 
@@ -63,8 +64,9 @@ def parse_arms(text: str, member_ids: list[str]) -> list[Arm]:
 
 def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None = None,
              seed: int = 1, estimate: bool = False, concurrency: int = 8,
-             report: Any = None) -> dict[str, Any]:
-    """Run (or price) every arm over the set's items; the figures as `--json` gives them."""
+             report: Any = None, max_cost: float | None = None, max_tokens: int | None = None) -> dict[str, Any]:
+    """Run (or price) every arm over the set's items; the figures as `--json` gives them. `max_cost` and
+    `max_tokens` bound what this run spends in all: no item starts once they are reached."""
     from ..engine.prepare import default_panel
     from ..store.evalsets import load_set
     from ..store.panels import pick_panel
@@ -79,16 +81,21 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
     prepared = {a.name: _prepared(layout, folder, found.items, chosen, a, write=not estimate) for a in protocol_arms}
     if estimate:
         return _estimate(layout, prepared, [a for a in arms if a.kind != "protocol"], found.items, members, folder)
-    from .batch import run_all
+    from .batch import Allowance, run_all
 
+    allowance = Allowance(max_cost, max_tokens)
     everyone = [pair for pairs in prepared.values() for pair in pairs if not pair[1].concluded]
     if everyone:
         echo(f"{len(everyone)} item discussion(s) to run over {len(protocol_arms)} protocol arm(s)")
-        run_all(layout.root, everyone, concurrency, echo)
+        run_all(layout.root, everyone, concurrency, echo, allowance)
     baselines = [a for a in arms if a.kind != "protocol"]
     if baselines:
         _run_baselines(layout, folder, found.items, members, baselines, _protocol_tokens(folder, protocol_arms,
-                                                                                           found.items), echo)
+                                                                                           found.items), echo,
+                       allowance, concurrency)
+    if allowance.held_back:
+        echo(f"the budget is spent ({allowance.spent()}): {allowance.held_back} item(s) not started; the report "
+             "counts what was answered, and the same command with a larger budget goes on")
     from ..archive.evaluation import figures
     from ..archive.tables import as_csv
     from ..store.files import write_atomic
@@ -96,6 +103,8 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
 
     rows: list[dict[str, Any]] = []
     result = figures(folder, found, members, arms, seed, rows)
+    if allowance.held_back:
+        result["notStarted"] = allowance.held_back
     write_atomic(folder / "items.csv", as_csv(rows))
     write_atomic(folder / "report.yaml", dump(result))
     return result
@@ -145,7 +154,7 @@ def _protocol_tokens(folder: Path, arms: list[Arm], items: list[Any]) -> float |
 
 
 def _run_baselines(layout: Layout, folder: Path, items: list[Any], members: Any, arms: list[Arm],
-                   budget_tokens: float | None, echo: Any) -> None:
+                   budget_tokens: float | None, echo: Any, allowance: Any, concurrency: int) -> None:
     """The baseline arms' answers, each item's written as it completes; items answered before are skipped.
     Self-consistency goes last: its k is sized by what one answer of its member took."""
     from .. import providers
@@ -167,13 +176,23 @@ def _run_baselines(layout: Layout, folder: Path, items: list[Any], members: Any,
                     work.append(_item_calls(gateway, prompts, path, item, [(m, k) for m in who for k in range(count)]))
         if work:
             echo(f"{len(work)} baseline item(s) to answer")
-            providers.run(_all(work))
+            providers.run(_all(work, allowance, concurrency))
 
 
-async def _all(work: list[Any]) -> None:
+async def _all(work: list[Any], allowance: Any, concurrency: int) -> None:
+    """The items `concurrency` at a time, none started once the allowance is spent."""
     import asyncio
 
-    await asyncio.gather(*work)
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(item: Any) -> None:
+        async with gate:
+            if allowance.hold():
+                item.close()  # never awaited: nothing asked, no file written
+                return
+            allowance.add(await item)
+
+    await asyncio.gather(*(one(w) for w in work))
 
 
 def _samples(folder: Path, items: list[Any], arm: Arm, budget: float | None, fallback: int) -> int:
@@ -210,7 +229,7 @@ def _gateway(layout: Layout) -> Any:
                    limits=ProviderLimits(load_limits(layout.panels)), max_chars=s.max_reply_chars)
 
 
-async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]]) -> None:
+async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]]) -> Usage:
     """One item of a baseline arm: every answer it takes, written once all have come."""
     from ..calls import CallSpec
     from ..protocols.base import messages
@@ -227,6 +246,10 @@ async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: 
                 "error": None if r.ok else r.error, "tokens": r.usage.total_tokens, "calls": r.usage.calls,
                 "cost": r.usage.cost} for i, r in enumerate(results)]
     write_atomic(path, dump({"item": item.id, "answers": answers}))
+    spent = Usage()
+    for r in results:
+        spent.add(r.usage)
+    return spent
 
 
 def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baselines: list[Arm], items: list[Any],
@@ -260,20 +283,23 @@ def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baseli
 
 
 def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, items: int | None, seed: int,
-               estimate: bool) -> dict[str, Any]:
+               estimate: bool, max_cost: float | None = None) -> dict[str, Any]:
     """For an agent: the estimate; or, once every item has been answered, the figures; else the eval started
     as a process of its own (`{started}`), which the next call finds finished or going."""
     from .asking import command, launch
 
     if items is not None and not 1 <= items <= 10_000:
         raise InputError("items: give 1 to 10,000")
+    if max_cost is not None and not 0 <= max_cost < float("inf"):
+        raise InputError("max_cost: give a number of dollars, 0 or more")
     priced = evaluate(layout, set_name, panel, arms, items, seed, estimate=True)
     if estimate or priced["total"]["calls"] == 0:  # nothing left to ask: the figures
         return priced if estimate else evaluate(layout, set_name, panel, arms, items, seed)
     folder = layout.root / "evals" / set_name
     folder.mkdir(parents=True, exist_ok=True)
     argv = command(layout.root, "eval", set_name, "--arms", arms, "--seed", str(seed), "-q",
-                   *(["--panel", panel] if panel else []), *(["--items", str(items)] if items else []))
+                   *(["--panel", panel] if panel else []), *(["--items", str(items)] if items else []),
+                   *(["--max-cost", repr(float(max_cost))] if max_cost is not None else []))
     return {"started": launch(layout, folder, argv), "folder": folder.relative_to(layout.root).as_posix(),
             "estimate": priced["total"]}
 

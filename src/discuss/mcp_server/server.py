@@ -211,14 +211,15 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
 
     @app.tool(name="eval")
     def eval_(labelled: str, panel: str | None = None, arms: str = "vote,majority", items: int | None = None,
-              seed: int = 1, estimate: bool = True) -> dict[str, Any]:
+              seed: int = 1, estimate: bool = True, max_cost: float | None = None) -> dict[str, Any]:
         """Whether deliberating beats asking one model or a plain majority, on a labelled set (evals/NAME.jsonl
-        or .yaml, or the built-in `arithmetic`): with estimate (the default) what the eval would take at most;
-        with estimate false it starts as a process of its own ({started}); the figures are then in
-        evals/NAME/report.yaml, and calling again with the same arguments reports them."""
+        or .yaml, or a built-in one: arithmetic, gsm8k, bbh-...): with estimate (the default) what the eval would
+        take at most; with estimate false it starts as a process of its own ({started}), spending at most
+        max_cost dollars where given; the figures are then in evals/NAME/report.yaml, and calling again with the
+        same arguments reports them."""
         from ..commands.evaluating import start_eval
 
-        return answered(lambda: start_eval(layout, labelled, panel, arms, items, seed, estimate))
+        return answered(lambda: start_eval(layout, labelled, panel, arms, items, seed, estimate, max_cost))
 
     @app.tool()
     def trials(question: str, runs: int | None = None, panel: str | None = None, protocol: str | None = None,
