@@ -11,6 +11,7 @@ import pytest
 from conftest import fake_panel
 from discuss.rules.evalstats import mcnemar, paired, plurality, wilson
 from discuss.text.grading import grade, read_answer
+from fakeserver import Action
 
 ITEM = re.compile(r"What is the result of (\d+)\+(\d+)\*(\d+)\+(\d+)-(\d+)\*(\d+)\?")
 
@@ -202,3 +203,23 @@ def test_a_budget_for_the_whole_eval_stops_new_items_and_the_next_run_goes_on(ev
     item = ITEM.search(first).group(0)
     # Asked again of one member only, by the single:alpha arm: the vote's discussion of it was not run twice.
     assert sum(item in r["messages"][-1]["content"] for r in fake.requests[asked:] if r["task"] == "respond") == 1
+
+
+def test_baselines_within_a_tight_limit_and_a_failed_answer_asked_again_on_resume(evaluated, fake):
+    """One request at a time to the server: self-consistency's batch runs in an event loop of its own and must
+    not inherit the first batch's locks; an answer that failed is asked again on the next run, alone, and what
+    the failed one cost stays counted."""
+    text = (evaluated.root / "discussions" / "panels.yaml").read_text()
+    (evaluated.root / "discussions" / "panels.yaml").write_text(re.sub(r"': 64", "': 1", text))
+    fake.always["alpha"] = Action(status=500, text="down")
+    first = run_eval(evaluated, "--arms", "single:beta,self-consistency:beta,single:alpha")
+    assert first["arms"]["self-consistency:beta"]["ungradable"] == 0
+    assert first["arms"]["self-consistency:beta"]["callsPerItem"] > 1
+    assert first["arms"]["single:alpha"]["ungradable"] == 12
+    del fake.always["alpha"]
+    asked = len(fake.requests)
+    again = run_eval(evaluated, "--arms", "single:beta,self-consistency:beta,single:alpha")
+    assert len(fake.requests) - asked == 12 and {r["model"] for r in fake.requests[asked:]} == {"alpha"}
+    assert again["arms"]["single:alpha"]["correct"] == 12
+    kept = (evaluated.root / "evals" / "arithmetic" / "single-alpha" / "a0001.yaml").read_text()
+    assert kept.count("member: alpha") == 2 and "down" in kept  # the failed ask stays on record beside the new

@@ -34,6 +34,10 @@ class Allowance:
     tokens: int = 0
     held_back: int = 0
 
+    @property
+    def limited(self) -> bool:
+        return self.max_cost is not None or self.max_tokens is not None
+
     def add(self, usage: Usage) -> None:
         self.cost += usage.cost or 0.0
         self.tokens += usage.total_tokens

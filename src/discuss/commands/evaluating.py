@@ -161,7 +161,6 @@ def _run_baselines(layout: Layout, folder: Path, items: list[Any], members: Any,
     from ..engine.runner import prompts_for
 
     prompts = prompts_for(layout.root)
-    gateway = _gateway(layout)
     for batch in ([a for a in arms if a.kind != "self-consistency"], [a for a in arms if a.kind == "self-consistency"]):
         work = []
         for arm in batch:
@@ -172,18 +171,36 @@ def _run_baselines(layout: Layout, folder: Path, items: list[Any], members: Any,
             who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
             for item in items:
                 path = folder / arm.folder / f"{item.id}.yaml"
-                if not path.is_file():
-                    work.append(_item_calls(gateway, prompts, path, item, [(m, k) for m in who for k in range(count)]))
+                kept = _answers(path)
+                done = {(str(a.get("member")), int(a.get("sample") or 0)) for a in kept if not a.get("error")}
+                asked = [(m, k) for m in who for k in range(count) if (m.id, k) not in done]
+                if asked:
+                    work.append((path, item, asked, kept))
         if work:
             echo(f"{len(work)} baseline item(s) to answer")
-            providers.run(_all(work, allowance, concurrency))
+            gateway = _gateway(layout)  # one per event loop: its limits' locks belong to the loop they ran in
+            providers.run(_all([_item_calls(gateway, prompts, *w) for w in work], allowance, concurrency))
+
+
+def _answers(path: Path) -> list[dict[str, Any]]:
+    """The answers an item's file already holds. A failed one is asked again and stays, so what it cost is
+    still counted; the grader reads no answer from it."""
+    from ..store import yamlio
+    from ..store.documents import read_text
+
+    if not path.is_file():
+        return []
+    data = yamlio.load(read_text(path), written=True) or {}
+    return [a for a in data.get("answers") or [] if isinstance(a, dict)]
 
 
 async def _all(work: list[Any], allowance: Any, concurrency: int) -> None:
     """The items `concurrency` at a time, none started once the allowance is spent."""
     import asyncio
 
-    gate = asyncio.Semaphore(max(1, concurrency))
+    # Without a budget every item starts at once and the providers' limits pace the calls; with one, items
+    # start `concurrency` at a time so that what they spend is known before the next starts.
+    gate = asyncio.Semaphore(max(1, concurrency) if allowance.limited else len(work) or 1)
 
     async def one(item: Any) -> None:
         async with gate:
@@ -229,8 +246,9 @@ def _gateway(layout: Layout) -> Any:
                    limits=ProviderLimits(load_limits(layout.panels)), max_chars=s.max_reply_chars)
 
 
-async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]]) -> Usage:
-    """One item of a baseline arm: every answer it takes, written once all have come."""
+async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]],
+                      kept: list[dict[str, Any]]) -> Usage:
+    """One item of a baseline arm: the answers it still needs, written with those `kept` once all have come."""
     from ..calls import CallSpec
     from ..protocols.base import messages
     from ..store.evalsets import ANSWER_LINE
@@ -242,9 +260,9 @@ async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: 
     specs = [CallSpec(f"{m.id}#{k}", m, messages(m, prompts, user), "respond", 1200,
                       context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
     results = await gateway.run_phase(specs)
-    answers = [{"member": r.spec.panelist.id, "sample": i, "text": r.text if r.ok else "",
-                "error": None if r.ok else r.error, "tokens": r.usage.total_tokens, "calls": r.usage.calls,
-                "cost": r.usage.cost} for i, r in enumerate(results)]
+    answers = kept + [{"member": r.spec.panelist.id, "sample": k, "text": r.text if r.ok else "",
+                       "error": None if r.ok else r.error, "tokens": r.usage.total_tokens, "calls": r.usage.calls,
+                       "cost": r.usage.cost} for (_, k), r in zip(asked, results, strict=True)]
     write_atomic(path, dump({"item": item.id, "answers": answers}))
     spent = Usage()
     for r in results:
