@@ -400,10 +400,25 @@ class FakeLLM:
         self.stop()
 
 
-if __name__ == "__main__":  # a server in its own process: python tests/fakeserver.py [LATENCY] [TERMINATION]
+ARITHMETIC = re.compile(r"What is the result of (\d+)\+(\d+)\*(\d+)\+(\d+)-(\d+)\*(\d+)\?")
+
+
+def arithmetic(model: str, messages: list[dict]) -> str | None:
+    """A member that answers the eval's arithmetic items right; anything else (ballots, conclusions) the default."""
+    prompt = messages[-1]["content"] if isinstance(messages[-1]["content"], str) else ""
+    found = ARITHMETIC.search(prompt)
+    if not found or '"votes"' in prompt or "conclusion" in prompt.lower():
+        return None
+    a, b, c, d, e, f = map(int, found.groups())
+    return f"Worked through it.\n\nAnswer: {a + b * c + d - e * f}"
+
+
+if __name__ == "__main__":  # in its own process: python tests/fakeserver.py [LATENCY] [TERMINATION] [arithmetic]
     import sys
 
     server = FakeLLM(latency=float(sys.argv[1]) if len(sys.argv) > 1 else 0.0,
                      termination=sys.argv[2] if len(sys.argv) > 2 else "CONCLUDE").start()
+    if sys.argv[3:] == ["arithmetic"]:
+        server.responder = arithmetic
     print(server.url, flush=True)
     threading.Event().wait()

@@ -233,7 +233,8 @@ def eval_(
                              "majority, self-consistency:MEMBER."),
     items: int | None = typer.Option(None, "--items", min=1, help="The set's first N items (a built-in set: N made)."),
     seed: int = typer.Option(1, "--seed", help="Seeds a generated set and the bootstrap."),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Item discussions at once."),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Item discussions at once (default: "
+                                           "enough to fill the tightest named provider limit, at least 8)."),
     max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Dollars this run may spend in all: no "
                                           "item starts once they are spent (the next run goes on)."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, help="Tokens this run may spend in all, "

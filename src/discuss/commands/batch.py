@@ -148,9 +148,11 @@ def run_all(root: Path, prepared: list[tuple[Question, Discussion]], concurrency
 
 
 async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
-                   report: Callable[[str], None], allowance: Allowance | None = None) -> dict[str, Outcome]:
-    """Run every prepared discussion to its end, `concurrency` at a time; its name -> how it ended."""
-    limits = ProviderLimits(load_limits(Layout(root).panels), on_note=lambda note: report(f"note: {note}"))
+                   report: Callable[[str], None], allowance: Allowance | None = None,
+                   limits: ProviderLimits | None = None) -> dict[str, Outcome]:
+    """Run every prepared discussion to its end, `concurrency` at a time; its name -> how it ended. `limits`:
+    the providers' limits shared with other work of the same event loop (default: the project's own)."""
+    limits = limits or ProviderLimits(load_limits(Layout(root).panels), on_note=lambda note: report(f"note: {note}"))
     gate = asyncio.Semaphore(max(1, concurrency))
     prompts = prompts_for(root)
 

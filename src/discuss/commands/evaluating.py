@@ -63,7 +63,7 @@ def parse_arms(text: str, member_ids: list[str]) -> list[Arm]:
 
 
 def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None = None,
-             seed: int = 1, estimate: bool = False, concurrency: int = 8,
+             seed: int = 1, estimate: bool = False, concurrency: int | None = None,
              report: Any = None, max_cost: float | None = None, max_tokens: int | None = None) -> dict[str, Any]:
     """Run (or price) every arm over the set's items; the figures as `--json` gives them. `max_cost` and
     `max_tokens` bound what this run spends in all: no item starts once they are reached."""
@@ -81,18 +81,27 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
     prepared = {a.name: _prepared(layout, folder, found.items, chosen, a, write=not estimate) for a in protocol_arms}
     if estimate:
         return _estimate(layout, prepared, [a for a in arms if a.kind != "protocol"], found.items, members, folder)
-    from .batch import Allowance, run_all
+    from .. import providers
+    from .batch import Allowance
 
     allowance = Allowance(max_cost, max_tokens)
+    concurrency = concurrency or _filling(layout, members)
     everyone = [pair for pairs in prepared.values() for pair in pairs if not pair[1].concluded]
+    plain = _baseline_work(folder, found.items, members, [a for a in arms if a.kind in ("single", "majority")], {})
     if everyone:
         echo(f"{len(everyone)} item discussion(s) to run over {len(protocol_arms)} protocol arm(s)")
-        run_all(layout.root, everyone, concurrency, echo, allowance)
-    baselines = [a for a in arms if a.kind != "protocol"]
-    if baselines:
-        _run_baselines(layout, folder, found.items, members, baselines, _protocol_tokens(folder, protocol_arms,
-                                                                                           found.items), echo,
-                       allowance, concurrency)
+    if plain:
+        echo(f"{len(plain)} baseline item(s) to answer")
+    if everyone or plain:  # at once: neither needs the other, and together they keep the providers busy
+        providers.run(_together(layout, everyone, plain, concurrency, echo, allowance))
+    if consistent := [a for a in arms if a.kind == "self-consistency"]:  # sized by what the others took
+        tokens = _protocol_tokens(folder, protocol_arms, found.items)
+        counts = {a.name: _samples(folder, found.items, a, tokens, len(members.members)) for a in consistent}
+        for name, count in counts.items():
+            echo(f"{name}: {count} sample(s) an item")
+        if work := _baseline_work(folder, found.items, members, consistent, counts):
+            echo(f"{len(work)} baseline item(s) to answer")
+            providers.run(_answer(layout, work, allowance, concurrency))
     if allowance.held_back:
         echo(f"the budget is spent ({allowance.spent()}): {allowance.held_back} item(s) not started; the report "
              "counts what was answered, and the same command with a larger budget goes on")
@@ -146,40 +155,63 @@ def _protocol_tokens(folder: Path, arms: list[Arm], items: list[Any]) -> float |
 
     per_arm = []
     for arm in arms:
-        spent = [d.usage.total_tokens for item in items
-                 if (d := store.load(folder / arm.folder / item.id)) is not None]
+        spent = [s.usage.total_tokens for item in items
+                 if (s := store.summary(folder / arm.folder / item.id)) is not None]
         if spent:
             per_arm.append(sum(spent) / len(spent))
     return statistics.median(per_arm) if per_arm else None
 
 
-def _run_baselines(layout: Layout, folder: Path, items: list[Any], members: Any, arms: list[Arm],
-                   budget_tokens: float | None, echo: Any, allowance: Any, concurrency: int) -> None:
-    """The baseline arms' answers, each item's written as it completes; items answered before are skipped.
-    Self-consistency goes last: its k is sized by what one answer of its member took."""
-    from .. import providers
+def _filling(layout: Layout, members: Any) -> int:
+    """Item discussions at once where none is given: enough to keep the members' tightest named provider limit
+    full (each item asks every member at once, and half its time it is between phases), at least 8."""
+    from ..engine.gateway import ProviderLimits
+    from ..store.panels import load_limits
+
+    limits = ProviderLimits(load_limits(layout.panels), local=None)
+    named = [n for p in members.members for k in [p.api_base.rstrip("/") if p.api_base else "",
+                                                    limits.provider(p)] if k and (n := limits.limit_of(k))]
+    return max(8, -(-2 * min(named) // max(1, len(members.members)))) if named else 8
+
+
+def _baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Arm],
+                   counts: dict[str, int]) -> list[tuple[Any, ...]]:
+    """What the baseline arms still need: per item, the (member, sample) answers not yet on file (a failed one
+    is asked again); `counts`, the samples of each self-consistency arm."""
+    work = []
+    for arm in arms:
+        who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
+        for item in items:
+            path = folder / arm.folder / f"{item.id}.yaml"
+            kept = _answers(path)
+            done = {(str(a.get("member")), int(a.get("sample") or 0)) for a in kept if not a.get("error")}
+            asked = [(m, k) for m in who for k in range(counts.get(arm.name, 1)) if (m.id, k) not in done]
+            if asked:
+                work.append((path, item, asked, kept))
+    return work
+
+
+async def _together(layout: Layout, everyone: list[Any], work: list[Any], concurrency: int, echo: Any,
+                    allowance: Any) -> None:
+    """The protocol arms' discussions and the plain baselines in one event loop, under one set of limits."""
+    import asyncio
+
+    from ..engine.gateway import ProviderLimits
+    from ..store.panels import load_limits
+    from .batch import run_many
+
+    limits = ProviderLimits(load_limits(layout.panels), on_note=lambda note: echo(f"note: {note}"))
+    await asyncio.gather(run_many(layout.root, everyone, concurrency, echo, allowance, limits),
+                         _answer(layout, work, allowance, concurrency, limits))
+
+
+async def _answer(layout: Layout, work: list[Any], allowance: Any, concurrency: int, limits: Any = None) -> None:
+    """The baseline answers `work` lists, each item's file written as it completes."""
     from ..engine.runner import prompts_for
 
-    prompts = prompts_for(layout.root)
-    for batch in ([a for a in arms if a.kind != "self-consistency"], [a for a in arms if a.kind == "self-consistency"]):
-        work = []
-        for arm in batch:
-            count = 1
-            if arm.kind == "self-consistency":
-                count = _samples(folder, items, arm, budget_tokens, len(members.members))
-                echo(f"{arm.name}: {count} sample(s) an item")
-            who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
-            for item in items:
-                path = folder / arm.folder / f"{item.id}.yaml"
-                kept = _answers(path)
-                done = {(str(a.get("member")), int(a.get("sample") or 0)) for a in kept if not a.get("error")}
-                asked = [(m, k) for m in who for k in range(count) if (m.id, k) not in done]
-                if asked:
-                    work.append((path, item, asked, kept))
-        if work:
-            echo(f"{len(work)} baseline item(s) to answer")
-            gateway = _gateway(layout)  # one per event loop: its limits' locks belong to the loop they ran in
-            providers.run(_all([_item_calls(gateway, prompts, *w) for w in work], allowance, concurrency))
+    if work:
+        gateway, prompts = _gateway(layout, limits), prompts_for(layout.root)  # of this loop: its locks belong to it
+        await _all([_item_calls(gateway, prompts, *w) for w in work], allowance, concurrency)
 
 
 def _answers(path: Path) -> list[dict[str, Any]]:
@@ -231,7 +263,7 @@ def _samples(folder: Path, items: list[Any], arm: Arm, budget: float | None, fal
     return max(1, min(MAX_SAMPLES, round(budget / max(statistics.mean(one), 1))))
 
 
-def _gateway(layout: Layout) -> Any:
+def _gateway(layout: Layout, limits: Any = None) -> Any:
     from functools import partial
 
     from ..domain import Settings
@@ -243,7 +275,7 @@ def _gateway(layout: Layout) -> Any:
     s = Settings()
     return Gateway(providers=partial(route, scripts=layout.scripts, people=HumanProvider()),
                    timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
-                   limits=ProviderLimits(load_limits(layout.panels)), max_chars=s.max_reply_chars)
+                   limits=limits or ProviderLimits(load_limits(layout.panels)), max_chars=s.max_reply_chars)
 
 
 async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]],

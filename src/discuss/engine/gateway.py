@@ -143,17 +143,15 @@ class ProviderLimits:
     async def _slot(self, key: str) -> AsyncIterator[None]:
         """One of the key's slots among every process on this machine (the semaphore keeps this process's
         own calls from polling for them)."""
-        import os
-
         from ..store.files import take_slot
 
         limit = self.limit_of(key) or 1
-        while (held := take_slot(key, limit)) is None:
+        while (give_back := take_slot(key, limit)) is None:
             await asyncio.sleep(SLOT_POLL)
         try:
             yield
         finally:
-            os.close(held)
+            give_back()
 
 
 class Gateway:

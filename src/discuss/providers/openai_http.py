@@ -19,11 +19,13 @@ through litellm; `DISCUSS_CLIENT=litellm` sends every call there.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
 import weakref
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -139,27 +141,47 @@ def failure(status: int, body: bytes, headers: Any) -> Exception:
 # retry). A client per member, not one for all: httpcore hands a request a connection by checking every
 # idle one of its pool, and ten members' requests went out in 15 ms from one pool, in 6 from their own.
 # A connection idle this long is closed by us first: servers of models close theirs after 5 s (uvicorn,
-# cpp-httplib), and a request sent as the server closes is lost with nothing said.
+# cpp-httplib), and a request sent as the server closes is lost with nothing said. The same scan makes one
+# pool's cost grow with the square of the requests it carries (an eval's 64 at once to one member spent more
+# CPU there than anywhere else), so a member's requests beyond LANE at once go through a second client.
 KEEPALIVE_SECONDS = 2.0
-POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
+LANE = 8
 
 
-def pool(p: Panelist) -> Any:
-    """This event loop's HTTP client for `p`, made on its first call."""
+@dataclass
+class _Lane:
+    client: Any
+    busy: int = 0
+
+
+POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], list[_Lane]]] = \
+    weakref.WeakKeyDictionary()
+
+
+@contextlib.asynccontextmanager
+async def pool(p: Panelist) -> AsyncIterator[Any]:
+    """An HTTP client of this event loop for `p` with room for one more request, made when none has."""
     from .http import async_client
 
-    clients = POOLS.setdefault(asyncio.get_running_loop(), {})
-    key = (base_of(p), p.id)
-    if (client := clients.get(key)) is None or client.is_closed:
-        client = clients[key] = async_client(max_connections=None, max_keepalive_connections=64,
-                                             keepalive_expiry=KEEPALIVE_SECONDS)
-    return client
+    lanes = POOLS.setdefault(asyncio.get_running_loop(), {}).setdefault((base_of(p), p.id), [])
+    lanes[:] = [lane for lane in lanes if not lane.client.is_closed]
+    lane = next((lane for lane in lanes if lane.busy < LANE), None)
+    if lane is None:
+        lane = _Lane(async_client(max_connections=None, max_keepalive_connections=64,
+                                  keepalive_expiry=KEEPALIVE_SECONDS))
+        lanes.append(lane)
+    lane.busy += 1
+    try:
+        yield lane.client
+    finally:
+        lane.busy -= 1
 
 
 async def close_pool() -> None:
     """Close this event loop's connections, if a call opened any."""
-    for client in POOLS.pop(asyncio.get_running_loop(), {}).values():
-        await client.aclose()
+    for lanes in POOLS.pop(asyncio.get_running_loop(), {}).values():
+        for lane in lanes:
+            await lane.client.aclose()
 
 
 def request_body(p: Panelist, spec: CallSpec, messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -271,15 +293,15 @@ class OpenAIHTTPProvider:
         p = spec.panelist
         where = mask_url(base_of(p))
         body = request_body(p, spec, messages)
-        client = pool(p)
         try:
-            if on_tokens is None:
-                async with sent(client, p, body, timeout) as reply:
-                    content = await bounded(reply)
-                text, raw_usage, finish = self._read(reply.status_code, content, reply.headers)
-                usage = usage_of(p, raw_usage, body, text)
-            else:
-                text, usage, finish = await self._stream(client, p, body, timeout, where, on_tokens)
+            async with pool(p) as client:
+                if on_tokens is None:
+                    async with sent(client, p, body, timeout) as reply:
+                        content = await bounded(reply)
+                    text, raw_usage, finish = self._read(reply.status_code, content, reply.headers)
+                    usage = usage_of(p, raw_usage, body, text)
+                else:
+                    text, usage, finish = await self._stream(client, p, body, timeout, where, on_tokens)
         except (httpx.TimeoutException, DeadlinePassed):
             raise TimeoutError("timed out") from None
         except httpx.TransportError as exc:

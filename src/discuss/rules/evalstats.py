@@ -25,7 +25,7 @@ def paired(a: list[bool], b: list[bool], seed: int = 0, draws: int = 2000) -> di
         return {"difference": None, "low": None, "high": None, "aWins": 0, "bWins": 0, "pValue": None}
     diffs = [int(x) - int(y) for x, y in zip(a, b)]
     rng = random.Random(seed)
-    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(draws))
+    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(draws))  # resampled items, n at a time
     a_wins, b_wins = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
     return {"difference": round(sum(diffs) / n, 4), "low": round(means[int(0.025 * draws)], 4),
             "high": round(means[int(0.975 * draws) - 1], 4), "aWins": a_wins, "bWins": b_wins,

@@ -12,6 +12,7 @@ import fcntl
 import functools
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import Busy
@@ -30,31 +31,54 @@ def lock_path(folder: Path) -> Path:
     return _lock_folder() / f"{key}.lock"
 
 
-def _lock_folder() -> Path:
+def _lock_folder(again: bool = False) -> Path:
+    """The folder of this user's lock files, made once a process (`again` where it was removed since)."""
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"discuss-locks-{os.getuid()}"
-    base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if again or base not in _MADE:
+        base.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _MADE.add(base)
     return base
 
 
-def take_slot(key: str, limit: int) -> int | None:
+_MADE: set[Path] = set()
+
+
+_HELD: dict[str, set[int]] = {}  # the slots this process holds, by key: never tried again while held
+
+
+def take_slot(key: str, limit: int) -> Callable[[], None] | None:
     """One of `limit` request slots for `key` (a server's address, a provider), shared by every process of
-    this user: the open descriptor that holds the slot's lock (close it to give the slot back; the system
-    gives it back if the process dies), or None while all are taken.
+    this user: a function that gives the slot back (the system gives it back if the process dies), or None
+    while all are taken.
 
     So `limits:` hold for the project, not per process: two `ask`s started by an agent together send no
-    more at once to a one-slot local server than one would.
+    more at once to a one-slot local server than one would. The slots this process holds are skipped, so a
+    busy run finds a free one in a try or two rather than one for each call it has in flight.
     """
     import hashlib
 
     name = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    held = _HELD.setdefault(name, set())
     folder = _lock_folder()
     for i in range(limit):
-        fd = os.open(folder / f"{name}-{i}.slot", os.O_RDWR | os.O_CREAT, 0o600)
+        if i in held:
+            continue
+        try:
+            fd = os.open(folder / f"{name}-{i}.slot", os.O_RDWR | os.O_CREAT, 0o600)
+        except FileNotFoundError:  # the folder was cleaned away under a long run
+            fd = os.open(_lock_folder(again=True) / f"{name}-{i}.slot", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
         except OSError:
             os.close(fd)
+            continue
+        held.add(i)
+
+        def give_back(fd: int = fd, i: int = i) -> None:
+            held.discard(i)
+            os.close(fd)
+
+        return give_back
     return None
 FILE_MODE = 0o666
 

@@ -12,6 +12,7 @@ any other change.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -69,6 +70,21 @@ def as_data(text: str) -> str:
     return f"{fence}text\n{text.strip(chr(10))}\n{fence}"
 
 
+@functools.lru_cache(maxsize=64)
+def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
+    """One environment per search path, so a template is compiled once per process, not once per discussion
+    (an eval runs hundreds); the loader still sees a template edited since (it checks the file's time)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(list(folders)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # prompts are plain text for a model, not HTML
+        finalize=_finalize,
+    )
+    env.globals["cache_break"] = BREAK
+    return env
+
+
 class Prompts:
     def __init__(self, override_dir: Path | None = None, protocol: Protocol | None = None):
         self.override_dir, self.protocol = override_dir, protocol
@@ -78,14 +94,7 @@ class Prompts:
             folders.append(override_dir)
         folders += [prompt_folder(protocol)] if protocol is not None else []
         self.folders = [*folders, SHARED]
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader([str(f) for f in self.folders]),
-            undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=True,
-            autoescape=False,  # prompts are plain text for a model, not HTML
-            finalize=_finalize,
-        )
-        self.env.globals["cache_break"] = BREAK
+        self.env = _environment(tuple(str(f) for f in self.folders))
 
     def scoped(self, protocol: Protocol) -> Prompts:
         """These prompts as `protocol` sees them: its own templates, then the shared ones."""
