@@ -96,14 +96,17 @@ def test_a_reply_with_two_different_ballots_is_refused_never_resolved_by_order()
     assert extract_object(f"{own}\n\nAgain: {own}")["votes"][0]["vote"] == "APPROVE"  # the same one twice
 
 
-def test_a_termination_given_as_one_word_is_read_as_that_vote():
-    from discuss.protocols.vote.ballots import parse_ballot
 
-    ballot = parse_ballot('{"votes": {"A": "APPROVE", "B": "REJECT"}, "termination": "conclude"}', ["A", "B"])
-    assert ballot.termination == "CONCLUDE" and ballot.termination_reasoning == ""
+def test_a_persons_termination_given_as_one_word_is_read_as_that_vote():
+    """A person's form may say `termination: CONCLUDE`; a model's ballot must still give the object."""
     import pytest
 
+    from discuss.protocols.vote.ballots import parse_ballot
+    from discuss.protocols.vote.forms import reply
     from discuss.text.jsonreply import ReplyError
 
-    with pytest.raises(ReplyError, match="CONCLUDE or CONTINUE"):
-        parse_ballot('{"votes": {"A": "APPROVE", "B": "REJECT"}, "termination": 3}', ["A", "B"])
+    filled = reply({"votes": {"A": "APPROVE", "B": "REJECT"}, "termination": "conclude"})
+    ballot = parse_ballot(json.dumps(filled), ["A", "B"])
+    assert ballot.termination == "CONCLUDE" and ballot.termination_reasoning == ""
+    with pytest.raises(ReplyError, match="must be an object"):
+        parse_ballot('{"votes": {"A": "APPROVE", "B": "REJECT"}, "termination": "CONCLUDE"}', ["A", "B"])

@@ -41,11 +41,12 @@ def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str
     """A new discussion; of the panel's settings it keeps the shared ones and its protocol's own."""
     own = own_settings(get_protocol(protocol), settings.own, f"the {protocol} protocol's settings")
     settings = dataclasses.replace(settings, own=own)
-    from ..store.chain import new_record
+    from ..store.chain import new_record, question_hash
 
     return Discussion(
         question_id=q.question_id, question_slug=q.slug, question_title=q.title,
-        panel=panel, settings=settings, protocol=protocol, started_at=now, record=new_record(),
+        panel=panel, settings=settings, protocol=protocol, started_at=now,
+        record=new_record(question_hash(q.title, q.background)),
     )
 
 

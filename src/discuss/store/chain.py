@@ -45,8 +45,9 @@ def link(previous: str, files: dict[str, str]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def new_record() -> dict[str, Any]:
-    return {"algorithm": ALGORITHM, "rounds": []}
+def new_record(question: str | None = None) -> dict[str, Any]:
+    """An empty record; `question`, the digest of what its rounds will be asked."""
+    return {"algorithm": ALGORITHM, **({"question": question} if question else {}), "rounds": []}
 
 
 def question_hash(title: str, background: str) -> str:
@@ -58,11 +59,12 @@ def question_changed(record: dict[str, Any], title: str, background: str, rounds
     """Before a run adds rounds: record what they will be asked, or say that earlier rounds were asked
     something else (a background written after round 1 answered the template's text, say)."""
     now = question_hash(title, background)
-    if not rounds:
-        record["question"] = now
-        return None
     before = record.get("question")
-    if not isinstance(before, str) or before == now:
+    if not rounds or not isinstance(before, str):  # none answered yet, or recorded before the digest was kept
+        if not rounds:
+            record["question"] = now
+        return None
+    if before == now:
         return None
     record["question"] = now
     return (f"the question's title or background changed after round {rounds} answered it: the rounds from now on "

@@ -56,10 +56,8 @@ def parse_ballot(text: str, labels: list[str]) -> ParsedBallot:
                       "label {label} was voted on more than once",
                       "no vote for {labels}; vote on every label exactly once")
     term = obj.get("termination")
-    if isinstance(term, str):  # `termination: CONCLUDE`, as `votes` may be a mapping of label to vote
-        term = {"vote": term}
     if not isinstance(term, dict):
-        raise ReplyError("'termination' must be CONCLUDE or CONTINUE, or an object with vote and reasoning")
+        raise ReplyError("'termination' must be an object with vote and reasoning")
     choice = str(term.get("vote", "")).strip().upper()
     if choice not in TERMINATION_CHOICES:
         raise ReplyError(f"termination vote must be CONCLUDE or CONTINUE, not {choice or '(none)'!r}")

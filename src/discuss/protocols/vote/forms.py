@@ -26,17 +26,20 @@ def _choices_left(data: dict[str, Any]) -> bool:
 
 
 def reply(data: dict[str, Any]) -> dict[str, Any] | None:
-    """The filled ballot as a model would send it; None while a choice is left as the template's."""
+    """The filled ballot as a model would send it; None while a choice is left as the template's. A person may
+    write a vote, and the termination, as one word (`A: APPROVE`, `termination: CONCLUDE`)."""
     if _choices_left(data):
         return None
+    closing = data.get("termination")
+    closing = {"vote": closing} if isinstance(closing, str) else closing
     given = data.get("votes")
     if isinstance(given, list):  # the shape models send: [{label: A, vote: APPROVE, reasoning: ...}, ...]
         return {"votes": [dict(v, label=str(v["label"])) if isinstance(v, dict) and "label" in v else v
-                          for v in given], "termination": data.get("termination")}
+                          for v in given], "termination": closing}
     votes: dict[str, Any] = given if isinstance(given, dict) else {}
     return {"votes": [{"label": str(label), **(v if isinstance(v, dict) else {"vote": v})}
                       for label, v in votes.items()],
-            "termination": data.get("termination")}
+            "termination": closing}
 
 
 BALLOT = PersonForm(
