@@ -20,7 +20,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from ..archive.export import discussion_json
-from . import analysis, boundary, evals, render
+from . import analysis, boundary, dirty, evals, render
 from .collect import Entry, collect
 
 log = get_plugin_logger(__name__)
@@ -96,6 +96,12 @@ class DiscussConfig(base.Config):
 
 
 class DiscussPlugin(BasePlugin[DiscussConfig]):
+    dirty_build = False  # `--dirty`: MkDocs rebuilds only the pages it takes for modified
+    stamps: dict[str, str] = {}
+
+    def on_startup(self, *, command, dirty: bool) -> None:
+        self.dirty_build = dirty
+
     def on_config(self, config):
         if not self.config.enabled:
             return config
@@ -119,6 +125,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         for warning in warnings:
             log.warning(warning)
         self.entries: dict[str, Entry] = {e.src_uri: e for e in entries}
+        self.stamps = dirty.stamps(entries, dict(self.config))
+        if self.dirty_build:  # a page shows more than its own file: rebuild those whose discussion changed
+            dirty.mark_changed(files, self.stamps, dirty.kept(Path(config.site_dir)))
         self._keep_out(files, config, {e.folder_uri for e in entries})
         pages = {self.config.index_page: wide_page(self.config.index_title)}
         if self.config.leaderboard:
@@ -224,6 +233,10 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return link + "/" if url.endswith("/") and not link.endswith("/") else link
 
         return href
+
+    def on_post_build(self, config) -> None:
+        if self.config.enabled:
+            dirty.keep(Path(config.site_dir), self.stamps)
 
     def on_serve(self, server, config, builder):
         # Discussion files are removed from the page list, so watch them explicitly.
