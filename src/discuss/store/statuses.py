@@ -118,15 +118,33 @@ def _plain_rounds(data: dict[str, Any]) -> bool:
 def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str]]:
     """Every discussion's summary by slug (None: not started), each with its follow-ups after it, and warnings
     about files left out. A file is read quickly where it is plain, by the full reader where not."""
+    from . import statuscache
+
     out: list[tuple[str, Summary | None]] = []
     warnings: list[str] = []
+    kept, now = statuscache.load(content), {}
     for path in question_files(content) if content.is_dir() else []:
-        found = _row(path, warnings)
-        out += [found] if found else []
-        # Only a finished discussion can have been followed up.
-        done = found and found[1] and found[1].status in FINISHED
-        out += [part for part in (_row(p, warnings) for p in part_paths(path.with_suffix("")) if done) if part]
+        key = str(path)
+        if (known := kept.get(key)) is not None and statuscache.fresh(known, path):
+            out += statuscache.decode(known[1])
+            now[key] = known
+            continue
+        said, sources = len(warnings), statuscache.sources(path)
+        rows, parts = _rows(path, warnings)
+        out += rows
+        if len(warnings) == said:  # a row that warned is read again next time, and warns again
+            now[key] = [sources, statuscache.encode(rows), [[str(p), statuscache.sources(p)] for p in parts]]
+    if now != kept:
+        statuscache.save(content, now)
     return out, warnings
+
+
+def _rows(path: Path, warnings: list[str]) -> tuple[list[tuple[str, Summary | None]], list[Path]]:
+    """A question's row and its follow-ups' after it, and the follow-ups' question files."""
+    found = _row(path, warnings)
+    # Only a finished discussion can have been followed up.
+    parts = part_paths(path.with_suffix("")) if found and found[1] and found[1].status in FINISHED else []
+    return ([found] if found else []) + [row for row in (_row(p, warnings) for p in parts) if row], parts
 
 
 def _row(path: Path, warnings: list[str]) -> tuple[str, Summary | None] | None:

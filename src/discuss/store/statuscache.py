@@ -1,0 +1,84 @@
+"""What `discuss status` read of each discussion, kept between runs, so a large archive is stat'ed, not read.
+
+A row is reused only while every file it came from is the same file: the question file, the discussion's
+index, its audit folder and its folder (where follow-up parts appear), each compared by inode, size and
+modification and change times, as git compares its index. Every write of ours replaces a file (a new
+inode), and an edit by hand changes its times. The cache lives with this user's lock files, outside the
+project: it is never committed, and losing it costs one slower status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..domain import Usage
+from .summary import Summary
+
+VERSION = 1
+
+
+def _identity(path: str) -> list[int] | None:
+    try:
+        s = os.stat(path)
+    except OSError:
+        return None
+    return [s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns]
+
+
+def sources(question: Path) -> list[Any]:
+    """The identities of the files a question's row is read from (a follow-up part's too: it is a question
+    file with a discussion folder of its own)."""
+    folder = str(question.with_suffix(""))
+    return [_identity(str(question)), _identity(os.path.join(folder, "discussion.yaml")),
+            _identity(os.path.join(folder, "audit")), _identity(folder)]
+
+
+def fresh(entry: Any, question: Path) -> bool:
+    """Whether a kept entry `[sources, rows, parts]` still holds: the question's files, and each part's."""
+    return (isinstance(entry, list) and len(entry) == 3 and entry[0] == sources(question)
+            and all(ids == sources(Path(part)) for part, ids in entry[2]))
+
+
+def _file(content: Path) -> Path:
+    from .files import _lock_folder
+
+    key = hashlib.sha256(str(content.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return _lock_folder() / f"status-{key}.json"
+
+
+def load(content: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(_file(content).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data.get("rows", {}) if isinstance(data, dict) and data.get("version") == VERSION else {}
+
+
+def save(content: Path, rows: dict[str, Any]) -> None:
+    from .files import write_atomic
+
+    try:
+        write_atomic(_file(content), json.dumps({"version": VERSION, "rows": rows}))
+    except OSError:
+        pass  # a cache that cannot be written is only a slower next status
+
+
+def encode(rows: list[tuple[str, Summary | None]]) -> list[Any]:
+    return [[slug, None if s is None else asdict(s)] for slug, s in rows]
+
+
+def decode(rows: list[Any]) -> list[tuple[str, Summary | None]]:
+    out: list[tuple[str, Summary | None]] = []
+    for slug, raw in rows:
+        if raw is None:
+            out.append((slug, None))
+            continue
+        raw = dict(raw, usage=Usage(**raw["usage"]), waiting_for=tuple(raw["waiting_for"]),
+                   audits=Usage(**raw["audits"]) if raw.get("audits") else None)
+        out.append((slug, Summary(**raw)))
+    return out

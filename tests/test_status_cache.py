@@ -1,0 +1,45 @@
+"""`discuss status` keeps what it read of each discussion and reads again only what changed: the rows are
+those a first reading gives, whatever changed since (a round, a follow-up's progress, an audit, a hand edit,
+a broken file)."""
+
+from __future__ import annotations
+
+import json
+
+from discuss.store import statuscache
+
+
+def rows(project) -> list[dict]:
+    result = project.cli("status", "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def uncached(project) -> list[dict]:
+    statuscache._file(project.content).unlink(missing_ok=True)
+    return rows(project)
+
+
+def test_every_change_is_seen_and_a_kept_row_is_what_a_reading_gives(project):
+    assert rows(project)[0]["status"] == "not started"
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1", "-q").exit_code == 0
+    assert rows(project)[0]["rounds"] == 1 and rows(project) == uncached(project)
+    assert project.cli("run", "swarm-power", "--auto", "-q").exit_code == 0
+    assert rows(project)[0]["status"] == "concluded"
+    assert project.cli("follow-up", "swarm-power", "And in eclipse?", "--rounds", "1", "-q").exit_code == 0
+    assert [r["slug"] for r in rows(project)] == ["swarm-power", "swarm-power-part-2"]
+    assert project.cli("follow-up", "swarm-power", "--auto", "-q").exit_code == 0  # the part's own progress
+    assert rows(project)[1]["status"] == "concluded" and rows(project) == uncached(project)
+    assert project.cli("audit", "swarm-power", "--orders", "1").exit_code == 0
+    assert "audits" in rows(project)[0] and rows(project) == uncached(project)
+    index = project.folder / "discussion.yaml"
+    index.write_text(index.read_text().replace("status: concluded", "status: closed", 1))  # a hand edit
+    assert rows(project)[0]["status"] == "closed"
+
+
+def test_a_broken_discussion_warns_every_time(project):
+    project.folder.mkdir()
+    (project.folder / "discussion.yaml").write_text("status: [unclosed\n")
+    for _ in range(2):
+        result = project.cli("status")
+        assert "discussion.yaml" in result.stderr and "left out" in result.stderr
