@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +68,9 @@ def save(content: Path, rows: dict[str, Any]) -> None:
 
 
 def encode(rows: list[tuple[str, Summary | None]]) -> list[Any]:
-    return [[slug, None if s is None else asdict(s)] for slug, s in rows]
+    # vars(), not dataclasses.asdict: that one deep-copies, and a first status encodes every discussion
+    return [[slug, None if s is None else {**vars(s), "usage": vars(s.usage),
+                                           "audits": vars(s.audits) if s.audits else None}] for slug, s in rows]
 
 
 def decode(rows: list[Any]) -> list[tuple[str, Summary | None]]:
