@@ -47,7 +47,7 @@ class OpenAIHTTP(ProviderPlugin):
     """OpenAI's chat models and OpenAI-compatible servers litellm does not know: the light client."""
 
     def claims(self, p: Panelist) -> bool:
-        from .openai_http import serves
+        from .openai_names import serves
 
         return serves(p)
 
