@@ -140,11 +140,11 @@ class Outcome:
 
 
 def run_all(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
-            report: Callable[[str], None], allowance: Allowance | None = None) -> dict[str, Outcome]:
+            report: Callable[[str], None]) -> dict[str, Outcome]:
     """`run_many` to its end, the connections it kept open closed."""
     from .. import providers
 
-    return providers.run(run_many(root, prepared, concurrency, report, allowance))
+    return providers.run(run_many(root, prepared, concurrency, report))
 
 
 async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
