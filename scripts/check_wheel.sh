@@ -25,6 +25,10 @@ for protocol in $protocols; do
     --background background.txt --panel offline --protocol "$protocol" >/dev/null \
     || { echo "the wheel alone failed the $protocol protocol" >&2; exit 1; }
 done
+# The shipped labelled sets and their licences come with the wheel, and the site draws an eval's page.
+"$discuss" eval gsm8k --panel offline --items 2 --arms single:pragmatist,majority -q >/dev/null \
+  || { echo "the wheel alone failed an eval of a shipped set" >&2; exit 1; }
+"$work/venv/bin/python" -c "from discuss.store.evalsets import SHIPPED; assert (SHIPPED / 'LICENSE-gsm8k.txt').is_file()"
 NO_MKDOCS_2_WARNING=1 "$work/venv/bin/mkdocs" build --quiet
-test -s site/index.html
-echo "wheel: $(basename "$wheel"), every protocol ($(echo $protocols | wc -w)) and the site ran from it alone"
+test -s site/index.html && test -s site/evals/gsm8k.html  # a new project's site works from disk: no directory URLs
+echo "wheel: $(basename "$wheel"), every protocol ($(echo $protocols | wc -w)), an eval of a shipped set and the site ran from it alone"
