@@ -47,3 +47,27 @@ def test_a_hostile_report_is_escaped_and_drawn_only_from_numbers(project):
     row = re.search(r'<tr data-arm="wrong">(.*?)</tr>', page, re.S)
     assert row and '<td data-label="Accuracy">-</td>' in row.group(1) and "100%" not in row.group(1)
     assert not (site / "evals" / "broken").exists()
+
+
+def test_an_eval_file_that_links_outside_the_project_is_never_read(project, tmp_path):
+    """A pull request may bring links: a report, an items table or a baseline answer that resolves outside the
+    project is refused in words, and its text reaches no page, table or report."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "report.yaml").write_text("set: SECRET-REPORT\narms: {x: {accuracy: {estimate: 1, low: 1, high: 1}}}\n")
+    (outside / "items.csv").write_text("set,arm\nSECRET-TABLE,x\n")
+    (outside / "a0001.yaml").write_text("item: a0001\nanswers: [{member: pragmatist, sample: 0, text: 'SECRET'}]\n")
+    linked = project.root / "evals" / "linked"
+    linked.mkdir(parents=True)
+    (linked / "report.yaml").symlink_to(outside / "report.yaml")
+    (linked / "items.csv").symlink_to(outside / "items.csv")
+    site = site_of(project)
+    assert not (site / "evals" / "linked").exists()
+    assert "SECRET-REPORT" not in "".join(p.read_text() for p in site.rglob("*.html"))
+    exported = project.cli("export", "--csv", str(project.root / "out"))
+    assert exported.exit_code == 2 and "outside the project" in exported.stderr
+    single = project.root / "evals" / "arithmetic" / "single-pragmatist"
+    single.mkdir(parents=True)
+    (single / "a0001.yaml").symlink_to(outside / "a0001.yaml")
+    ran = project.cli("eval", "arithmetic", "--panel", "offline", "--items", "1", "--arms", "single:pragmatist")
+    assert ran.exit_code == 2 and "outside the project" in ran.stderr and "SECRET" not in ran.output

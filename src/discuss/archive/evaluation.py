@@ -21,6 +21,7 @@ from typing import Any
 from ..domain import Discussion, Panel
 from ..protocols import get_protocol
 from ..rules.evalstats import paired, plurality, wilson
+from ..store.evalsets import answers as baseline_answers
 from ..text.grading import grade, read_answer
 
 
@@ -75,7 +76,7 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
                 by_round.append([grade(t, item.answer, item.kind, item.aliases)[1] for t in _winner_by_round(d)])
                 flips.add(d, item)
             else:
-                answers = _baseline(folder / arm.folder / f"{item.id}.yaml")
+                answers = baseline_answers(folder / arm.folder / f"{item.id}.yaml", folder.parent.parent)
                 if answers is None:
                     rows.append(None)
                     continue
@@ -96,16 +97,6 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
     return {"set": found.name, "source": found.source, "licence": found.licence, "items": len(found.items),
             "seed": seed, "arms": out, "paired": _pairs(graded, arms, seed), "conformity": conformity,
             "diversity": diversity(panel)}
-
-
-def _baseline(path: Path) -> list[dict[str, Any]] | None:
-    from ..store import yamlio
-    from ..store.documents import read_text
-
-    if not path.is_file():
-        return None
-    data = yamlio.load(read_text(path), written=True) or {}
-    return [a for a in data.get("answers") or [] if isinstance(a, dict)]
 
 
 def _arm(rows: list[bool | None], spent: list[tuple[int, int, float | None]], by_round: list[list[Any]]) \

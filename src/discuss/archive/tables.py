@@ -150,9 +150,12 @@ EVAL_ITEMS = "eval_items.csv"
 
 def eval_item_rows(root: Path) -> list[dict[str, Any]]:
     """Every eval's items table (evals/NAME/items.csv), one after another, for `export`."""
+    from ..store.layout import confined
+
     rows: list[dict[str, Any]] = []
     for path in sorted((root / "evals").glob("*/items.csv")):
-        rows += list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+        text = confined(path, root, what=str(path.relative_to(root))).read_text(encoding="utf-8")
+        rows += list(csv.DictReader(io.StringIO(text)))
     return rows
 
 

@@ -178,12 +178,15 @@ def _baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Arm]
                    counts: dict[str, int]) -> list[tuple[Any, ...]]:
     """What the baseline arms still need: per item, the (member, sample) answers not yet on file (a failed one
     is asked again); `counts`, the samples of each self-consistency arm."""
+    from ..store.evalsets import answers
+
     work = []
     for arm in arms:
         who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
         for item in items:
             path = folder / arm.folder / f"{item.id}.yaml"
-            kept = _answers(path)
+            # A failed answer is asked again and stays, so what it cost is still counted.
+            kept = answers(path, folder.parent.parent) or []
             done = {(str(a.get("member")), int(a.get("sample") or 0)) for a in kept if not a.get("error")}
             asked = [(m, k) for m in who for k in range(counts.get(arm.name, 1)) if (m.id, k) not in done]
             if asked:
@@ -214,18 +217,6 @@ async def _answer(layout: Layout, work: list[Any], allowance: Any, concurrency: 
         await _all([_item_calls(gateway, prompts, *w) for w in work], allowance, concurrency)
 
 
-def _answers(path: Path) -> list[dict[str, Any]]:
-    """The answers an item's file already holds. A failed one is asked again and stays, so what it cost is
-    still counted; the grader reads no answer from it."""
-    from ..store import yamlio
-    from ..store.documents import read_text
-
-    if not path.is_file():
-        return []
-    data = yamlio.load(read_text(path), written=True) or {}
-    return [a for a in data.get("answers") or [] if isinstance(a, dict)]
-
-
 async def _all(work: list[Any], allowance: Any, concurrency: int) -> None:
     """The items `concurrency` at a time, none started once the allowance is spent."""
     import asyncio
@@ -246,16 +237,13 @@ async def _all(work: list[Any], allowance: Any, concurrency: int) -> None:
 
 def _samples(folder: Path, items: list[Any], arm: Arm, budget: float | None, fallback: int) -> int:
     """k for self-consistency: the protocol arms' median tokens per item over one answer's, at most 25."""
-    from ..store import yamlio
-    from ..store.documents import read_text
+    from ..store.evalsets import answers
 
     one = []
     for other in (f"single-{arm.member}", "majority"):
         for item in items:
-            path = folder / other / f"{item.id}.yaml"
-            if path.is_file():
-                data = yamlio.load(read_text(path), written=True) or {}
-                one += [a["tokens"] for a in data.get("answers", []) if a.get("member") == arm.member]
+            given = answers(folder / other / f"{item.id}.yaml", folder.parent.parent) or []
+            one += [a["tokens"] for a in given if a.get("member") == arm.member and isinstance(a.get("tokens"), int)]
     if budget is None:
         return fallback
     if not one:

@@ -22,8 +22,9 @@ FOLDER = "evals"  # the site's pages, evals/NAME.md; the project's folder of the
 
 def reports(docs_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Every eval's report by name, read from the project around the docs folder, and warnings."""
+    from ..errors import InputError
     from ..store import yamlio
-    from ..store.layout import Layout
+    from ..store.layout import Layout, confined
 
     try:
         root = Layout.find(docs_dir).root
@@ -34,7 +35,10 @@ def reports(docs_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
     for path in sorted((root / FOLDER).glob("*/report.yaml")):
         name = path.parent.name
         try:
-            data = yamlio.load(path.read_text(encoding="utf-8"))
+            data = yamlio.load(confined(path, root, what=f"{FOLDER}/{name}/report.yaml").read_text(encoding="utf-8"))
+        except InputError as exc:
+            warnings.append(f"{exc}: its page is not published")
+            continue
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             warnings.append(f"{FOLDER}/{name}/report.yaml cannot be read ({exc}): its page is not published")
             continue

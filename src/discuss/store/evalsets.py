@@ -114,3 +114,16 @@ def _read(path: Path) -> EvalSet:
         raise InputError(f"{path}: item ids repeat ({', '.join(sorted({i for i in ids if ids.count(i) > 1}))})")
     items = [Item(m.id, m.question, str(m.answer), m.answer_type, tuple(m.aliases), m.background) for m in models]
     return EvalSet(path.stem, items, source, licence)
+
+
+def answers(path: Path, root: Path) -> list[dict[str, Any]] | None:
+    """The answers a baseline arm's file for one item holds, failed ones too; None where it was not asked yet.
+    The file is read only where it resolves inside the project (a pull request may bring a link)."""
+    from .layout import confined
+
+    if not path.is_file():
+        return None
+    confined(path, root, what=str(path))
+    data = yamlio.load(read_text(path), written=True)
+    found = data.get("answers") if isinstance(data, dict) else None
+    return [a for a in found if isinstance(a, dict)] if isinstance(found, list) else []
