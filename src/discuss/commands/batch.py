@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..domain import Discussion, Question, Usage
@@ -30,8 +30,7 @@ class Allowance:
 
     max_cost: float | None = None
     max_tokens: int | None = None
-    cost: float = 0.0
-    tokens: int = 0
+    used: Usage = field(default_factory=Usage)
     held_back: int = 0
 
     @property
@@ -39,15 +38,15 @@ class Allowance:
         return self.max_cost is not None or self.max_tokens is not None
 
     def add(self, usage: Usage) -> None:
-        self.cost += usage.cost or 0.0
-        self.tokens += usage.total_tokens
+        self.used.add(usage)
 
     def spent(self) -> str | None:
         """Why no more work may start, or None while some of the allowance is left."""
-        if self.max_cost is not None and self.cost >= self.max_cost:
-            return f"${self.cost:.4f} of --max-cost ${self.max_cost:.4f} spent"
-        if self.max_tokens is not None and self.tokens >= self.max_tokens:
-            return f"{self.tokens} of --max-tokens {self.max_tokens} tokens spent"
+        cost = self.used.cost or 0.0
+        if self.max_cost is not None and cost >= self.max_cost:
+            return f"${cost:.4f} of --max-cost ${self.max_cost:.4f} spent"
+        if self.max_tokens is not None and self.used.total_tokens >= self.max_tokens:
+            return f"{self.used.total_tokens} of --max-tokens {self.max_tokens} tokens spent"
         return None
 
     def hold(self) -> bool:
