@@ -43,3 +43,13 @@ def test_a_broken_discussion_warns_every_time(project):
     for _ in range(2):
         result = project.cli("status")
         assert "discussion.yaml" in result.stderr and "left out" in result.stderr
+
+
+def test_a_damaged_cache_is_read_past(project):
+    first = rows(project)
+    path = statuscache._file(project.content)
+    kept = json.loads(path.read_text())
+    for entry in kept["rows"].values():
+        entry[1] = [["swarm-power", {"status": "made up"}]]  # the sources still match: only the rows are bad
+    path.write_text(json.dumps(kept))
+    assert rows(project) == first

@@ -37,9 +37,10 @@ def sources(question: Path) -> list[Any]:
             _identity(os.path.join(folder, "audit")), _identity(folder)]
 
 
-def fresh(entry: Any, question: Path) -> bool:
-    """Whether a kept entry `[sources, rows, parts]` still holds: the question's files, and each part's."""
-    return (isinstance(entry, list) and len(entry) == 3 and entry[0] == sources(question)
+def fresh(entry: Any, identities: list[Any]) -> bool:
+    """Whether a kept entry `[sources, rows, parts]` still holds: the question's files (their `identities`
+    now), and each part's."""
+    return (isinstance(entry, list) and len(entry) == 3 and entry[0] == identities
             and all(ids == sources(Path(part)) for part, ids in entry[2]))
 
 

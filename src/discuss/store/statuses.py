@@ -124,12 +124,16 @@ def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str
     warnings: list[str] = []
     kept, now = statuscache.load(content), {}
     for path in question_files(content) if content.is_dir() else []:
-        key = str(path)
-        if (known := kept.get(key)) is not None and statuscache.fresh(known, path):
-            out += statuscache.decode(known[1])
-            now[key] = known
-            continue
-        said, sources = len(warnings), statuscache.sources(path)
+        key, sources = str(path), statuscache.sources(path)
+        if (known := kept.get(key)) is not None and statuscache.fresh(known, sources):
+            try:
+                out += statuscache.decode(known[1])
+            except (TypeError, KeyError, ValueError):  # a damaged cache is only a slower status: read again
+                pass
+            else:
+                now[key] = known
+                continue
+        said = len(warnings)
         rows, parts = _rows(path, warnings)
         out += rows
         if len(warnings) == said:  # a row that warned is read again next time, and warns again
