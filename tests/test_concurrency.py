@@ -6,6 +6,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import fake_panel
 from fakeserver import DEFAULT, Action
 
@@ -90,6 +92,30 @@ def test_a_process_that_called_a_model_exits_at_once_with_its_code_and_every_fil
     failed = subprocess.run([*command[:-3], "second", "--panel", "fake", "--rounds", "1"],
                             env={**os.environ, "PYTHONPATH": SRC}, capture_output=True, text=True, timeout=120)
     assert failed.returncode == 1 and "every participant failed" in failed.stderr
+
+
+@pytest.mark.parametrize("code,status,said", [(None, 0, ""), (0, 0, ""), (3, 3, ""), ("no such panel", 1, "no such panel")])
+def test_leaving_gives_the_commands_code_and_says_its_message(monkeypatch, capsys, code, status, said):
+    from discuss.cli import entry
+
+    left: list[int] = []
+    monkeypatch.setattr(entry.os, "_exit", left.append)
+    entry.leave(code)
+    assert left == [status] and capsys.readouterr().err.strip() == said
+
+
+def test_a_reader_that_left_early_makes_the_command_fail_not_hang(monkeypatch):
+    from discuss.cli import entry
+
+    class Gone:
+        def flush(self):
+            raise BrokenPipeError
+
+    left: list[int] = []
+    monkeypatch.setattr(entry.os, "_exit", left.append)
+    monkeypatch.setattr(entry.sys, "stdout", Gone())
+    entry.leave(0)
+    assert left == [1]
 
 
 def test_a_limit_holds_across_processes_started_from_one_project(tmp_path):

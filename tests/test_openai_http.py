@@ -57,6 +57,7 @@ def test_a_run_on_a_local_server_never_imports_litellm(project, fake, protocol):
     assert done.returncode == 0, done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "httpx" in imported and "litellm" not in imported and "openai" not in imported
+    assert not {"click", "rich"} & imported  # httpx's own command line (click, rich) is never loaded
     # The tokenizer (40 MB) is loaded for a protocol that cuts texts by tokens, and only for one.
     assert ("tiktoken" in imported) == (protocol == "vote")
     assert store.load(project.folder).conclusion is not None  # and the discussion went to its end
@@ -121,3 +122,72 @@ def test_a_reply_past_the_size_limit_is_not_read_on(project, fake, monkeypatch, 
     assert failure.model_id == "alpha" and failure.attempts == 1, failure  # refused at once, not asked again
     assert "OversizedReply: the provider's reply passed" in failure.error
     assert len(store.load(project.folder).rounds[0].replies) == 2  # the others answered as usual
+
+
+@pytest.fixture
+def fresh_table(monkeypatch):
+    """The price table's caches emptied before and after, so a test sees its own reading of it."""
+    from discuss.providers import openai_names, prices
+
+    caches = (prices._text, prices.price_table, prices.may_list, openai_names._openai_chat, openai_names.litellm_models)
+
+    def clear():
+        for cached in caches:  # as they were before a test replaced any
+            cached.cache_clear()
+
+    clear()
+    yield prices
+    clear()
+
+
+def test_every_name_the_price_table_lists_is_seen_in_its_text(fresh_table):
+    names = [k for k in fresh_table.price_table() if k.isascii()]
+    assert len(names) > 1000 and all(fresh_table.may_list(k) for k in names)
+    assert not fresh_table.may_list("openai/llama3.1:8b") and not fresh_table.may_list("llama3.1:8b")
+
+
+def test_a_model_of_ones_own_server_is_routed_and_priced_without_parsing_the_table(fresh_table, monkeypatch):
+    def parsed():
+        raise AssertionError("the whole table was parsed")
+
+    monkeypatch.setattr(fresh_table, "price_table", parsed)
+    p = Panelist("m", "openai/llama3.1:8b", "M", api_base=URL)
+    assert route(p) is OPENAI_HTTP and OPENAI_HTTP.price(p, 100, 100) is None
+
+
+def test_a_name_the_table_spells_with_an_escaped_slash_is_still_found(fresh_table, monkeypatch):
+    monkeypatch.setattr(fresh_table, "_text", lambda: b'{"acme\\/model-x": {"input_cost_per_token": 1e-06, '
+                                                      b'"output_cost_per_token": 2e-06}}')
+    assert fresh_table.may_list("acme/model-x") and fresh_table.entry("acme/model-x") is not None
+    assert fresh_table.table_price("acme/model-x", 1000, 1000) == pytest.approx(0.003)
+
+
+def test_a_plain_http_server_is_reached_without_reading_the_systems_certificates(project, fake, monkeypatch):
+    from discuss.providers import http
+
+    def certificates():
+        raise AssertionError("the system's certificates were read for a plain http server")
+
+    monkeypatch.setattr(http, "tls", certificates)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0, maxRounds: 1}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "council").exit_code == 0
+    assert store.load(project.folder).conclusion is not None
+
+
+def test_an_https_server_is_reached_with_the_systems_certificates(monkeypatch):
+    import asyncio
+    import ssl
+
+    from discuss.providers import http
+
+    made: list[ssl.SSLContext] = []
+    monkeypatch.setattr(http, "tls", lambda: made.append(ssl.create_default_context()) or made[-1])
+
+    async def transports():
+        guarded = http.GuardedAsyncTransport()
+        secure, plain = guarded._inner("https"), guarded._inner("http")
+        assert guarded._inner("https") is secure and secure is not plain
+        await guarded.aclose()
+
+    asyncio.run(transports())
+    assert len(made) == 1 and made[0].verify_mode == ssl.CERT_REQUIRED

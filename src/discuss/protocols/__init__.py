@@ -93,6 +93,8 @@ def own_settings_in(raw: dict[str, Any], where: str) -> dict[str, Any]:
     """Of `raw`, the settings some protocol declares as its own, as given; each checked by every protocol
     that declares it, so a wrong value is refused where it is written, not when that protocol first runs."""
     found: dict[str, Any] = {}
+    if not raw:
+        return found  # without loading every protocol to ask it
     for name in names():
         protocol = get_protocol(name)
         if protocol.settings_model is not None:

@@ -134,13 +134,16 @@ class GuardedAsyncTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, **options: Any):
         self.options = options
-        self.inner: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncHTTPTransport] = \
+        self.inner: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, httpx.AsyncHTTPTransport]] = \
             weakref.WeakKeyDictionary()
 
-    def _inner(self) -> httpx.AsyncHTTPTransport:
-        loop = asyncio.get_running_loop()
-        if (transport := self.inner.get(loop)) is None:
-            transport = self.inner[loop] = httpx.AsyncHTTPTransport(verify=tls(), **self.options)
+    def _inner(self, scheme: str) -> httpx.AsyncHTTPTransport:
+        """The loop's transport for `scheme`: a plain `http` server (one on this machine) never needs the
+        system's certificates, whose reading was a twentieth of a second before a run's first request."""
+        kept = self.inner.setdefault(asyncio.get_running_loop(), {})
+        if (transport := kept.get(scheme)) is None:
+            transport = kept[scheme] = httpx.AsyncHTTPTransport(verify=tls() if scheme != "http" else False,
+                                                                **self.options)
         return transport
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -148,7 +151,7 @@ class GuardedAsyncTransport(httpx.AsyncBaseTransport):
         ends = time.monotonic() + seconds
         request.headers["accept-encoding"] = ENCODINGS
         try:
-            raw = await asyncio.wait_for(self._inner().handle_async_request(request), seconds)
+            raw = await asyncio.wait_for(self._inner(request.url.scheme).handle_async_request(request), seconds)
         except TimeoutError:
             raise DeadlinePassed(seconds) from None
         try:
@@ -161,8 +164,9 @@ class GuardedAsyncTransport(httpx.AsyncBaseTransport):
                               extensions=raw.extensions)
 
     async def aclose(self) -> None:
-        for transport in list(self.inner.values()):
-            await transport.aclose()
+        for kept in list(self.inner.values()):
+            for transport in kept.values():
+                await transport.aclose()
 
 
 class _GuardedSyncStream(httpx.SyncByteStream):

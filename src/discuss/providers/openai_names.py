@@ -36,9 +36,10 @@ def model_name(p: Panelist) -> str:
 
 @cache
 def _openai_chat(model: str) -> bool:
-    from .prices import price_table
+    from .prices import may_list, price_table
 
-    found = price_table().get(model.removeprefix(PREFIX)) or {}
+    name = model.removeprefix(PREFIX)
+    found = (price_table().get(name) or {}) if may_list(name) else {}
     return found.get("litellm_provider") == "openai" and found.get("mode") == "chat"
 
 
@@ -58,7 +59,10 @@ def key_variable(p: Panelist) -> str | None:
 
 def known_to_litellm(model: str) -> bool:
     """Whether litellm's price table lists `model`, with or without its `openai/`."""
-    return bool({model, model.removeprefix(PREFIX)} & litellm_models())
+    from .prices import may_list
+
+    names = {model, model.removeprefix(PREFIX)}
+    return any(may_list(name) for name in names) and bool(names & litellm_models())
 
 
 @cache
