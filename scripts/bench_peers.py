@@ -12,8 +12,8 @@ runs of:
   its only child's peak);
 - its phases on the server's clock (requests that overlap are one phase),
   and the server's span over phases x latency.
-The figure is discuss's wall over the peer's (target <= 1.5 at 0.3 s) and
-discuss's peak memory (target <= 120 MB).
+The figure is discuss's wall over the peer's (goal <= 0.6 at 0.3 s) and
+discuss's peak memory (goal <= 60 MB).
 With `--hosted`, discuss's members take the names people use
 (`openai/gpt-4o-mini`, `openai/gpt-4o`, `openai/gpt-4.1-mini`) on the same
 server, the path of every hosted panel; `DISCUSS_CLIENT=litellm` in the
@@ -124,8 +124,8 @@ def main() -> None:
     for tool, m in median.items():
         print(f"  {tool:8} wall {m['wall']:.2f} s, peak memory {m['rss']:.0f} MB, {m['phases']:.0f} phases, "
               f"server span over phases x latency {m['span']:.3f}")
-    print(f"  discuss's wall over the peer's: {median['discuss']['wall'] / median['peer']['wall']:.2f} (target <= 1.5); "
-          f"discuss's peak memory {median['discuss']['rss']:.0f} MB (target <= 120)")
+    print(f"  discuss's wall over the peer's: {median['discuss']['wall'] / median['peer']['wall']:.2f} (goal <= 0.6); "
+          f"discuss's peak memory {median['discuss']['rss']:.0f} MB (goal <= 60)")
 
 
 if __name__ == "__main__":

@@ -104,6 +104,20 @@ def test_leaving_gives_the_commands_code_and_says_its_message(monkeypatch, capsy
     assert left == [status] and capsys.readouterr().err.strip() == said
 
 
+@pytest.mark.parametrize("given,kept", [(None, "__all__"), ("", ""), ("logfire", "logfire")])
+def test_pydantic_plugins_are_left_out_of_the_process_unless_asked_for(monkeypatch, given, kept):
+    from discuss.cli import entry, quick
+
+    if given is None:
+        monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+    else:
+        monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", given)
+    monkeypatch.setattr(quick, "status", lambda argv: 0)
+    with pytest.raises(SystemExit):
+        entry.main()
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == kept
+
+
 def test_a_reader_that_left_early_makes_the_command_fail_not_hang(monkeypatch):
     from discuss.cli import entry
 

@@ -17,6 +17,9 @@ def main() -> None:
     # this process never runs it, and httpx stands in for it where it cannot be imported.
     if "httpx" not in sys.modules:
         sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    # pydantic looks for plugins by reading every installed package's entry points (15 ms) before it checks
+    # the first file; set the variable to another value to have a plugin of yours watch discuss's checks.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from .quick import status
 
     code = status(sys.argv[1:])
