@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from discuss.site.boundary import any_page_meta, discussion_folders, page_meta
+from discuss.site.boundary import any_page_meta, discussion_folders, page_meta, refused_file
 from sitekit import build, sample_site
 
 PAYLOAD = '"><img src=x onerror=alert(1)>'
@@ -129,3 +129,24 @@ def test_a_page_that_is_not_utf8_is_left_out_and_the_build_goes_on(tmp_path, cap
     site = build(root)
     assert (site / "index.html").is_file() and (site / "questions" / "first" / "index.html").is_file()
     assert "broken.md is not UTF-8 text" in caplog.text
+
+
+def test_one_builds_real_paths_are_the_systems_for_every_kind_of_link(tmp_path):
+    import os
+
+    from discuss.site.boundary import RealPaths
+
+    (tmp_path / "docs" / "q").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.md").write_text("s")
+    (tmp_path / "docs" / "q" / "plain.md").write_text("p")
+    (tmp_path / "docs" / "q" / "file-link.md").symlink_to(tmp_path / "outside" / "secret.md")
+    (tmp_path / "docs" / "q" / "relative-link.md").symlink_to(os.path.join("..", "..", "outside", "secret.md"))
+    (tmp_path / "docs" / "folder-link").symlink_to(tmp_path / "outside")
+    realpath = RealPaths()
+    for path in ("docs/q/plain.md", "docs/q/file-link.md", "docs/q/relative-link.md", "docs/folder-link/secret.md",
+                 "docs/q/../q/plain.md", "docs", "docs/folder-link"):
+        assert realpath(tmp_path / path) == os.path.realpath(tmp_path / path), path
+    for path in ("docs/q/file-link.md", "docs/folder-link/secret.md"):
+        assert refused_file(tmp_path / path, tmp_path / "docs", realpath) == "links outside the docs folder"
+    assert refused_file(tmp_path / "docs" / "q" / "plain.md", tmp_path / "docs", realpath) is None

@@ -125,11 +125,31 @@ def inside(uri: str, folders: Iterable[str]) -> bool:
     return uri.startswith(tuple(folders))
 
 
-def refused_file(path: Any, docs_dir: Any) -> str | None:
-    """Why the file at `path` may not be published from `docs_dir` (a link out, text that is not UTF-8), or None."""
+class RealPaths:
+    """os.path.realpath for one build, each folder resolved once: a site's thousands of files share a few
+    hundred folders, and resolving walks every part of a path. Made afresh for every build, so a link made
+    while `mkdocs serve` runs is followed on the next."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, str] = {}
+
+    def __call__(self, path: Any) -> str:
+        import os
+
+        folder, name = os.path.split(os.path.abspath(path))
+        if (real := self.folders.get(folder)) is None:
+            real = self.folders[folder] = os.path.realpath(folder)
+        joined = os.path.join(real, name)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+
+def refused_file(path: Any, docs_dir: Any, realpath: Callable[[Any], str] | None = None) -> str | None:
+    """Why the file at `path` may not be published from `docs_dir` (a link out, text that is not UTF-8), or None.
+    `realpath`: one build's RealPaths, else os.path.realpath."""
     import os
 
-    real, root = os.path.realpath(path), os.path.realpath(docs_dir)
+    realpath = realpath or os.path.realpath
+    real, root = realpath(path), realpath(docs_dir)
     found_in_docs = os.path.commonpath([os.path.abspath(path), os.path.abspath(docs_dir)]) == os.path.abspath(docs_dir)
     if found_in_docs and os.path.commonpath([real, root]) != root:  # a theme's own files live elsewhere
         return "links outside the docs folder"

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
-from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from ..archive.export import discussion_json
 from . import analysis, boundary, dirty, evals, render
 from .collect import Entry, collect
+from .searchable import searchable
 
 log = get_plugin_logger(__name__)
 CSS = "assets/discuss.css"
@@ -98,6 +99,11 @@ class DiscussConfig(base.Config):
 class DiscussPlugin(BasePlugin[DiscussConfig]):
     dirty_build = False  # `--dirty`: MkDocs rebuilds only the pages it takes for modified
     stamps: dict[str, str] = {}
+    whole = ""  # the page's content while the search plugin reads the copy made for it
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.for_search: dict[str, str] = {}  # a question page's content without what search leaves out
 
     def on_startup(self, *, command, dirty: bool) -> None:
         self.dirty_build = dirty
@@ -117,8 +123,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
     def on_files(self, files: Files, config) -> Files:
         if not self.config.enabled:
             return files
+        realpath = boundary.RealPaths()
         for f in list(files):
-            if f.abs_src_path and (why := boundary.refused_file(f.abs_src_path, config.docs_dir)):
+            if f.abs_src_path and (why := boundary.refused_file(f.abs_src_path, config.docs_dir, realpath)):
                 log.warning(f"{f.src_uri} {why}: not published")
                 files.remove(f)
         entries, warnings = collect(Path(config.docs_dir), self.config.questions_dir)
@@ -203,7 +210,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         if uri in self.entries:
             entry = self.entries[uri]
             verdict, section = _section(entry, first=True)
-            return verdict_first(html, verdict) + section + "".join(_section(part)[1] for part in entry.parts)
+            whole = verdict_first(html, verdict) + section + "".join(_section(part)[1] for part in entry.parts)
+            self.for_search[uri] = searchable(whole)
+            return whole
         if self.config.home and uri == self.config.home_page:
             href = self._linker(page, files)
             return html + render.home_section(list(self.entries.values()), href, href(self.config.index_page))
@@ -223,6 +232,20 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html + render.leaderboard_page([e.discussion for e in entries if e.discussion],
                                                   render.unfound_quotes(entries))
         return html
+
+    @event_priority(100)  # before the search plugin reads the page
+    def _lean_for_search(self, context, page, config, nav):
+        if (lean := self.for_search.get(page.file.src_uri)) is not None:
+            self.whole, page.content = page.content, lean
+        return context
+
+    @event_priority(-100)  # after it, before the theme renders the page
+    def _whole_for_theme(self, context, page, config, nav):
+        if self.for_search.pop(page.file.src_uri, None) is not None:
+            page.content = self.whole
+        return context
+
+    on_page_context = CombinedEvent(_lean_for_search, _whole_for_theme)
 
     @staticmethod
     def _linker(page, files: Files):
