@@ -14,6 +14,7 @@ load.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from functools import cache, lru_cache
 from typing import Any, ClassVar, Literal, Self
@@ -95,8 +96,13 @@ def refuse_shared(given: typing.Iterable[str]) -> None:
 
 def shared_values(settings: Settings) -> dict[str, Any]:
     """The shared settings by camelCase name, in the order `Settings` declares them."""
-    return {to_camel(f.name): getattr(settings, f.name) for f in dataclasses.fields(Settings)
-            if f.name not in NOT_SHARED}
+    return {camel: getattr(settings, name) for name, camel in _shared_names()}
+
+
+@functools.cache
+def _shared_names() -> tuple[tuple[str, str], ...]:
+    """(field, camelCase name) of each shared setting: asked for every index a run writes."""
+    return tuple((f.name, to_camel(f.name)) for f in dataclasses.fields(Settings) if f.name not in NOT_SHARED)
 
 
 def shared_settings(raw: dict[str, Any], where: str, own: dict[str, Any] | None = None) -> Settings:

@@ -13,6 +13,7 @@ and saving a recorded discussion changes no byte of it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import TYPE_CHECKING, Any
 
 from ..domain import QUIET_SETTINGS, Settings
@@ -47,7 +48,7 @@ def config_of(settings: Settings, protocol: str) -> dict[str, Any]:
 
     model = get_protocol(protocol).settings_model
     current = {**shared_values(settings), **_own_values(settings.own, model)}
-    defaults = {**shared_values(Settings()), **_own_values({}, model)}
+    defaults = _defaults(model)
     quiet = {camel(n) for n in QUIET_SETTINGS | (model.quiet if model is not None else frozenset())}
     renames = {**MOVED, **(model.moved if model is not None else {})}
     out: dict[str, Any] = {}
@@ -56,6 +57,14 @@ def config_of(settings: Settings, protocol: str) -> dict[str, Any]:
         out[key] = current.pop(now) if now in current else value
     out.update({k: v for k, v in current.items() if not ((k in quiet or settings.recorded) and v == defaults[k])})
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _defaults(model: type[ProtocolSettings] | None) -> dict[str, Any]:
+    """Every setting's default by camelCase name, a protocol's own included (read, never changed)."""
+    from ..schema.settings import shared_values
+
+    return {**shared_values(Settings()), **_own_values({}, model)}
 
 
 def _own_values(own: dict[str, Any], model: type[ProtocolSettings] | None) -> dict[str, Any]:

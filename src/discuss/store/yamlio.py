@@ -63,8 +63,22 @@ def _dumper() -> type:
     import yaml
 
     class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
+
         def ignore_aliases(self, data) -> bool:
             return True
+
+        def resolve(self, kind, value, implicit):
+            # Asked twice for every scalar of every file a run writes, mostly for the same keys and words;
+            # the answer depends on the text alone, so short texts keep theirs.
+            if kind is not yaml.ScalarNode or len(value) > SHORT:
+                return super().resolve(kind, value, implicit)
+            key = (value, implicit)
+            if (tag := self.resolved.get(key)) is None:
+                if len(self.resolved) >= KEPT:
+                    self.resolved.clear()
+                tag = self.resolved[key] = super().resolve(kind, value, implicit)
+            return tag
 
     def represent_str(dumper, value: str):
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if _block_safe(value) else None)
@@ -81,6 +95,7 @@ def _dumper() -> type:
 
 
 _CLASSES: dict[str, type] = {}
+SHORT, KEPT = 80, 20_000  # the texts whose tags are kept, and how many at most
 
 
 def _prepare(value):

@@ -51,15 +51,19 @@ def _packaged() -> Iterator[str]:
 
 
 @lru_cache(maxsize=8)
-def patterns(overrides: Path | None = None) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
-    """(examples of two words or more and the generic stand-ins, one-word examples)."""
+def patterns(overrides: Path | None = None) \
+        -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...], re.Pattern[str]]:
+    """(examples of two words or more and the generic stand-ins, longest first; one-word examples; any of
+    the first, as one pattern)."""
     texts = list(_packaged())
     if overrides is not None and overrides.is_dir():
         texts += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(overrides.rglob("*.j2"))]
     examples = [e for e in examples_in(texts) if _normal(JINJA.sub("", e))]  # "..." is handled apart
     long = [_pattern(e) for e in examples if len(e.split()) > 1] + [re.compile(re.escape(g)) for g in GENERIC]
+    long.sort(key=lambda p: -len(p.pattern))  # the longest taken away first, so a shorter one inside it stays
     # One-word examples ("why", "panelist") alone are no echo: a real reply may say just that.
-    return tuple(long), tuple(_pattern(e) for e in examples if len(e.split()) == 1)
+    anywhere = re.compile("|".join(f"(?:{p.pattern})" for p in long))
+    return tuple(long), tuple(_pattern(e) for e in examples if len(e.split()) == 1), anywhere
 
 
 _project: list[Path] = []  # the project's prompt overrides, whose examples count too
@@ -77,11 +81,13 @@ def is_echo(value: str, overrides: Path | None = None) -> bool:
     if not value.strip(" .…"):
         return True  # "...": the template's ellipsis, nothing else
     text = _normal(value)
-    long, short = patterns(overrides)
+    long, short, anywhere = patterns(overrides)
+    if anywhere.search(text) is None:
+        return False  # most replies: no example anywhere in them, so none to take away below
     if any(p.fullmatch(text) for p in long):
         return True
     rest = text
-    for p in sorted(long, key=lambda p: -len(p.pattern)):
+    for p in long:
         rest = p.sub(" ", rest)
     if rest == text:
         return False
