@@ -1,18 +1,21 @@
 """Make the built-in labelled sets of `discuss eval` from their upstream files, once, reproducibly.
 
-    python scripts/make_evalsets.py GSM8K_DIR BBH_DIR
+    python scripts/make_evalsets.py [--gsm8k DIR] [--bbh DIR] [--mmlu DIR]
 
-GSM8K_DIR holds openai/grade-school-math's `grade_school_math/data/test.jsonl` and `LICENSE`; BBH_DIR holds
-suzgunmirac/BIG-Bench-Hard's `bbh/<task>.json` files and `LICENSE`. Writes src/discuss/evalsets/: one YAML
-set each, with its source and licence recorded in it, and each licence's text beside the sets.
+--gsm8k: openai/grade-school-math's `grade_school_math/data/test.jsonl` and `LICENSE`; --bbh:
+suzgunmirac/BIG-Bench-Hard's `bbh/<task>.json` files and `LICENSE`; --mmlu: hendrycks/test at the commit
+below (the last with the data in the repository), its `data/test/<subject>_test.csv` files and `LICENSE`.
+Writes src/discuss/evalsets/: one YAML set each, with its source and licence recorded in it, and each
+licence's text beside the sets.
 """
 
 from __future__ import annotations
 
+import argparse
+import csv
 import json
 import random
 import re
-import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "discuss" / "evalsets"
@@ -24,6 +27,8 @@ BBH_TASKS = {  # task: the answer's type
 }
 GSM8K_COMMIT = "3101c7d5072418e28b9008a6636bde82a006892c"
 BBH_COMMIT = "9ee07bd481feebf959a6b59d61ea57bdcf30964d"
+MMLU_COMMIT = "785eba57b455b9f9be12a0d3c1106d67274fea0e"
+MMLU_PER_SUBJECT, MMLU_SEED = 4, 2026
 
 
 def write(name: str, source: str, licence: str, items: list[dict]) -> None:
@@ -64,7 +69,39 @@ def bbh(folder: Path) -> None:
     (OUT / "LICENSE-bbh.txt").write_text((folder / "LICENSE").read_text(encoding="utf-8"), encoding="utf-8")
 
 
+def mmlu(folder: Path) -> None:
+    """A few questions of every subject, drawn with a seed, interleaved so that any first N spread over them."""
+    draw = random.Random(MMLU_SEED)
+    by_subject = []
+    files = sorted((folder / "data" / "test").glob("*_test.csv"))
+    for path in files:
+        subject = path.name.removesuffix("_test.csv")
+        with path.open(encoding="utf-8", newline="") as f:  # a question may hold line breaks
+            rows = list(csv.reader(f))
+        chosen = sorted(draw.sample(range(len(rows)), MMLU_PER_SUBJECT))
+        by_subject.append([_mmlu_item(subject, n, rows[n]) for n in chosen])
+    items = [subject[k] for k in range(MMLU_PER_SUBJECT) for subject in by_subject]
+    write("mmlu", f"MMLU test split (hendrycks/test at {MMLU_COMMIT[:12]}), {MMLU_PER_SUBJECT} questions of each "
+          f"of its {len(files)} subjects drawn with seed {MMLU_SEED}, taken in turn from each subject so that any "
+          "first N spread over them; ids are the subject and the row of its test file", "MIT (LICENSE-mmlu.txt)",
+          items)
+    (OUT / "LICENSE-mmlu.txt").write_text((folder / "LICENSE").read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def _mmlu_item(subject: str, n: int, row: list[str]) -> dict:
+    question, *options, answer = row
+    assert answer.strip() in ("A", "B", "C", "D"), row
+    lettered = "\n".join(f"({letter}) {text.strip()}" for letter, text in zip("ABCD", options, strict=True))
+    return {"id": f"mmlu-{subject.replace('_', '-')}-{n + 1:03d}", "question": f"{question.strip()}\n{lettered}",
+            "answer": answer.strip(), "answerType": "choice"}
+
+
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for name in ("gsm8k", "bbh", "mmlu"):
+        parser.add_argument(f"--{name}", type=Path, help=f"the folder of {name}'s upstream files")
+    args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    gsm8k(Path(sys.argv[1]))
-    bbh(Path(sys.argv[2]))
+    for name, make in (("gsm8k", gsm8k), ("bbh", bbh), ("mmlu", mmlu)):
+        if getattr(args, name) is not None:
+            make(getattr(args, name))

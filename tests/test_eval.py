@@ -149,13 +149,17 @@ def test_the_shipped_sets_carry_their_source_and_licence_and_grade_their_own_ans
 
     shipped = [name for name in built_in() if name != "arithmetic"]
     assert {"gsm8k", "bbh-date-understanding", "bbh-logical-deduction-three-objects",
-            "bbh-boolean-expressions"} <= set(shipped)
+            "bbh-boolean-expressions", "mmlu"} <= set(shipped)
     for name in shipped:
         found = load_set(evaluated.root, name, None, 0)
         licence = re.search(r"\((LICENSE-[a-z0-9]+\.txt)\)", found.licence)
         assert found.source and licence and "MIT License" in (SHIPPED / licence.group(1)).read_text()
         assert all(grade(f"Working.\nAnswer: {i.answer}", i.answer, i.kind, i.aliases)[1] for i in found.items)
     assert len(load_set(evaluated.root, "gsm8k", None, 0).items) == 200
+    mmlu = load_set(evaluated.root, "mmlu", None, 0).items
+    subjects = [i.id.rsplit("-", 1)[0] for i in mmlu]
+    assert len(mmlu) == 228 and len(set(subjects)) == 57 and len(set(subjects[:57])) == 57  # any first N spread
+    assert all(i.kind == "choice" and "\n(D) " in i.question for i in mmlu)
     answers = {i.question: i.answer for i in load_set(evaluated.root, "gsm8k", 3, 0).items}
 
     def knows(model: str, messages: list[dict]) -> str | None:

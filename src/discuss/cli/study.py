@@ -227,7 +227,7 @@ def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or 
 def eval_(
     labelled: str = typer.Argument(..., help="The set: evals/NAME.jsonl or .yaml of this project, or a built-in "
                                    "one: arithmetic (seeded), gsm8k, bbh-date-understanding, "
-                                   "bbh-logical-deduction-three-objects, bbh-boolean-expressions."),
+                                   "bbh-logical-deduction-three-objects, bbh-boolean-expressions, mmlu."),
     panel: str | None = typer.Option(None, "--panel", help="Panel from discussions/panels.yaml."),
     arms: str = typer.Option("vote,majority", "--arms", help="Comma-separated: protocol names, single:MEMBER, "
                              "majority, self-consistency:MEMBER."),
