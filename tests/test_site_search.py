@@ -37,3 +37,23 @@ def test_the_search_index_is_what_it_was_when_search_read_the_whole_page(tmp_pat
     page = (lean_site / "questions" / "first" / "index.html").read_text()
     assert page == (whole_site / "questions" / "first" / "index.html").read_text()
     assert 'class="discuss-matrix" data-search-exclude' in page  # the theme still shows every part
+
+
+def test_a_plugin_that_changes_the_copy_search_reads_keeps_its_change(tmp_path, caplog):
+    from mkdocs.plugins import event_priority
+
+    class Stamping:
+        @event_priority(50)  # between the copy for search and the whole page
+        def on_page_context(self, context, page, config, nav):
+            page.content += "<p>stamped</p>"
+            return context
+
+    root = searched_site(tmp_path)
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    config = load_config(str(root / "mkdocs.yml"))
+    config.plugins["stamping"] = Stamping()
+    mkdocs_build(config)
+    page = (root / "site" / "questions" / "first" / "index.html").read_text()
+    assert "<p>stamped</p>" in page and "a plugin changed the page while search read it" in caplog.text

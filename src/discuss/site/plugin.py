@@ -241,8 +241,12 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
 
     @event_priority(-100)  # after it, before the theme renders the page
     def _whole_for_theme(self, context, page, config, nav):
-        if self.for_search.pop(page.file.src_uri, None) is not None:
-            page.content = self.whole
+        if (lean := self.for_search.pop(page.file.src_uri, None)) is not None:
+            if page.content is lean or page.content == lean:
+                page.content = self.whole
+            else:  # a plugin between changed the copy: its change is kept, the left-out blocks are not shown
+                log.warning(f"{page.file.src_uri}: a plugin changed the page while search read it; the vote "
+                            "matrices, charts and word changes are left out of it")
         return context
 
     on_page_context = CombinedEvent(_lean_for_search, _whole_for_theme)
