@@ -129,7 +129,7 @@ def fresh_table(monkeypatch):
     """The price table's caches emptied before and after, so a test sees its own reading of it."""
     from discuss.providers import openai_names, prices
 
-    caches = (prices._text, prices.price_table, prices.may_list, openai_names._openai_chat, openai_names.litellm_models)
+    caches = (prices._text, prices.price_table, prices.may_list, openai_names._openai_chat)
 
     def clear():
         for cached in caches:  # as they were before a test replaced any

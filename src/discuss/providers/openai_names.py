@@ -36,10 +36,9 @@ def model_name(p: Panelist) -> str:
 
 @cache
 def _openai_chat(model: str) -> bool:
-    from .prices import may_list, price_table
+    from .prices import entry
 
-    name = model.removeprefix(PREFIX)
-    found = (price_table().get(name) or {}) if may_list(name) else {}
+    found = entry(model.removeprefix(PREFIX)) or {}
     return found.get("litellm_provider") == "openai" and found.get("mode") == "chat"
 
 
@@ -59,15 +58,6 @@ def key_variable(p: Panelist) -> str | None:
 
 def known_to_litellm(model: str) -> bool:
     """Whether litellm's price table lists `model`, with or without its `openai/`."""
-    from .prices import may_list
+    from .prices import entry
 
-    names = {model, model.removeprefix(PREFIX)}
-    return any(may_list(name) for name in names) and bool(names & litellm_models())
-
-
-@cache
-def litellm_models() -> frozenset[str]:
-    """The models of litellm's price table (the copy it ships, which it reads offline)."""
-    from .prices import price_table
-
-    return frozenset(price_table())
+    return entry(model) is not None
