@@ -20,15 +20,18 @@ from ..text.clean import encode
 
 
 def lock_path(folder: Path) -> Path:
-    """Where a discussion's lock lives: outside the project, so no run leaves a file for git to pick up.
+    """Where a discussion's lock lives: outside the project, so no run leaves a file for git to pick up."""
+    return kept_beside_locks(folder, "{}.lock")
 
-    Named by the folder's absolute path, so two runs on this machine meet at
-    the same file; runs on other machines never share a folder anyway.
-    """
+
+def kept_beside_locks(folder: Path, name: str) -> Path:
+    """A file of this user's about `folder`, among the lock files outside the project: `name` with `{}` for a
+    key of the folder's absolute path, so two runs on this machine meet at the same file (runs on other
+    machines never share a folder anyway)."""
     import hashlib
 
     key = hashlib.sha256(str(folder.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return _lock_folder() / f"{key}.lock"
+    return _lock_folder() / name.format(key)
 
 
 def _lock_folder(again: bool = False) -> Path:

@@ -9,7 +9,6 @@ project: it is never committed, and losing it costs one slower status.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -45,10 +44,9 @@ def fresh(entry: Any, identities: list[Any]) -> bool:
 
 
 def _file(content: Path) -> Path:
-    from .files import _lock_folder
+    from .files import kept_beside_locks
 
-    key = hashlib.sha256(str(content.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return _lock_folder() / f"status-{key}.json"
+    return kept_beside_locks(content, "status-{}.json")
 
 
 def load(content: Path) -> dict[str, Any]:
