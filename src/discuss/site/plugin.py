@@ -97,13 +97,12 @@ class DiscussConfig(base.Config):
 
 
 class DiscussPlugin(BasePlugin[DiscussConfig]):
-    dirty_build = False  # `--dirty`: MkDocs rebuilds only the pages it takes for modified
-    stamps: dict[str, str] = {}
-    whole = ""  # the page's content while the search plugin reads the copy made for it
-
     def __init__(self) -> None:
         super().__init__()
+        self.dirty_build = False  # `--dirty`: MkDocs rebuilds only the pages it takes for modified
+        self.stamps: dict[str, str] = {}
         self.for_search: dict[str, str] = {}  # a question page's content without what search leaves out
+        self.whole = ""  # the page's content while the search plugin reads the copy made for it
 
     def on_startup(self, *, command, dirty: bool) -> None:
         self.dirty_build = dirty
@@ -242,7 +241,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
     @event_priority(-100)  # after it, before the theme renders the page
     def _whole_for_theme(self, context, page, config, nav):
         if (lean := self.for_search.pop(page.file.src_uri, None)) is not None:
-            if page.content is lean or page.content == lean:
+            if page.content == lean:
                 page.content = self.whole
             else:  # a plugin between changed the copy: its change is kept, the left-out blocks are not shown
                 log.warning(f"{page.file.src_uri}: a plugin changed the page while search read it; the vote "
