@@ -40,3 +40,20 @@ def test_a_broken_file_is_worded_by_the_full_reader():
 
     with pytest.raises(ValueError, match="line"):
         yamlio.load("a: [1, 2\nb: c\n", written=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(keys, values, max_size=6))
+def test_the_tags_kept_for_short_texts_write_what_the_resolver_would(data):
+    import yaml
+
+    dumper = yamlio._dumper()
+
+    class Uncached(dumper):  # type: ignore[misc,valid-type]
+        def resolve(self, kind, value, implicit):
+            return dumper.__mro__[1].resolve(self, kind, value, implicit)
+
+    yamlio.dump({"warm": TRICKY})  # every tricky word's tags kept, whichever way asked first
+    expected = yaml.dump(yamlio._prepare(data), Dumper=Uncached, sort_keys=False, allow_unicode=True, width=4096,
+                         default_flow_style=False)
+    assert yamlio.dump(data) == expected
