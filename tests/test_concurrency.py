@@ -156,3 +156,30 @@ def test_a_limit_holds_across_processes_started_from_one_project(tmp_path):
                    if line)
     assert len(spans) == 4
     assert all(later[0] >= earlier[1] - 0.01 for earlier, later in zip(spans, spans[1:])), spans
+
+
+def test_a_slot_file_removed_under_a_run_is_not_locked_beside_the_new_one(tmp_path, monkeypatch):
+    """A process keeps its slot files open between calls; if the folder is cleaned away meanwhile, another
+    process locks a new file of the same name, and this one must see that file, not its old one."""
+    import shutil
+    import uuid
+
+    from discuss.store import files
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    key = f"test-provider-{uuid.uuid4().hex}"
+    files.take_slot(key, 1)()  # opened, locked and given back: the file stays open in this process
+    shutil.rmtree(tmp_path / f"discuss-locks-{os.getuid()}")
+    script = ("import sys\nfrom discuss.store.files import take_slot\n"
+              "assert take_slot(sys.argv[1], 1)\nprint('held', flush=True)\nsys.stdin.readline()\n")
+    other = subprocess.Popen([sys.executable, "-c", script, key], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env={**os.environ, "XDG_RUNTIME_DIR": str(tmp_path)})
+    try:
+        assert other.stdout.readline().strip() == "held"  # type: ignore[union-attr]
+        assert files.take_slot(key, 1) is None
+        assert (give_back := files.take_slot(key, 2)) is not None
+        give_back()
+    finally:
+        other.communicate("\n", timeout=30)
+    assert (give_back := files.take_slot(key, 1)) is not None
+    give_back()

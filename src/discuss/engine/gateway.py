@@ -250,8 +250,9 @@ class Gateway:
         for attempt in range(1, self.attempts + 1):
             result.attempts += 1
             try:
-                async with self.limits.gate(spec.panelist):  # held for the request, not the backoff
-                    return await asyncio.wait_for(self._complete(spec, messages), self.timeout)
+                # the slot is held for the request, not the backoff; a timer, not a task of its own per call
+                async with self.limits.gate(spec.panelist), asyncio.timeout(self.timeout):
+                    return await self._complete(spec, messages)
             except Exception as exc:
                 if isinstance(exc, TransientError) and exc.usage is not None:
                     result.usage.add(exc.usage)  # a failed attempt that cost something is counted

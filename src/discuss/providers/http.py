@@ -117,7 +117,8 @@ class _GuardedAsyncStream(httpx.AsyncByteStream):
             if left <= 0:
                 raise DeadlinePassed(self.seconds)
             try:
-                chunk = await asyncio.wait_for(chunks.__anext__(), left)
+                async with asyncio.timeout(left):  # a timer, not a task for each chunk as wait_for makes
+                    chunk = await chunks.__anext__()
             except StopAsyncIteration:
                 return
             except TimeoutError:
@@ -151,7 +152,8 @@ class GuardedAsyncTransport(httpx.AsyncBaseTransport):
         ends = time.monotonic() + seconds
         request.headers["accept-encoding"] = ENCODINGS
         try:
-            raw = await asyncio.wait_for(self._inner(request.url.scheme).handle_async_request(request), seconds)
+            async with asyncio.timeout(seconds):
+                raw = await self._inner(request.url.scheme).handle_async_request(request)
         except TimeoutError:
             raise DeadlinePassed(seconds) from None
         try:

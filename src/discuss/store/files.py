@@ -46,7 +46,35 @@ def _lock_folder(again: bool = False) -> Path:
 _MADE: set[Path] = set()
 
 
-_HELD: dict[str, set[int]] = {}  # the slots this process holds, by key: never tried again while held
+class _Slots:
+    """One key's slot files as this process sees them: which it holds (never tried again while held), and
+    each file it opened, kept open so a call tries a lock rather than opening and closing a file."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.held: set[int] = set()
+        self.fds: dict[int, int] = {}
+
+    def fd(self, i: int) -> int:
+        fd = self.fds.get(i)
+        # A file unlinked under us (the folder cleaned away) is no longer the one other processes lock.
+        if fd is not None and os.fstat(fd).st_nlink:
+            return fd
+        if fd is not None:
+            os.close(fd)
+        try:
+            fd = os.open(_lock_folder() / f"{self.name}-{i}.slot", os.O_RDWR | os.O_CREAT, 0o600)
+        except FileNotFoundError:  # the folder was cleaned away under a long run
+            fd = os.open(_lock_folder(again=True) / f"{self.name}-{i}.slot", os.O_RDWR | os.O_CREAT, 0o600)
+        self.fds[i] = fd
+        return fd
+
+
+@functools.cache
+def _slots(key: str) -> _Slots:
+    import hashlib
+
+    return _Slots(hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24])
 
 
 def take_slot(key: str, limit: int) -> Callable[[], None] | None:
@@ -58,31 +86,25 @@ def take_slot(key: str, limit: int) -> Callable[[], None] | None:
     more at once to a one-slot local server than one would. The slots this process holds are skipped, so a
     busy run finds a free one in a try or two rather than one for each call it has in flight.
     """
-    import hashlib
-
-    name = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    held = _HELD.setdefault(name, set())
-    folder = _lock_folder()
+    slots = _slots(key)
     for i in range(limit):
-        if i in held:
+        if i in slots.held:
             continue
-        try:
-            fd = os.open(folder / f"{name}-{i}.slot", os.O_RDWR | os.O_CREAT, 0o600)
-        except FileNotFoundError:  # the folder was cleaned away under a long run
-            fd = os.open(_lock_folder(again=True) / f"{name}-{i}.slot", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = slots.fd(i)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            os.close(fd)
             continue
-        held.add(i)
+        slots.held.add(i)
 
         def give_back(fd: int = fd, i: int = i) -> None:
-            held.discard(i)
-            os.close(fd)
+            slots.held.discard(i)
+            fcntl.flock(fd, fcntl.LOCK_UN)
 
         return give_back
     return None
+
+
 FILE_MODE = 0o666
 
 
