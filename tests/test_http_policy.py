@@ -42,7 +42,7 @@ def test_a_redirect_is_never_followed_so_the_prompt_and_key_stay_with_the_named_
 
 
 def test_a_compressed_reply_is_refused_once_it_unpacks_past_the_limit(project, fake, monkeypatch):
-    import discuss.providers.http as policy
+    import discuss.providers.policy as policy
 
     monkeypatch.setattr(policy, "MAX_REPLY_BYTES", 200_000)
     bomb = gzip.compress(b'{"choices": [{"message": {"content": "' + b"a" * 5_000_000 + b'"}}]}')

@@ -12,9 +12,9 @@ import pytest
 from conftest import fake_panel
 from discuss.domain import Panelist
 from discuss.providers import route
-from discuss.providers.http import endpoint_url
 from discuss.providers.litellm import LITELLM
 from discuss.providers.openai_http import OPENAI_HTTP
+from discuss.providers.policy import endpoint_url
 from discuss.store import discussions as store
 from fakeserver import Action
 
@@ -111,7 +111,7 @@ def test_a_reply_whose_usage_is_not_counts_is_counted_here(project, fake):
 @pytest.mark.parametrize("stream", ["--no-stream", "--stream"])
 def test_a_reply_past_the_size_limit_is_not_read_on(project, fake, monkeypatch, stream):
     """A server that sends without end (here one line that never ends) costs neither memory nor retries."""
-    import discuss.providers.http as light_http
+    import discuss.providers.policy as light_http
 
     monkeypatch.setattr(light_http, "MAX_REPLY_BYTES", 20_000)
     fake.script("alpha", *[Action(raw=b'data: {"choices": [' + b"0," * 50_000)] * 3)

@@ -1,13 +1,8 @@
-"""One policy for every HTTP request discuss makes: calls through either client, doctor's probes, warm-ups.
+"""httpx under the one policy (policy.py): the clients of litellm, of OpenAI's hosted API and of servers
+behind a proxy, doctor's probes, warm-ups.
 
-What a server may do to us is bounded here, in the transport beneath the
-clients, so no client's defaults can loosen it: a redirect is never
-followed (a 3xx is an error naming where it pointed, so a key and a prompt
-reach only the origin the panel names); a request has a total deadline, not
-a timeout per read (a server that drips a byte a second is stopped); a reply
-is read to `MAX_REPLY_BYTES` at most, counted on the wire and again unpacked
-(a small compressed body cannot unpack to gigabytes); only encodings we can
-unpack under that bound are asked for or accepted.
+The policy is applied in the transport beneath the clients, so no client's
+defaults can loosen it.
 """
 
 from __future__ import annotations
@@ -15,45 +10,13 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-import zlib
 from collections.abc import AsyncIterator, Iterator
 from functools import cache
 from typing import Any
 
 import httpx
 
-from ..text.secrets import mask_url
-
-# An answer is kilobytes; a broken or hostile server can send gigabytes well within a call's timeout.
-MAX_REPLY_BYTES = 32 * 1024 * 1024
-ENCODINGS = "gzip, deflate"
-
-
-class PolicyError(Exception):
-    """A reply the policy refuses; its words are the user's."""
-
-
-class RedirectRefused(PolicyError):
-    def __init__(self, status: int, url: httpx.URL, location: str | None):
-        target = mask_url(str(url.join(location))) if location else "nowhere"
-        super().__init__(f"{mask_url(str(url))} answered {status}, a redirect to {target}; redirects are never "
-                         "followed (a key goes only to the address the panel names): give the final address")
-
-
-class OversizedReply(PolicyError):
-    def __init__(self) -> None:
-        super().__init__(f"the provider's reply passed {MAX_REPLY_BYTES:,} bytes and was not read further")
-
-
-class DeadlinePassed(PolicyError):
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"no whole reply within {seconds:g}s (the request's deadline)")
-
-
-def endpoint_url(api_base: str, path: str = "/chat/completions") -> str:
-    """`api_base` with `path` added to its path, its query kept (as the OpenAI client does)."""
-    base, _, query = api_base.partition("?")
-    return base.rstrip("/") + path + (f"?{query}" if query else "")
+from .policy import ENCODINGS, DeadlinePassed, PolicyError, RedirectRefused, Unpacker
 
 
 def deadline_of(request: httpx.Request) -> float:
@@ -63,39 +26,9 @@ def deadline_of(request: httpx.Request) -> float:
     return float(max(values)) if values else 600.0
 
 
-class Unpacker:
-    """A reply's body unpacked as it comes, refused past `MAX_REPLY_BYTES` on the wire or unpacked."""
-
-    def __init__(self, encoding: str):
-        encoding = encoding.strip().lower()
-        if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
-            raise PolicyError(f"the reply came in an encoding not asked for ({encoding[:40]!r})")
-        self.wire = self.unpacked = 0
-        self.inflate = None if encoding in ("", "identity") else \
-            zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS)
-
-    def feed(self, chunk: bytes) -> bytes:
-        self.wire += len(chunk)
-        if self.wire > MAX_REPLY_BYTES:
-            raise OversizedReply()
-        if self.inflate is None:
-            out = chunk
-        else:
-            try:
-                out = self.inflate.decompress(chunk, MAX_REPLY_BYTES - self.unpacked + 1)
-            except zlib.error as exc:
-                raise PolicyError(f"the reply's compressed body cannot be unpacked: {exc}") from None
-            if self.inflate.unconsumed_tail:
-                raise OversizedReply()
-        self.unpacked += len(out)
-        if self.unpacked > MAX_REPLY_BYTES:
-            raise OversizedReply()
-        return out
-
-
 def _checked(request: httpx.Request, response: httpx.Response) -> Unpacker:
     if 300 <= response.status_code < 400:
-        raise RedirectRefused(response.status_code, request.url, response.headers.get("location"))
+        raise RedirectRefused(response.status_code, str(request.url), response.headers.get("location"))
     return Unpacker(response.headers.get("content-encoding", ""))
 
 
@@ -249,18 +182,6 @@ async def server_width(api_base: str, seconds: float = 2.0) -> int | None:
                 return VLLM_WIDTH
     except (httpx.HTTPError, PolicyError, ValueError, AttributeError):
         return None
-    return None
-
-
-def refusal(exc: BaseException) -> PolicyError | None:
-    """The policy's refusal behind an exception a client wrapped around it (litellm, the OpenAI SDK)."""
-    seen: BaseException | None = exc
-    for _ in range(12):
-        if seen is None:
-            return None
-        if isinstance(seen, PolicyError):
-            return seen
-        seen = seen.__cause__ or seen.__context__
     return None
 
 

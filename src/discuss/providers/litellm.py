@@ -130,7 +130,7 @@ def provider_message(exc: Exception) -> str:
 
 def classify(exc: Exception, p: Panelist | None = None) -> Exception:
     """A timeout, a TransientError, or the exception itself (final)."""
-    from .http import DeadlinePassed, refusal
+    from .policy import DeadlinePassed, refusal
 
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
@@ -447,7 +447,8 @@ def endpoint(p: Panelist, timeout: float) -> str:
 
     import httpx
 
-    from .http import DeadlinePassed, PolicyError, endpoint_url, get
+    from .http import get
+    from .policy import DeadlinePassed, PolicyError, endpoint_url
 
     where = mask_url(p.api_base)
     key = os.environ.get(p.api_key_env or "")

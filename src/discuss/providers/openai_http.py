@@ -33,8 +33,8 @@ from ..domain import Panelist, Usage
 from ..text.secrets import mask_url
 from . import litellm as via_litellm
 from .base import Completion, Diagnosis, OnTokens, TransientError
-from .http import endpoint_url
 from .openai_names import base_of, hosted, key_variable, model_name
+from .policy import endpoint_url
 from .usage import sane_usage
 
 
@@ -230,7 +230,7 @@ class OpenAIHTTPProvider:
                        on_tokens: OnTokens | None = None) -> Completion:
         import httpx
 
-        from .http import DeadlinePassed
+        from .policy import DeadlinePassed
 
         p = spec.panelist
         where = mask_url(base_of(p))
