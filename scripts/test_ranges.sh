@@ -14,7 +14,7 @@ run() {
   .venv/bin/uv venv --quiet --python .venv/bin/python "$venv"
   VIRTUAL_ENV="$venv" .venv/bin/uv pip install --quiet --refresh --compile-bytecode --resolution "$resolution" -e ".[test]"
   echo "== $resolution: $(VIRTUAL_ENV="$venv" .venv/bin/uv pip freeze 2>/dev/null \
-    | grep -iE '^(litellm|httpx|typer|ruamel.yaml|pyyaml|jinja2|mkdocs|mkdocs-material|pydantic|mcp|openai)==' | tr '\n' ' ')"
+    | grep -iE '^(litellm|httpx|h11|typer|ruamel.yaml|pyyaml|jinja2|mkdocs|mkdocs-material|pydantic|mcp|openai)==' | tr '\n' ' ')"
   "$venv/bin/python" -m compileall -q -j 0 src > /dev/null
   "$venv/bin/python" -m pytest -q -n 4 -p no:cacheprovider "$@"
 }

@@ -95,11 +95,12 @@ def fake():
         yield server
 
 
-@pytest.fixture(params=["http", "litellm"])
+@pytest.fixture(params=["http", "httpx", "litellm"])
 def client(request, monkeypatch):
-    """Each OpenAI-compatible server reached both ways: the light HTTP client, and litellm."""
-    if request.param == "litellm":
-        monkeypatch.setenv("DISCUSS_CLIENT", "litellm")
+    """Each OpenAI-compatible server reached every way: the light client on its own HTTP/1.1 connections (a
+    plain `http` server's path), the light client through httpx (an `https` or proxied server's), litellm."""
+    if request.param != "http":
+        monkeypatch.setenv("DISCUSS_CLIENT", request.param)
     return request.param
 
 

@@ -13,7 +13,9 @@ prompt tokens at their own rate) or the member's own price, the same
 transient and final errors in the same words, streaming with the same
 checks of a stream's end. OpenAI's reasoning models (`o3`, `gpt-5`...),
 whose parameters litellm rewrites, and every other provider still go
-through litellm; `DISCUSS_CLIENT=litellm` sends every call there.
+through litellm; `DISCUSS_CLIENT=litellm` sends every call there. A plain
+`http` server is spoken to over plain_http.py's own connections, anything
+else through httpx (`DISCUSS_CLIENT=httpx` sends every light call there).
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ LANE = 8
 @dataclass
 class _Lane:
     client: Any
+    room: float = LANE
     busy: int = 0
 
 
@@ -102,15 +105,21 @@ POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str]
 
 @contextlib.asynccontextmanager
 async def pool(p: Panelist) -> AsyncIterator[Any]:
-    """An HTTP client of this event loop for `p` with room for one more request, made when none has."""
-    from .http import async_client
+    """An HTTP client of this event loop for `p` with room for one more request, made when none has: a plain
+    `http` server's own connections where they serve (plain_http.py), else httpx's."""
+    from . import plain_http
 
     lanes = POOLS.setdefault(asyncio.get_running_loop(), {}).setdefault((base_of(p), p.id), [])
     lanes[:] = [lane for lane in lanes if not lane.client.is_closed]
-    lane = next((lane for lane in lanes if lane.busy < LANE), None)
+    lane = next((lane for lane in lanes if lane.busy < lane.room), None)
     if lane is None:
-        lane = _Lane(async_client(max_connections=None, max_keepalive_connections=64,
-                                  keepalive_expiry=KEEPALIVE_SECONDS))
+        if plain_http.takes(base_of(p)):  # its idle connections are taken, never scanned: one lane serves
+            lane = _Lane(plain_http.PlainClient(base_of(p), KEEPALIVE_SECONDS), room=float("inf"))
+        else:
+            from .http import async_client
+
+            lane = _Lane(async_client(max_connections=None, max_keepalive_connections=64,
+                                      keepalive_expiry=KEEPALIVE_SECONDS))
         lanes.append(lane)
     lane.busy += 1
     try:
@@ -182,6 +191,21 @@ def usage_of(p: Panelist, raw: Any, body: dict[str, Any], text: str) -> Usage:
     return usage
 
 
+def _network_failure(exc: Exception) -> str | None:
+    """"timeout" or "lost" for a failure of the network under either client, None for anything else."""
+    import sys
+
+    from .plain_http import ConnectionFailed
+    from .policy import DeadlinePassed
+
+    httpx = sys.modules.get("httpx")  # an httpx error can only come from an httpx already imported
+    if isinstance(exc, DeadlinePassed) or (httpx is not None and isinstance(exc, httpx.TimeoutException)):
+        return "timeout"
+    if isinstance(exc, ConnectionFailed) or (httpx is not None and isinstance(exc, httpx.TransportError)):
+        return "lost"
+    return None
+
+
 def event_of(line: str) -> dict[str, Any]:
     """One event of a stream, its choices checked down to their text; anything else is an unreadable reply."""
     try:
@@ -228,10 +252,6 @@ class OpenAIHTTPProvider:
 
     async def complete(self, spec: CallSpec, messages: list[dict[str, str]], timeout: float,
                        on_tokens: OnTokens | None = None) -> Completion:
-        import httpx
-
-        from .policy import DeadlinePassed
-
         p = spec.panelist
         where = mask_url(base_of(p))
         body = request_body(p, spec, messages)
@@ -244,9 +264,11 @@ class OpenAIHTTPProvider:
                     usage = usage_of(p, raw_usage, body, text)
                 else:
                     text, usage, finish = await self._stream(client, p, body, timeout, where, on_tokens)
-        except (httpx.TimeoutException, DeadlinePassed):
-            raise TimeoutError("timed out") from None
-        except httpx.TransportError as exc:
+        except Exception as exc:
+            if (kind := _network_failure(exc)) is None:
+                raise
+            if kind == "timeout":
+                raise TimeoutError("timed out") from None
             fault = via_litellm.network_fault(exc, where)
             raise TransientError(fault or f"the connection to {where} was lost: {type(exc).__name__}: {exc}") from None
         return Completion(text, usage, None if finish in (None, "stop") else str(finish))
@@ -307,9 +329,12 @@ class OpenAIHTTPProvider:
                 if (name := key_variable(p)) and not os.environ.get(name)]
 
     def warm_up(self, panelists: list[Panelist]) -> None:
-        from . import http
+        from . import plain_http
 
-        http.warm_up()
+        if not all(plain_http.takes(base_of(p)) for p in panelists):
+            from . import http
+
+            http.warm_up()
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         return via_litellm.LITELLM.diagnose(p, timeout)
