@@ -183,3 +183,42 @@ def test_a_slot_file_removed_under_a_run_is_not_locked_beside_the_new_one(tmp_pa
         other.communicate("\n", timeout=30)
     assert (give_back := files.take_slot(key, 1)) is not None
     give_back()
+
+
+def test_at_a_providers_limit_calls_of_lower_priority_go_first_then_in_order_of_arrival():
+    """An eval's discussions (priority 0) are let in before its plain baselines (1) wherever both wait; a
+    waiter cancelled in line, or after it was let in, never keeps the place."""
+    import asyncio
+
+    from discuss.engine.gateway import _Gate
+
+    async def main() -> list[str]:
+        gate, order = _Gate(1), []
+        await gate.acquire(0)  # held
+
+        async def wait(name: str, priority: int) -> None:
+            await gate.acquire(priority)
+            order.append(name)
+            await asyncio.sleep(0)
+            gate.release()
+
+        late = [asyncio.create_task(wait(f"baseline-{i}", 1)) for i in range(2)]
+        await asyncio.sleep(0)
+        gone = asyncio.create_task(wait("cancelled", 0))
+        soon = [asyncio.create_task(wait(f"discussion-{i}", 0)) for i in range(2)]
+        await asyncio.sleep(0)
+        gone.cancel()
+        gate.release()
+        await asyncio.gather(*late, *soon, gone, return_exceptions=True)
+        # let in, then cancelled before it ran: the place passes to the next
+        await gate.acquire(0)
+        taken = asyncio.create_task(wait("let-in-then-cancelled", 0))
+        after = asyncio.create_task(wait("after", 0))
+        await asyncio.sleep(0)
+        gate.release()
+        taken.cancel()
+        await asyncio.gather(taken, after, return_exceptions=True)
+        assert gate.free == 1 and not gate.waiting
+        return order
+
+    assert asyncio.run(main()) == ["discussion-0", "discussion-1", "baseline-0", "baseline-1", "after"]

@@ -15,6 +15,7 @@ flips onto the previous round's winning answer (anchoring).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +52,14 @@ def _winner_by_round(d: Discussion) -> list[str]:
 
 
 def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
-            items: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+            items: list[dict[str, Any]] | None = None,
+            load: Callable[[Path], Discussion | None] | None = None) -> dict[str, Any]:
     """The report of an eval as `--json` gives it and report.yaml keeps it; `items`, where given, gets a row
-    per item and arm (what was read, whether it was right, what it cost): the table a study re-analyses."""
+    per item and arm (what was read, whether it was right, what it cost): the table a study re-analyses.
+    `load` reads an item's discussion (store.load, unless the caller has read it already)."""
     from ..store import discussions as store
 
+    load = load or store.load
     graded: dict[str, list[bool | None]] = {}
     out: dict[str, Any] = {}
     conformity: dict[str, Any] = {}
@@ -66,7 +70,7 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
         flips = _Flips()
         for item in found.items:
             if arm.kind == "protocol":
-                d = store.load(folder / arm.folder / item.id)
+                d = load(folder / arm.folder / item.id)
                 if d is None or not d.concluded:
                     rows.append(None)
                     continue

@@ -16,6 +16,7 @@ on where it stopped. Items run at once within the providers' limits.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,20 +89,30 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
     concurrency = concurrency or _filling(layout, members)
     everyone = [pair for pairs in prepared.values() for pair in pairs if not pair[1].concluded]
     plain = _baseline_work(folder, found.items, members, [a for a in arms if a.kind in ("single", "majority")], {})
+    consistent = [a for a in arms if a.kind == "self-consistency"]
     if everyone:
         echo(f"{len(everyone)} item discussion(s) to run over {len(protocol_arms)} protocol arm(s)")
     if plain:
         echo(f"{len(plain)} baseline item(s) to answer")
-    if everyone or plain:  # at once: neither needs the other, and together they keep the providers busy
-        providers.run(_together(layout, everyone, plain, concurrency, echo, allowance))
-    if consistent := [a for a in arms if a.kind == "self-consistency"]:  # sized by what the others took
+
+    ahead: list[Any] = []
+
+    def consistency() -> list[Any]:
+        """Once the protocol arms are done: their discussions read for the report while the rest is out, and
+        self-consistency's answers still to ask, sized by what those arms took."""
+        ahead.append(_read_ahead([folder / a.folder / item.id for a in protocol_arms for item in found.items]))
+        if not consistent:
+            return []
         tokens = _protocol_tokens(folder, protocol_arms, found.items)
         counts = {a.name: _samples(folder, found.items, a, tokens, len(members.members)) for a in consistent}
         for name, count in counts.items():
             echo(f"{name}: {count} sample(s) an item")
         if work := _baseline_work(folder, found.items, members, consistent, counts):
             echo(f"{len(work)} baseline item(s) to answer")
-            providers.run(_answer(layout, work, allowance, concurrency))
+        return work
+
+    if everyone or plain or consistent:
+        providers.run(_together(layout, everyone, plain, consistency, concurrency, echo, allowance))
     if allowance.held_back:
         echo(f"the budget is spent ({allowance.spent()}): {allowance.held_back} item(s) not started; the report "
              "counts what was answered, and the same command with a larger budget goes on")
@@ -111,7 +122,7 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
     from ..store.yamlio import dump
 
     rows: list[dict[str, Any]] = []
-    result = figures(folder, found, members, arms, seed, rows)
+    result = figures(folder, found, members, arms, seed, rows, ahead[0].result().get if ahead else None)
     if allowance.held_back:
         result["notStarted"] = allowance.held_back
     write_atomic(folder / "items.csv", as_csv(rows))
@@ -143,6 +154,22 @@ def _prepared(layout: Layout, folder: Path, items: list[Any], panel: str, arm: A
         asked, _ = ground(layout.root, q, d) if not d.concluded else (q, [])
         out.append((asked, d))
     return out
+
+
+def _read_ahead(paths: list[Path]) -> Any:
+    """The discussions at `paths` read in a thread of their own (a future of a dict: path -> discussion):
+    done ones no longer change, and the report needs every one of them, while the calls still out leave the
+    process's CPU half idle. A file that cannot be read raises when the result is taken, as reading it then
+    would."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..store import discussions as store
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="discuss-read-ahead")
+    try:
+        return pool.submit(lambda: {path: store.load(path) for path in paths})
+    finally:
+        pool.shutdown(wait=False)
 
 
 def _kind_word(kind: str) -> str:
@@ -194,9 +221,13 @@ def _baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Arm]
     return work
 
 
-async def _together(layout: Layout, everyone: list[Any], work: list[Any], concurrency: int, echo: Any,
-                    allowance: Any) -> None:
-    """The protocol arms' discussions and the plain baselines in one event loop, under one set of limits."""
+async def _together(layout: Layout, everyone: list[Any], plain: list[Any], then: Callable[[], list[Any]],
+                    concurrency: int, echo: Any, allowance: Any) -> None:
+    """Every arm in one event loop under one set of limits: the protocol arms' discussions, then the answers
+    `then` gives (self-consistency, sized by them), and beside both the plain baselines, whose calls wait
+    behind theirs at a provider's limit: a discussion's next phase waits for its slowest call, a baseline
+    answer for nothing, so the baselines fill what the discussions leave of the limit, and no arm waits for
+    another to finish before the next can start."""
     import asyncio
 
     from ..engine.gateway import ProviderLimits
@@ -204,16 +235,26 @@ async def _together(layout: Layout, everyone: list[Any], work: list[Any], concur
     from .batch import run_many
 
     limits = ProviderLimits(load_limits(layout.panels), on_note=lambda note: echo(f"note: {note}"))
-    await asyncio.gather(run_many(layout.root, everyone, concurrency, echo, allowance, limits),
-                         _answer(layout, work, allowance, concurrency, limits))
+
+    async def discussions_then() -> None:
+        if everyone:
+            await run_many(layout.root, everyone, concurrency, echo, allowance, limits)
+        await _answer(layout, then(), allowance, concurrency, limits)
+
+    await asyncio.gather(discussions_then(), _answer(layout, plain, allowance, concurrency, limits, LATER))
 
 
-async def _answer(layout: Layout, work: list[Any], allowance: Any, concurrency: int, limits: Any = None) -> None:
+LATER = 1  # the plain baselines' priority at a provider's limit: behind the discussions' calls
+
+
+async def _answer(layout: Layout, work: list[Any], allowance: Any, concurrency: int, limits: Any,
+                  priority: int = 0) -> None:
     """The baseline answers `work` lists, each item's file written as it completes."""
     from ..engine.runner import prompts_for
 
     if work:
-        gateway, prompts = _gateway(layout, limits), prompts_for(layout.root)  # of this loop: its locks belong to it
+        # of this loop: its locks belong to it
+        gateway, prompts = _gateway(layout, limits, priority), prompts_for(layout.root)
         await _all([_item_calls(gateway, prompts, *w) for w in work], allowance, concurrency)
 
 
@@ -251,19 +292,18 @@ def _samples(folder: Path, items: list[Any], arm: Arm, budget: float | None, fal
     return max(1, min(MAX_SAMPLES, round(budget / max(statistics.mean(one), 1))))
 
 
-def _gateway(layout: Layout, limits: Any = None) -> Any:
+def _gateway(layout: Layout, limits: Any, priority: int = 0) -> Any:
     from functools import partial
 
     from ..domain import Settings
-    from ..engine.gateway import Gateway, ProviderLimits
+    from ..engine.gateway import Gateway
     from ..providers import route
     from ..providers.human import HumanProvider
-    from ..store.panels import load_limits
 
     s = Settings()
     return Gateway(providers=partial(route, scripts=layout.scripts, people=HumanProvider()),
                    timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
-                   limits=limits or ProviderLimits(load_limits(layout.panels)), max_chars=s.max_reply_chars)
+                   limits=limits, max_chars=s.max_reply_chars, priority=priority)
 
 
 async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]],

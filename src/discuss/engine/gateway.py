@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
+import itertools
 import random
 import time
 from collections.abc import AsyncIterator, Callable
@@ -63,6 +65,37 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 SLOT_POLL = 0.02  # seconds between looks for a slot another process holds
 
 
+class _Gate:
+    """At most `value` holders at once; a waiter of lower `priority` is let in first, then in order of arrival
+    (asyncio's Semaphore serves arrival alone). Calls of one priority are served as a semaphore would."""
+
+    def __init__(self, value: int):
+        self.free = value
+        self.waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self.arrivals = itertools.count()
+
+    async def acquire(self, priority: int) -> None:
+        if self.free > 0 and not self.waiting:
+            self.free -= 1
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self.waiting, (priority, next(self.arrivals), turn))
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # let in, then cancelled: the place passes on
+                self.release()
+            raise
+
+    def release(self) -> None:
+        while self.waiting:
+            turn = heapq.heappop(self.waiting)[2]
+            if not turn.done():  # a cancelled waiter's turn is skipped
+                turn.set_result(None)
+                return
+        self.free += 1
+
+
 class ProviderLimits:
     """At most N requests at once per provider (the model string's prefix) and per server (`api_base`).
 
@@ -80,7 +113,7 @@ class ProviderLimits:
         self.limits = dict(limits or {})
         self.local = local  # the limit of a server on this machine that `limits` does not name
         self.on_note = on_note or (lambda note: None)
-        self._gates: dict[str, asyncio.Semaphore] = {}
+        self._gates: dict[str, _Gate] = {}
         self._asked: dict[str, asyncio.Lock] = {}
         self.widths: dict[str, int] = {}  # what each local server said it takes
 
@@ -120,22 +153,24 @@ class ProviderLimits:
                              f"more at once, give it more slots (llama.cpp: --parallel N) and name it under "
                              f"`limits:` in panels.yaml ('{mask_url(key)}': N)")
 
-    async def _semaphore(self, key: str) -> asyncio.Semaphore | None:
+    async def _gate(self, key: str) -> _Gate | None:
         await self._ask_width(key)
         limit = self.limit_of(key)
         if limit is None:
             return None
         if key not in self._gates:
-            self._gates[key] = asyncio.Semaphore(limit)
+            self._gates[key] = _Gate(limit)
         return self._gates[key]
 
     @contextlib.asynccontextmanager
-    async def gate(self, p: Panelist) -> AsyncIterator[None]:
+    async def gate(self, p: Panelist, priority: int = 0) -> AsyncIterator[None]:
+        """Held while `p`'s request is out; where calls wait, those of lower `priority` go first."""
         keys = [p.api_base.rstrip("/")] if p.api_base else []
-        gates = [(k, g) for k in [*keys, self.provider(p)] if (g := await self._semaphore(k)) is not None]
+        gates = [(k, g) for k in [*keys, self.provider(p)] if (g := await self._gate(k)) is not None]
         async with contextlib.AsyncExitStack() as stack:
             for key, g in gates:
-                await stack.enter_async_context(g)
+                await g.acquire(priority)
+                stack.callback(g.release)
                 await stack.enter_async_context(self._slot(key))
             yield
 
@@ -167,6 +202,7 @@ class Gateway:
         retry_timeouts: bool = False,
         max_chars: int | None = None,
         on_tokens: Callable[[CallSpec, int], None] | None = None,
+        priority: int = 0,
     ):
         self.retry_timeouts = retry_timeouts
         self.max_chars = max_chars
@@ -178,6 +214,7 @@ class Gateway:
         self.asks = max(1, asks)
         self.on_event = on_event or (lambda *a: None)
         self.on_tokens = on_tokens  # set: replies are streamed where the provider can, and reported
+        self.priority = priority  # where calls wait for a provider's limit, lower goes first
 
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
         """What a call would cost at the provider's prices; None where it knows none."""
@@ -251,7 +288,7 @@ class Gateway:
             result.attempts += 1
             try:
                 # the slot is held for the request, not the backoff; a timer, not a task of its own per call
-                async with self.limits.gate(spec.panelist), asyncio.timeout(self.timeout):
+                async with self.limits.gate(spec.panelist, self.priority), asyncio.timeout(self.timeout):
                     return await self._complete(spec, messages)
             except Exception as exc:
                 if isinstance(exc, TransientError) and exc.usage is not None:

@@ -20,6 +20,7 @@ httpx (http.py).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import time
@@ -41,7 +42,18 @@ class ConnectionFailed(Exception):
 
 def takes(url: str) -> bool:
     """Whether a request to `url` goes through this client rather than httpx."""
-    if os.environ.get("DISCUSS_CLIENT") == "httpx":
+    return _takes(url, tuple(os.environ.get(name) for name in _SETTINGS))
+
+
+# What decides it besides the address (read for every member of every run: urllib's reading of the proxies
+# walks the whole environment, so the answer is kept while these stay the same).
+_SETTINGS = ("DISCUSS_CLIENT", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+             "REQUEST_METHOD")
+
+
+@functools.lru_cache(maxsize=256)
+def _takes(url: str, settings: tuple[str | None, ...]) -> bool:
+    if settings[0] == "httpx":
         return False
     parts = urlsplit(url)
     if parts.scheme.lower() != "http" or parts.username is not None or not parts.hostname:
