@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -25,19 +26,19 @@ values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.di
 def test_what_we_write_reads_back_the_same_both_ways(data):
     text = yamlio.dump(data)
     assert yamlio.load(text, written=True) == yamlio.load(text) == data  # ours, ruamel, the original
+    assert yamlio._native_document(text) == data  # read by the fast path itself, not the fallback
     assert yamlio.dump(yamlio.load(text, written=True)) == text  # saving unchanged data changes no byte
 
 
 def test_plain_words_of_yaml_1_1_stay_words():
-    text = "a: yes\nb: on\nc: 1_000\nd: 2026-01-01\ne: 1:20\nf: 0o17\ng: true\nh: 12\ni: 1.5\nj: null\nk: 017\n"
-    assert yamlio.load(text, written=True) == {"a": "yes", "b": "on", "c": "1_000", "d": "2026-01-01",
-                                                "e": "1:20", "f": 15, "g": True, "h": 12, "i": 1.5, "j": None,
-                                                "k": 17}
+    text = ("a: yes\nb: on\nc: 1_000\nd: 2026-01-01\ne: 1:20\nf: 0o17\ng: true\nh: 12\ni: 1.5\nj: null\nk: 017\n"
+            "l: -.inf\nm: .inf\nn: 0x1F\no: FALSE\np: ~\n")
+    assert yamlio._native_document(text) == yamlio.load(text, written=True) == {
+        "a": "yes", "b": "on", "c": "1_000", "d": "2026-01-01", "e": "1:20", "f": 15, "g": True, "h": 12, "i": 1.5,
+        "j": None, "k": 17, "l": float("-inf"), "m": float("inf"), "n": 31, "o": False, "p": None}
 
 
 def test_a_broken_file_is_worded_by_the_full_reader():
-    import pytest
-
     with pytest.raises(ValueError, match="line"):
         yamlio.load("a: [1, 2\nb: c\n", written=True)
 
@@ -57,3 +58,31 @@ def test_the_tags_kept_for_short_texts_write_what_the_resolver_would(data):
     expected = yaml.dump(yamlio._prepare(data), Dumper=Uncached, sort_keys=False, allow_unicode=True, width=4096,
                          default_flow_style=False)
     assert yamlio.dump(data) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "a: !!binary aGVsbG8=\n",  # tags a file of ours never holds: never built by the fast path
+    "a: !!set {x: null}\n",
+    "a: !!python/object:os.system {}\n",
+    "a: !!timestamp 2026-01-01\n",
+    "a: 1\na: 2\n",  # a duplicate key, of any type
+    "1: x\n1: y\n",
+    "? [1, 2]\n: x\n",  # a key that cannot be a key
+])
+def test_what_no_file_of_ours_holds_is_left_to_the_full_reader(text):
+    import yaml
+
+    with pytest.raises(yaml.YAMLError):
+        yamlio._native_document(text)
+    try:
+        read = yamlio.load(text, written=True)
+    except ValueError:
+        return  # refused, in words
+    assert read == yamlio.load(text)  # else read as ruamel's safe loader reads any file
+
+
+def test_a_word_quoted_in_one_place_and_plain_in_another_is_read_as_each():
+    """The tags kept for short texts are kept apart for plain and quoted text, in whichever order they come."""
+    for text in ("a: '12'\nb: 12\nc: \"true\"\nd: true\ne: 'null'\nf: null\n",
+                 "b: 12\na: '12'\nd: true\nc: \"true\"\nf: null\ne: 'null'\n"):
+        assert yamlio.load(text, written=True) == {"a": "12", "b": 12, "c": "true", "d": True, "e": "null", "f": None}

@@ -50,6 +50,28 @@ CORE_12 = [
 ]
 
 
+def _keeping_tags(base: type) -> type:
+    """`base` (libyaml's emitter or parser) keeping the tag of each short plain text it resolves: it is asked
+    for every scalar of every file, mostly the same keys and words, and the answer depends on the text (and
+    whether it is plain) alone."""
+    import yaml
+
+    class Keeping(base):
+        resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
+
+        def resolve(self, kind, value, implicit):
+            if kind is not yaml.ScalarNode or len(value) > SHORT:
+                return super().resolve(kind, value, implicit)
+            key = (value, implicit)
+            if (tag := self.resolved.get(key)) is None:
+                if len(self.resolved) >= KEPT:
+                    self.resolved.clear()
+                tag = self.resolved[key] = super().resolve(kind, value, implicit)
+            return tag
+
+    return Keeping
+
+
 def _dumper() -> type:
     """libyaml's emitter, keys in insertion order, no aliases, multi-line text as a literal block where safe.
 
@@ -62,23 +84,9 @@ def _dumper() -> type:
 
     import yaml
 
-    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-        resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
-
+    class Dumper(_keeping_tags(getattr(yaml, "CSafeDumper", yaml.SafeDumper))):  # type: ignore[misc]
         def ignore_aliases(self, data) -> bool:
             return True
-
-        def resolve(self, kind, value, implicit):
-            # Asked twice for every scalar of every file a run writes, mostly for the same keys and words;
-            # the answer depends on the text alone, so short texts keep theirs.
-            if kind is not yaml.ScalarNode or len(value) > SHORT:
-                return super().resolve(kind, value, implicit)
-            key = (value, implicit)
-            if (tag := self.resolved.get(key)) is None:
-                if len(self.resolved) >= KEPT:
-                    self.resolved.clear()
-                tag = self.resolved[key] = super().resolve(kind, value, implicit)
-            return tag
 
     def represent_str(dumper, value: str):
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if _block_safe(value) else None)
@@ -145,9 +153,9 @@ def load(text: str, written: bool = False):
         import yaml
 
         try:
-            return plain(yaml.load(text, Loader=_written_loader()))  # noqa: S506 (a safe constructor)
+            return _native_document(text)
         except yaml.YAMLError:
-            pass  # let ruamel word the error
+            pass  # let ruamel word the error, or read what is not a file of ours
     try:
         return plain(_reader().load(text))
     except YAMLError as exc:
@@ -156,8 +164,57 @@ def load(text: str, written: bool = False):
         raise ValueError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
 
 
+def _native_document(text: str):
+    """The document as plain values, from libyaml's node graph: a file of ours holds mappings, sequences and
+    the scalars of YAML 1.2's core schema, built here directly (PyYAML's general constructor took half the
+    time of reading one). Any other tag, a duplicate or unhashable key raises, for ruamel to read or word."""
+    loader = _written_loader()(text)
+    try:
+        node = loader.get_single_node()
+    finally:
+        loader.dispose()
+    return None if node is None else _native(node)
+
+
+def _native(node):
+    import yaml
+
+    kind = node.__class__
+    if kind is yaml.ScalarNode:
+        if (make := _SCALARS.get(node.tag)) is not None:
+            return make(node.value)
+    elif kind is yaml.SequenceNode and node.tag == "tag:yaml.org,2002:seq":
+        return [_native(item) for item in node.value]
+    elif kind is yaml.MappingNode and node.tag == "tag:yaml.org,2002:map":
+        out = {}
+        for key_node, value_node in node.value:
+            key = _native(key_node)
+            if isinstance(key, (dict, list)) or key in out:
+                raise yaml.constructor.ConstructorError(None, None, f"unhashable or duplicate key {key!r}",
+                                                        key_node.start_mark)
+            out[key] = _native(value_node)
+        return out
+    raise yaml.constructor.ConstructorError(None, None, f"a {node.tag} is not in a file of ours", node.start_mark)
+
+
+def _int(value: str) -> int:
+    return int(value, 0) if value.startswith(("0o", "0x")) else int(value)  # 017 is 17, as in YAML 1.2
+
+
+def _float(value: str) -> float:
+    low = value.lower()
+    if low.endswith(".inf"):
+        return float("-inf") if low.startswith("-") else float("inf")
+    return float("nan") if low == ".nan" else float(value)
+
+
+_SCALARS = {"tag:yaml.org,2002:str": str, "tag:yaml.org,2002:int": _int, "tag:yaml.org,2002:float": _float,
+            "tag:yaml.org,2002:bool": lambda value: value.lower() == "true",
+            "tag:yaml.org,2002:null": lambda value: None}
+
+
 def _written_loader() -> type:
-    """libyaml's parser and the safe constructor, resolving plain scalars by YAML 1.2's core schema only.
+    """libyaml's parser, resolving plain scalars by YAML 1.2's core schema only (`_native` builds the values).
 
     No YAML 1.1 yes/no, sexagesimals, underscores or timestamps: `dump`
     quotes every string that any of those would make something else.
@@ -168,23 +225,10 @@ def _written_loader() -> type:
 
     import yaml
 
-    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    class Loader(_keeping_tags(getattr(yaml, "CSafeLoader", yaml.SafeLoader))):  # type: ignore[misc]
         yaml_implicit_resolvers: dict = {}  # none of PyYAML's YAML 1.1 rules
-
-    def construct_int(loader, node) -> int:
-        value = loader.construct_scalar(node)
-        return int(value, 0) if value.startswith(("0o", "0x")) else int(value)  # 017 is 17, as in YAML 1.2
 
     for tag, pattern, first in CORE_12:
         Loader.add_implicit_resolver(tag, re.compile(f"^(?:{pattern})$"), first)
-    def construct_mapping(loader, node, deep=False):
-        keys = [loader.construct_object(k, deep=True) for k, _ in node.value]
-        for i, key in enumerate(keys):
-            if isinstance(key, str) and key in keys[:i]:
-                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", node.start_mark)
-        return yaml.SafeLoader.construct_mapping(loader, node, deep)
-
-    Loader.add_constructor("tag:yaml.org,2002:int", construct_int)
-    Loader.construct_mapping = construct_mapping
     _CLASSES["loader"] = Loader
     return Loader
