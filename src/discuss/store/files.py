@@ -105,32 +105,19 @@ def take_slot(key: str, limit: int) -> Callable[[], None] | None:
     return None
 
 
-FILE_MODE = 0o666
-
-
-@functools.cache
-def current_umask() -> int:
-    # Reading the umask means setting it; done once, before any thread of ours writes.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+FILE_MODE = 0o666  # narrowed by the umask, as any file a program creates
 
 
 def write_atomic(path: Path, text: str) -> bool:
     """Write `text` to `path`; returns False when the file already held it."""
     data = encode(text)
+    if _holds(path, data):
+        return False
     try:
-        if path.read_bytes() == data:
-            return False
-    except (FileNotFoundError, IsADirectoryError):
-        pass
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = _temporary(path)
     except OSError as exc:
         raise _named(exc, path) from None
     try:
-        os.fchmod(fd, FILE_MODE & ~current_umask())  # mkstemp makes 0600 whatever the umask
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -142,6 +129,30 @@ def write_atomic(path: Path, text: str) -> bool:
             raise _named(exc, path) from None
         raise
     return True
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    # Its size first: a file that grew or shrank is not read (an index rewritten after every phase).
+    try:
+        return os.stat(path).st_size == len(data) and path.read_bytes() == data
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new file beside `path` to write it under another name, with the mode the umask gives (mkstemp
+    makes 0600 and needs a second call to widen it); its folder made only where it is missing."""
+    import secrets
+
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE), tmp
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", str(path))
 
 
 def _named(exc: OSError, path: Path) -> OSError:
