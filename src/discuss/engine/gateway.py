@@ -143,7 +143,7 @@ class ProviderLimits:
         async with self._asked.setdefault(key, asyncio.Lock()):
             if key in self.widths:
                 return
-            from ..providers.http import server_width
+            from ..providers.width import server_width
             from ..text.secrets import mask_url
 
             said = await server_width(key)

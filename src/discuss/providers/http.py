@@ -161,30 +161,6 @@ def get(url: str, headers: dict[str, str], seconds: float) -> httpx.Response:
         return response
 
 
-VLLM_WIDTH = 64  # vLLM batches what it is sent and says no limit: as many at once as a panel asks
-
-
-async def server_width(api_base: str, seconds: float = 2.0) -> int | None:
-    """How many requests at once a model server on this machine says it takes: llama.cpp's server its
-    `total_slots` at /props, vLLM (its model listing says `owned_by: vllm`) as many as are sent; None where
-    it says nothing (ollama, llama-cpp-python...) or cannot be asked."""
-    base = api_base.rstrip("/")
-    root = base[:-3] if base.endswith("/v1") else base
-    try:
-        async with async_client() as client:
-            props = await client.get(root + "/props", timeout=seconds)
-            slots = props.json().get("total_slots") if props.status_code == 200 else None
-            if isinstance(slots, int) and not isinstance(slots, bool) and slots >= 1:
-                return min(slots, 256)
-            listing = await client.get(base + "/models", timeout=seconds)
-            data = listing.json().get("data") if listing.status_code == 200 else None
-            if isinstance(data, list) and any(isinstance(m, dict) and m.get("owned_by") == "vllm" for m in data):
-                return VLLM_WIDTH
-    except (httpx.HTTPError, PolicyError, ValueError, AttributeError):
-        return None
-    return None
-
-
 def warm_up() -> None:
     """Import what a client's first connection imports (httpcore's HTTP/1.1 and HTTP/2, anyio's event loop
     backend): a tenth of a second that must not be spent inside the first call's deadline."""

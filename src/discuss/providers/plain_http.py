@@ -128,13 +128,15 @@ def _target(url: str) -> str:
 
 
 class Exchange:
-    """One request and its reply, used as `async with client.stream(...) as reply`: the status and headers
-    once it is entered, the body from `aiter_bytes`."""
+    """One request (its body `payload` as JSON, none where it is None) and its reply, used as
+    `async with client.stream(...) as reply`: the status and headers once it is entered, the body from
+    `aiter_bytes`."""
 
     def __init__(self, client: PlainClient, method: str, url: str, payload: Any, headers: dict[str, str],
                  timeout: float):
         self.client, self.method, self.url, self.timeout = client, method, url, timeout
-        self.body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        self.body = b"" if payload is None else \
+            json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         self.request_headers = headers
         self.ends = time.monotonic() + timeout
         self.conn: _Connection | None = None
@@ -144,7 +146,7 @@ class Exchange:
 
     def _request(self) -> h11.Request:
         fields = [("host", self.client.authority), ("accept", "*/*"), ("accept-encoding", ENCODINGS),
-                  ("user-agent", "discuss"), ("content-length", str(len(self.body))),
+                  ("user-agent", "discuss"), *([("content-length", str(len(self.body)))] if self.body else []),
                   *((k, v) for k, v in self.request_headers.items() if k.lower() not in ("host", "content-length"))]
         return h11.Request(method=self.method, target=_target(self.url), headers=fields)
 
