@@ -23,13 +23,28 @@ REPLY = b'{"ok": true}'
     ("http://models.internal/v1", {"ALL_PROXY": "http://proxy:3128"}, False),
     ("http://127.0.0.1:8080/v1", {"http_proxy": "http://proxy:3128", "no_proxy": "127.0.0.1"}, True),
     ("http://127.0.0.1:8080/v1", {"DISCUSS_CLIENT": "httpx"}, False),
+    ("http://models.internal/v1", {"HTTP_PROXY": "http://proxy:3128"}, False),
+    ("http://models.internal/v1", {"HTTP_PROXY": "http://proxy:3128", "REQUEST_METHOD": "GET"}, True),  # CGI
+    ("http://models.internal/v1", {"HTTP_PROXY": "http://proxy:3128", "http_proxy": ""}, True),
+    ("http://models.internal/v1", {"http_proxy": "http://proxy:3128", "NO_PROXY": "*"}, True),
+    ("http://models.internal/v1", {"http_proxy": "http://proxy:3128", "no_proxy": "x, internal"}, True),
+    ("http://models.internal/v1", {"http_proxy": "http://proxy:3128", "no_proxy": ".internal"}, True),
+    ("http://models.internal/v1", {"http_proxy": "http://proxy:3128", "no_proxy": ".models.internal"}, False),
+    ("http://models.internal/v1", {"http_proxy": "http://proxy:3128", "no_proxy": "nternal"}, False),
 ])
 def test_which_addresses_take_the_plain_connection(monkeypatch, url, env, plain):
-    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", "DISCUSS_CLIENT"):
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", "DISCUSS_CLIENT",
+                 "REQUEST_METHOD"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert takes(url) is plain
+    proxies = urllib.request.getproxies_environment()
+    if plain and (proxies.get("http") or proxies.get("all")):  # no call goes direct that urllib would proxy
+        assert urllib.request.proxy_bypass_environment(urlsplit(url).hostname, proxies)
 
 
 class Server:

@@ -24,7 +24,6 @@ import functools
 import json
 import os
 import time
-import urllib.request
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -45,8 +44,8 @@ def takes(url: str) -> bool:
     return _takes(url, tuple(os.environ.get(name) for name in _SETTINGS))
 
 
-# What decides it besides the address (read for every member of every run: urllib's reading of the proxies
-# walks the whole environment, so the answer is kept while these stay the same).
+# What decides it besides the address, read for every member of every run (the answer is kept while these
+# stay the same). Proxies are read as urllib (and so httpx) reads them; where in doubt, httpx takes the call.
 _SETTINGS = ("DISCUSS_CLIENT", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
              "REQUEST_METHOD")
 
@@ -58,9 +57,30 @@ def _takes(url: str, settings: tuple[str | None, ...]) -> bool:
     parts = urlsplit(url)
     if parts.scheme.lower() != "http" or parts.username is not None or not parts.hostname:
         return False
-    proxies = urllib.request.getproxies_environment()
-    named = proxies.get("http") or proxies.get("all")
-    return not named or bool(urllib.request.proxy_bypass(parts.hostname))
+    return not (_proxy("http") or _proxy("all")) or _bypassed(parts.hostname, _proxy("no") or "")
+
+
+def _proxy(kind: str) -> str | None:
+    """`kind`_proxy from the environment, the lower-case name first (set empty, it names none); the upper-case
+    HTTP_PROXY is not read under CGI, where a request's `Proxy:` header would set it."""
+    lower = os.environ.get(f"{kind}_proxy")
+    if lower is not None:
+        return lower or None
+    if kind == "http" and "REQUEST_METHOD" in os.environ:
+        return None
+    return os.environ.get(f"{kind.upper()}_PROXY") or None
+
+
+def _bypassed(host: str, no_proxy: str) -> bool:
+    """Whether `no_proxy` leaves `host` out of the proxy, by a rule both urllib and httpx keep: `*`, the host
+    itself, or a name it ends in (`.example.com` only what ends in it)."""
+    host = host.lower()
+    for entry in (e.strip().lower() for e in no_proxy.split(",")):
+        if entry == "*" or (entry and not entry.startswith(".") and host == entry):
+            return True
+        if entry and host.endswith(entry if entry.startswith(".") else f".{entry}"):
+            return True
+    return False
 
 
 class _Connection:
