@@ -67,10 +67,14 @@ def blocks(text: str) -> list[Block]:
 
 
 def demo_project(into: Path) -> Path:
-    """A copy of the repository's demo project, as a git repository of its own."""
-    for name in DEMO:
+    """A copy of the repository's demo project, as a git repository of its own: the files git tracks, so what
+    a demo run left in the checkout (a discussion of its own, a site) never changes what the pages print."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--", *DEMO], cwd=ROOT, capture_output=True)
+    tracked = [name for name in listed.stdout.decode().split("\0") if name] if listed.returncode == 0 else None
+    for name in tracked if tracked is not None else DEMO:
         source = ROOT / name
-        if source.is_dir():
+        (into / name).parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():  # not a git checkout: the folders as they are
             shutil.copytree(source, into / name, ignore=shutil.ignore_patterns(".cache", "__pycache__"))
         elif source.exists():
             shutil.copy2(source, into / name)
