@@ -52,23 +52,24 @@ _SETTINGS = ("DISCUSS_CLIENT", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PRO
 
 @functools.lru_cache(maxsize=256)
 def _takes(url: str, settings: tuple[str | None, ...]) -> bool:
-    if settings[0] == "httpx":
+    env = dict(zip(_SETTINGS, settings, strict=True))
+    if env["DISCUSS_CLIENT"] == "httpx":
         return False
     parts = urlsplit(url)
     if parts.scheme.lower() != "http" or parts.username is not None or not parts.hostname:
         return False
-    return not (_proxy("http") or _proxy("all")) or _bypassed(parts.hostname, _proxy("no") or "")
+    return not (_proxy(env, "http") or _proxy(env, "all")) or _bypassed(parts.hostname, _proxy(env, "no") or "")
 
 
-def _proxy(kind: str) -> str | None:
-    """`kind`_proxy from the environment, the lower-case name first (set empty, it names none); the upper-case
+def _proxy(env: dict[str, str | None], kind: str) -> str | None:
+    """`kind`_proxy among `env`, the lower-case name first (set empty, it names none); the upper-case
     HTTP_PROXY is not read under CGI, where a request's `Proxy:` header would set it."""
-    lower = os.environ.get(f"{kind}_proxy")
+    lower = env[f"{kind}_proxy"]
     if lower is not None:
         return lower or None
-    if kind == "http" and "REQUEST_METHOD" in os.environ:
+    if kind == "http" and env["REQUEST_METHOD"] is not None:
         return None
-    return os.environ.get(f"{kind.upper()}_PROXY") or None
+    return env[f"{kind.upper()}_PROXY"] or None
 
 
 def _bypassed(host: str, no_proxy: str) -> bool:
