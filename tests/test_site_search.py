@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from discuss.site import plugin
-from discuss.site.searchable import searchable
+from discuss.site.searchable import flattened, searchable, without_excluded
 from sitekit import MKDOCS, build, sample_site
 
 
@@ -20,9 +20,10 @@ def test_marked_elements_are_cut_whole_with_whatever_they_nest():
     html = ('<h2>Round 1</h2><div class="x" data-search-exclude><div><div>matrix</div></div><p>more</p></div>'
             '<p>kept <em>text</em></p><details class="d" data-search-exclude><summary>s</summary>'
             '<details><summary>inner</summary></details></details><p>end</p>')
-    assert searchable(html) == "<h2>Round 1</h2><p>kept <em>text</em></p><p>end</p>"
-    assert searchable("<p>nothing marked</p>") == "<p>nothing marked</p>"
-    assert searchable('<p>a</p><div data-search-exclude><div>never closed') == "<p>a</p>"
+    assert without_excluded(html) == "<h2>Round 1</h2><p>kept <em>text</em></p><p>end</p>"
+    assert without_excluded("<p>nothing marked</p>") == "<p>nothing marked</p>"
+    assert without_excluded('<p>a</p><div data-search-exclude><div>never closed') == "<p>a</p>"
+    assert searchable(html) == flattened(without_excluded(html))
 
 
 def test_the_search_index_is_what_it_was_when_search_read_the_whole_page(tmp_path, monkeypatch):

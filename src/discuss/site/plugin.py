@@ -13,6 +13,7 @@ import posixpath
 import re
 from importlib.resources import files as package_files
 from pathlib import Path
+from typing import NamedTuple
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
@@ -40,32 +41,44 @@ STATUS_TOOLTIPS = {
 }
 
 
-# Rendered parts of a page by question, with the files they came from: (verdict, section).
-_SECTIONS: dict[str, tuple[tuple, tuple[str, str]]] = {}
-
-
-def _section(entry: Entry, first: bool = False) -> tuple[str, str]:
+class Rendered(NamedTuple):
     """A question's verdict (its conclusion, for the top of the page; the first part's only) and its
-    discussion section, rendered again only when its files changed (mkdocs serve)."""
+    discussion section, each with the copy the search reads (`searchable`)."""
+
+    verdict: str
+    section: str
+    verdict_searched: str
+    section_searched: str
+
+
+# Rendered parts of a page by question, with the files they came from.
+_SECTIONS: dict[str, tuple[tuple, Rendered]] = {}
+
+
+def _section(entry: Entry, first: bool = False) -> Rendered:
+    """What a question's page shows of `entry`, rendered again only when its files changed (mkdocs serve)."""
     key = entry.src_uri + entry.prefix
     known = _SECTIONS.get(key)
     if known is None or known[0] != entry.signature:
         view = render.view_of(entry)  # figures and charts made once for both parts of the page
         verdict = render.verdict_section(entry, view) if first else ""
-        known = _SECTIONS[key] = (entry.signature, (verdict, render.question_section(entry, bool(verdict), view)))
+        section = render.question_section(entry, bool(verdict), view)
+        known = _SECTIONS[key] = (entry.signature, Rendered(verdict, section, searchable(verdict),
+                                                            searchable(section)))
     return known[1]
 
 
 H1 = re.compile(r"^\s*<h1[^>]*>.*?</h1>", re.S)
 
 
-def verdict_first(html: str, verdict: str) -> str:
-    """The page's text with what was decided at its top, under the page's own title where it has one."""
+def around_title(html: str, verdict: str) -> tuple[str, str, str]:
+    """Where a page's text takes what was decided: after its own title where it has one, with a heading
+    before the rest when there is a verdict and a rest (then the question's own text is its background,
+    said so, not run on from the conclusion)."""
     title = H1.match(html)
     head, rest = (html[:title.end()], html[title.end():]) if title else ("", html)
-    # After the verdict, the question's own text is its background: said so, not run on from the conclusion.
     named = '<h2 id="question-background">Background</h2>\n' if verdict and rest.strip() else ""
-    return head + verdict + named + rest
+    return head, named, rest
 
 
 def wide_page(title: str) -> str:
@@ -207,11 +220,11 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html
         uri = page.file.src_uri
         if uri in self.entries:
-            entry = self.entries[uri]
-            verdict, section = _section(entry, first=True)
-            whole = verdict_first(html, verdict) + section + "".join(_section(part)[1] for part in entry.parts)
-            self.for_search[uri] = searchable(whole)
-            return whole
+            shown = [_section(self.entries[uri], first=True), *map(_section, self.entries[uri].parts)]
+            head, named, rest = around_title(html, shown[0].verdict)
+            self.for_search[uri] = "".join([searchable(head), shown[0].verdict_searched, named, searchable(rest),
+                                            *(x.section_searched for x in shown)])
+            return "".join([head, shown[0].verdict, named, rest, *(x.section for x in shown)])
         if self.config.home and uri == self.config.home_page:
             href = self._linker(page, files)
             return html + render.home_section(list(self.entries.values()), href, href(self.config.index_page))
