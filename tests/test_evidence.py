@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -181,3 +182,22 @@ def test_the_leaderboard_counts_each_panelists_quotes_not_found(project, web):
     html = (build(project.root) / "leaderboard" / "index.html").read_text()
     rows = dict(re.findall(r'data-part-panelist="(\w+)".*?data-figure="unfound-quotes">(\d+)<', html))
     assert rows["ann"] == "1" and rows["bob"] == "0"
+
+
+def test_a_record_naming_a_source_outside_the_project_is_never_read(project, web, tmp_path):
+    """The record is a file a pull request can change: its source path goes through the rule for sources."""
+    test_an_invented_quote_and_a_label_with_no_source_are_flagged_and_an_honest_quote_is_not(project, web)
+    (record,) = project.root.glob("content/**/swarm-power/discussion.yaml")
+    recorded = re.search(r"path: (\S+)", record.read_text()).group(1)
+    outside = tmp_path / "outside" / "notes.md"
+    outside.parent.mkdir()
+    outside.write_text("The bus runs at 48 volts across the whole swarm of units.")
+    hidden = project.root / ".private" / "notes.md"
+    hidden.parent.mkdir()
+    hidden.write_text(outside.read_text())
+    for path in (outside, hidden):
+        record.write_text(record.read_text().replace(recorded, os.path.relpath(path, record.parent.parent)))
+        recorded = os.path.relpath(path, record.parent.parent)
+        data = json.loads(project.cli("show", "swarm-power", "--json").stdout)
+        bob = next(row for row in data["citations"] if row["panelist"] == "bob" and row["round"] == 1)
+        assert bob["quotes"][0]["found"] is False, path  # the file was not read: nothing in it is found

@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..text.tokens import fitting
 from .frozen import FOLDER as FROZEN
 from .frozen import body_of
-from .layout import confined
+from .layout import Layout, confined
 
 URL_PREFIXES = ("http://", "https://")
 MAX_BYTES = 20 * 1024 * 1024  # a source's file; its text is cut to a share of sourceTokens anyway
@@ -79,14 +79,27 @@ def _check_allowed(q: Question, entry: str, path: Path, top: Path, allowed: list
     Its text goes to every provider and may be quoted on the site.
     """
     try:
-        real = confined(path, top / "content", top / FROZEN, *allowed, what=f"{q.path}: source {entry!r}")
+        allowed_source(path, top, allowed, what=f"{q.path}: source {entry!r}")
     except InputError as exc:
-        raise InputError(f"{exc}; list its folder under sourceFolders: in discussions/panels.yaml") from None
+        if "outside the project" in str(exc):
+            raise InputError(f"{exc}; list its folder under sourceFolders: in discussions/panels.yaml") from None
+        raise
+
+
+def allowed_source(path: Path, top: Path, allowed: list[Path], what: str) -> Path:
+    """`path` resolved, where a source may be read from: the project's content tree, its frozen pages or a
+    folder panels.yaml allows, and no settings, hidden or key file. InputError otherwise.
+
+    The one rule for a source, whether it is read to be recorded or a discussion's record names it later
+    (a record is a file like any other: a pull request can write any path into it).
+    """
+    real = confined(path, Layout(top).content, top / FROZEN, *allowed, what=what)
     inner = real.relative_to(top).parts if real.is_relative_to(top) else real.parts
     if inner[:1] == ("discussions",) or any(part.startswith(".") for part in inner) \
             or SECRET_FILE.search(real.name):
-        raise InputError(f"{q.path}: source {entry!r} is a settings, hidden or key file ({real.name}); "
+        raise InputError(f"{what} is a settings, hidden or key file ({real.name}); "
                          "its text would go to every provider, so it is refused")
+    return real
 
 
 def _text(path: Path, data: bytes) -> str:
@@ -179,14 +192,22 @@ def sources_block(sources: list[Source], budget_tokens: int, query: str = "") ->
 
 def recorded_texts(question: Path, recorded: list[dict]) -> dict[str, str]:
     """The text of each source a discussion recorded, by label, as it is on disk now (for checking quotes);
-    a source that cannot be read now is left out."""
+    a source that cannot be read now, or that the project's rule for sources refuses, is left out."""
+    from .panels import load_source_folders
+
+    layout = Layout.find(question.parent.resolve())
     found = {}
     for source in recorded:
-        path = question.parent / str(source.get("path") or "")
-        if source.get("path") and path.is_file():
-            try:
+        if not source.get("path"):
+            continue
+        try:
+            if not layout.panels.is_file():  # no project around it: only what lies beside the question
+                path = confined(question.parent / str(source["path"]), question.parent)
+            else:
+                path = allowed_source(question.parent / str(source["path"]), layout.root,
+                                      load_source_folders(layout.panels), what=str(source["path"]))
+            if path.is_file():
                 found[str(source.get("label"))] = _text(path, path.read_bytes()[:MAX_BYTES])
-            except (OSError, UnicodeDecodeError, ValueError):
-                continue
+        except (InputError, OSError, UnicodeDecodeError, ValueError):
+            continue
     return found
-
