@@ -10,6 +10,8 @@ the same theme and search, no discuss plugin:
 (Building every reply file as a page of its own is no baseline at all:
 Material's navigation makes that quadratic.) Builds alternate; ratios of
 the medians are printed. Target: at most 1.3 against the fair baseline.
+The plugin's builds start with no kept pages (its cache folder emptied),
+except the one measured "with the pages an earlier build kept".
 Usage: python scripts/bench_site.py [--questions 200 1000] [--runs 3]
 """
 
@@ -78,9 +80,12 @@ def generate(root: Path, count: int) -> None:
             plain.write_text(plain_page(d, kind == "tables"))
 
 
-def timed(root: Path, kind: str, cold: bool = True, dirty: bool = False) -> float:
+def timed(root: Path, kind: str, cold: bool = True, dirty: bool = False, kept: bool = False) -> float:
     """One build; `cold`: as a fresh process would, without what an earlier build in this one read;
+    `kept`: with the pages an earlier build kept in the cache folder (else with none);
     `dirty`: as `mkdocs serve --dirty` rebuilds, only the pages taken for modified."""
+    import shutil
+
     from discuss.rules import spread
     from discuss.site import collect, plugin
 
@@ -88,8 +93,11 @@ def timed(root: Path, kind: str, cold: bool = True, dirty: bool = False) -> floa
         collect._READ.clear()
         plugin._SECTIONS.clear()
         spread._spread.cache_clear()
+    if kind == "plugin" and not kept:
+        shutil.rmtree(root / "cache", ignore_errors=True)
     text = CONFIG.format(docs="content" if kind == "plugin" else kind, site=root / f"site-{kind}")
-    (root / "mkdocs.yml").write_text(text + ("  - discuss\n" if kind == "plugin" else ""))
+    (root / "mkdocs.yml").write_text(text + (f"  - discuss:\n      cache_dir: {root / 'cache'}\n"
+                                             if kind == "plugin" else ""))
     start = time.perf_counter()
     config = load_config(str(root / "mkdocs.yml"))
     config.plugins.on_startup(command="serve", dirty=dirty)
@@ -107,22 +115,26 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             generate(root, count)
-            times: dict[str, list[float]] = {"plugin": [], "fair": [], "tables": []}
+            times: dict[str, list[float]] = {"plugin": [], "fair": [], "tables": [], "kept": []}
             for _ in range(args.runs):
-                for kind in times:
+                for kind in ("plugin", "fair", "tables"):
                     times[kind].append(timed(root, kind))
+                # A new process's full build after one before it kept its pages (nothing changed since).
+                times["kept"].append(timed(root, "plugin", kept=True))
             # As `mkdocs serve` does after an edit: the same process rebuilds with one reply changed.
             reply = root / "content" / "questions" / "q0000" / "round-1" / "a.md"
             rebuilds, dirty = [], []
             for n in range(args.runs):
                 reply.write_text(reply.read_text() + f"\nEdited {n}.\n")
-                rebuilds.append(timed(root, "plugin", cold=False))
+                rebuilds.append(timed(root, "plugin", cold=False, kept=True))
                 reply.write_text(reply.read_text() + f"\nEdited again {n}.\n")
-                dirty.append(timed(root, "plugin", cold=False, dirty=True))
-        p, fair, tables = (statistics.median(times[k]) for k in ("plugin", "fair", "tables"))
+                dirty.append(timed(root, "plugin", cold=False, dirty=True, kept=True))
+        p, fair, tables, kept = (statistics.median(times[k]) for k in ("plugin", "fair", "tables", "kept"))
         print(f"{count} discussions (5 rounds, 3 panelists), {args.runs} runs each: with plugin {p:.2f}s, "
               f"fair baseline {fair:.2f}s, tables baseline {tables:.2f}s")
         print(f"  ratio to the fair baseline {p / fair:.2f} (target <= 1.3); to the tables baseline {p / tables:.2f}")
+        print(f"  with the pages an earlier build kept (a new process, nothing changed) {kept:.2f}s: "
+              f"{kept / fair:.2f} of the fair baseline")
         rebuild = statistics.median(rebuilds)
         print(f"  rebuild after editing one reply (as mkdocs serve does) {rebuild:.2f}s: {rebuild / p:.2f} of a full "
               f"build with the plugin, {rebuild / fair:.2f} of the fair baseline's")

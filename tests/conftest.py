@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -15,6 +18,10 @@ from typer.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).parent))
 # Before any test module imports litellm while being collected: else it fetches its price table from the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# A built site keeps its rendered pages in this user's cache folder: the suite's go to a folder of its own.
+_CACHE = tempfile.mkdtemp(prefix="discuss-suite-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, True)
 
 from fakeserver import FakeLLM  # noqa: E402
 

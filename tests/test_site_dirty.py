@@ -63,9 +63,9 @@ def test_a_changed_setting_or_template_rebuilds_every_page(archive, monkeypatch)
     built(archive, dirty=True)
     after = {uri: p.stat().st_mtime_ns for uri, p in pages(site).items()}
     assert all(after[uri] != before[uri] for uri in before)
-    from discuss.site import dirty
+    from discuss.site import cache
 
-    monkeypatch.setattr(dirty, "templates_digest", lambda: "another version")
+    monkeypatch.setattr(cache, "code_digest", lambda protocols: "another version")
     built(archive, dirty=True)
     again = {uri: p.stat().st_mtime_ns for uri, p in pages(site).items()}
     assert all(again[uri] != after[uri] for uri in after)

@@ -3,7 +3,8 @@
 A discussion that cannot be read does not break the build: its entry
 carries the error, and the page says what is wrong. While `mkdocs serve`
 rebuilds, a question whose files have not changed (same names, sizes and
-modification times) is not read again: an edit re-reads one discussion.
+modification times, its discussion's files and the sources they record) is
+not read again: an edit re-reads one discussion.
 """
 
 from __future__ import annotations
@@ -61,8 +62,12 @@ def signature(path: Path) -> tuple:
     found = [path]
     for folder, _, files in os.walk(path.with_suffix("")):
         found += [Path(folder, f) for f in files]
+    return _stats(sorted(found))
+
+
+def _stats(paths: list[Path]) -> tuple:
     stats = []
-    for f in sorted(found):
+    for f in paths:
         try:
             s = f.stat()
         except OSError:
@@ -71,14 +76,34 @@ def signature(path: Path) -> tuple:
     return tuple(stats)
 
 
+def steady(signature: tuple) -> bool:
+    """Whether the files of a signature are as they were when it was taken, none written so lately that a
+    write in the same tick of the file system's clock could hide behind its time (a second where times
+    are whole seconds, else 50 ms: Linux stamps files at its timer's tick, a few milliseconds)."""
+    import time
+
+    now = time.time_ns()
+    return _stats([Path(p) for p, _, _ in signature]) == signature and all(
+        now - mtime > (2_000_000_000 if mtime % 1_000_000_000 == 0 else 50_000_000) for _, _, mtime in signature)
+
+
+def sources_of(entry: Entry) -> list[Path]:
+    """The files outside its folder that a page shows: the sources its discussions record (the page checks
+    their quotes against them), as the rule for sources lets them be read."""
+    from ..store.sources import recorded_paths
+
+    return sorted({p for x in (entry, *entry.parts, *entry.trials) if x.discussion and x.discussion.sources
+                   for p in recorded_paths(x.question.path, x.discussion.sources).values()})
+
+
 def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[str]]:
     """Entries sorted by page path, and warnings about files that are not questions."""
     root = docs_dir / questions_dir if questions_dir else docs_dir
     entries, warnings = [], []
     for path in question_files(root) if root.is_dir() else []:
         sig = signature(path)
-        if (known := _READ.get(path)) is not None and known.signature == sig and known.src_uri == \
-                path.relative_to(docs_dir).as_posix():
+        if (known := _READ.get(path)) is not None and known.signature == sig + _stats(sources_of(known)) \
+                and known.src_uri == path.relative_to(docs_dir).as_posix():
             entries.append(known)
             continue
         if why := boundary.refused_file(path, docs_dir):
@@ -102,6 +127,7 @@ def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[
             except InputError as exc:
                 warnings.append(str(exc))
         entry.trials = _trials(q, entry.src_uri, sig, docs_dir)
+        entry.signature = sig + _stats(sources_of(entry))
         entries.append(entry)
         _READ[path] = entry
     return entries, warnings

@@ -17,20 +17,9 @@ from typing import Any
 STAMPS = ".discuss-pages.json"  # in the site folder; MkDocs leaves dot-files of the site alone
 
 
-def templates_digest() -> str:
-    """The plugin's version and its templates and assets as shipped: a change to any rebuilds every page."""
-    from .. import __version__
-
-    here = Path(__file__).resolve().parent
-    parts = [__version__] + [f"{p.relative_to(here)}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
-                             for folder in ("templates", "assets") for p in sorted((here / folder).rglob("*"))
-                             if p.is_file()]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-def stamps(entries: list[Any], settings: dict[str, Any]) -> dict[str, str]:
-    """Each question page's stamp: its files' signatures, its parts' and trials', the templates, the settings."""
-    common = templates_digest() + json.dumps(settings, sort_keys=True, default=str)
+def stamps(entries: list[Any], common: str) -> dict[str, str]:
+    """Each question page's stamp: its files' signatures, its parts' and trials', and `common` (a digest of
+    the code that renders pages and the plugin's settings)."""
     out = {}
     for entry in entries:
         signatures = [repr(x.signature) for x in (entry, *entry.parts, *entry.trials)]

@@ -21,8 +21,8 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin
 from mkdocs.structure.files import File, Files
 
 from ..archive.export import discussion_json
-from . import analysis, boundary, dirty, evals, render
-from .collect import Entry, collect
+from . import analysis, boundary, cache, dirty, evals, render
+from .collect import Entry, collect, steady
 from .searchable import searchable
 
 log = get_plugin_logger(__name__)
@@ -51,21 +51,27 @@ class Rendered(NamedTuple):
     section_searched: str
 
 
-# Rendered parts of a page by question, with the files they came from.
-_SECTIONS: dict[str, tuple[tuple, Rendered]] = {}
+# Rendered parts of a page by question page, with the signature of the files they came from (mkdocs serve).
+_SECTIONS: dict[str, tuple[tuple, list[Rendered]]] = {}
 
 
-def _section(entry: Entry, first: bool = False) -> Rendered:
-    """What a question's page shows of `entry`, rendered again only when its files changed (mkdocs serve)."""
-    key = entry.src_uri + entry.prefix
-    known = _SECTIONS.get(key)
-    if known is None or known[0] != entry.signature:
-        view = render.view_of(entry)  # figures and charts made once for both parts of the page
-        verdict = render.verdict_section(entry, view) if first else ""
-        section = render.question_section(entry, bool(verdict), view)
-        known = _SECTIONS[key] = (entry.signature, Rendered(verdict, section, searchable(verdict),
-                                                            searchable(section)))
-    return known[1]
+def rendered(entry: Entry) -> list[Rendered]:
+    """What a question's page shows of `entry` and of each of its follow-ups, in order."""
+    out = []
+    for x in (entry, *entry.parts):
+        view = render.view_of(x)  # figures and charts made once for both parts of the page
+        verdict = render.verdict_section(x, view) if x is entry else ""
+        section = render.question_section(x, bool(verdict), view)
+        out.append(Rendered(verdict, section, searchable(verdict), searchable(section)))
+    return out
+
+
+def _kept(parts: list | None, count: int) -> list[Rendered] | None:
+    """Parts read from the cache, if they are what `rendered` makes for a page of `count` parts."""
+    if parts is None or len(parts) != count or not all(
+            isinstance(p, list) and len(p) == 4 and all(isinstance(x, str) for x in p) for p in parts):
+        return None
+    return [Rendered(*p) for p in parts]
 
 
 H1 = re.compile(r"^\s*<h1[^>]*>.*?</h1>", re.S)
@@ -107,6 +113,8 @@ class DiscussConfig(base.Config):
     evals = c.Type(bool, default=True)  # a page per eval of the project (evals/NAME/report.yaml), and their list
     home = c.Type(bool, default=True)  # add the archive's account to the home page
     home_page = c.Type(str, default="index.md")
+    cache = c.Type(bool, default=True)  # keep rendered pages between builds: a build renders what changed
+    cache_dir = c.Type(str, default="")  # where; empty: this user's cache folder (never inside the project)
 
 
 class DiscussPlugin(BasePlugin[DiscussConfig]):
@@ -116,6 +124,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         self.stamps: dict[str, str] = {}
         self.for_search: dict[str, str] = {}  # a question page's content without what search leaves out
         self.whole = ""  # the page's content while the search plugin reads the copy made for it
+        self.cache: cache.RenderCache | None = None
 
     def on_startup(self, *, command, dirty: bool) -> None:
         self.dirty_build = dirty
@@ -144,7 +153,11 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         for warning in warnings:
             log.warning(warning)
         self.entries: dict[str, Entry] = {e.src_uri: e for e in entries}
-        self.stamps = dirty.stamps(entries, dict(self.config))
+        # What every page is rendered with: the code (templates, protocols' packages, libraries), the settings.
+        protocols = {x.discussion.protocol for e in entries for x in (e, *e.parts) if x.discussion}
+        common = cache.code_digest(protocols) + json.dumps(dict(self.config), sort_keys=True, default=str)
+        self.cache = self._cache(config, common)
+        self.stamps = dirty.stamps(entries, common)
         if self.dirty_build:  # a page shows more than its own file: rebuild those whose discussion changed
             dirty.mark_changed(files, self.stamps, dirty.kept(Path(config.site_dir)))
         self._keep_out(files, config, {e.folder_uri for e in entries})
@@ -179,6 +192,15 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
                  for e in entries for x in (e, *e.parts, *e.trials) if x.discussion]
         files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
         return files
+
+    def _cache(self, config, common: str) -> cache.RenderCache | None:
+        """The pages kept by earlier builds of this site, under keys that hold `common`."""
+        if not self.config.cache:
+            return None
+        folder = Path(self.config.cache_dir) if self.config.cache_dir else cache.default_folder(Path(config.docs_dir))
+        if not folder.is_absolute():
+            folder = Path(config.config_file_path or ".").resolve().parent / folder
+        return cache.RenderCache(folder, common)
 
     def _keep_out(self, files: Files, config, known: set[str]) -> None:
         """Model text is published only through the sanitised renderer: no discussion file is a page."""
@@ -220,7 +242,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html
         uri = page.file.src_uri
         if uri in self.entries:
-            shown = [_section(self.entries[uri], first=True), *map(_section, self.entries[uri].parts)]
+            shown = self._shown(self.entries[uri])
             head, named, rest = around_title(html, shown[0].verdict)
             self.for_search[uri] = "".join([searchable(head), shown[0].verdict_searched, named, searchable(rest),
                                             *(x.section_searched for x in shown)])
@@ -244,6 +266,21 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html + render.leaderboard_page([e.discussion for e in entries if e.discussion],
                                                   render.unfound_quotes(entries))
         return html
+
+    def _shown(self, entry: Entry) -> list[Rendered]:
+        """The page's parts: as this process last rendered them, as a build kept them, or rendered now."""
+        known = _SECTIONS.get(entry.src_uri)
+        if known is not None and known[0] == entry.signature:
+            return known[1]
+        key = self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature]) if self.cache else None
+        shown = _kept(self.cache.get(key), 1 + len(entry.parts)) if self.cache and key else None
+        if shown is None:
+            shown = rendered(entry)
+            # Kept only if no file changed from its reading to now: then what was shown is what the key holds.
+            if self.cache and key and steady(entry.signature):
+                self.cache.put(key, [list(x) for x in shown])
+        _SECTIONS[entry.src_uri] = (entry.signature, shown)
+        return shown
 
     @event_priority(100)  # before the search plugin reads the page
     def _lean_for_search(self, context, page, config, nav):
@@ -276,6 +313,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
     def on_post_build(self, config) -> None:
         if self.config.enabled:
             dirty.keep(Path(config.site_dir), self.stamps)
+            if self.cache is not None and not self.dirty_build:  # a dirty build asked for only some pages
+                self.cache.prune()
 
     def on_serve(self, server, config, builder):
         # Discussion files are removed from the page list, so watch them explicitly.

@@ -190,24 +190,35 @@ def sources_block(sources: list[Source], budget_tokens: int, query: str = "") ->
     return "\n".join(parts) + "\n"
 
 
-def recorded_texts(question: Path, recorded: list[dict]) -> dict[str, str]:
-    """The text of each source a discussion recorded, by label, as it is on disk now (for checking quotes);
-    a source that cannot be read now, or that the project's rule for sources refuses, is left out."""
+def recorded_paths(question: Path, recorded: list[dict]) -> dict[str, Path]:
+    """Each file source a discussion recorded, by label, where the rule for sources lets it be read now;
+    one it refuses, or that is no file now, is left out."""
     from .panels import load_source_folders
 
     layout = Layout.find(question.parent.resolve())
+    allowed = load_source_folders(layout.panels) if layout.panels.is_file() else None
     found = {}
     for source in recorded:
         if not source.get("path"):
             continue
+        given = question.parent / str(source["path"])
+        try:  # with no project around it, only what lies beside the question
+            path = confined(given, question.parent) if allowed is None else \
+                allowed_source(given, layout.root, allowed, what=str(source["path"]))
+        except InputError:
+            continue
+        if path.is_file():
+            found[str(source.get("label"))] = path
+    return found
+
+
+def recorded_texts(question: Path, recorded: list[dict]) -> dict[str, str]:
+    """The text of each source a discussion recorded, by label, as it is on disk now (for checking quotes);
+    a source that cannot be read now, or that the rule for sources refuses, is left out."""
+    found = {}
+    for label, path in recorded_paths(question, recorded).items():
         try:
-            if not layout.panels.is_file():  # no project around it: only what lies beside the question
-                path = confined(question.parent / str(source["path"]), question.parent)
-            else:
-                path = allowed_source(question.parent / str(source["path"]), layout.root,
-                                      load_source_folders(layout.panels), what=str(source["path"]))
-            if path.is_file():
-                found[str(source.get("label"))] = _text(path, path.read_bytes()[:MAX_BYTES])
-        except (InputError, OSError, UnicodeDecodeError, ValueError):
+            found[label] = _text(path, path.read_bytes()[:MAX_BYTES])
+        except (OSError, UnicodeDecodeError, ValueError):
             continue
     return found
