@@ -53,3 +53,55 @@ def test_project_prompts_override_the_packaged_ones(tmp_path):
     prompts = Prompts(tmp_path)
     assert prompts.render("vote", question={"title": "Q?"}) == "Custom ballot for Q?\n"
     assert "panel of language models" in prompts.render("system", panelist=PANEL.members[0])
+
+
+def test_a_prompt_from_a_pull_request_cannot_reach_past_its_data(tmp_path, monkeypatch):
+    """A project's prompt templates come with its files, from anyone who opens a pull request: they fill in
+    text and may not reach the process (its environment, its keys, its files) through the values they get."""
+    import pytest
+
+    from discuss.errors import InputError
+
+    monkeypatch.setenv("FAKE_KEY", "sk-must-never-leave-123456")
+    for attempt in ("{{ cycler.__init__.__globals__.os.environ }}",
+                    "{{ question.__class__.__mro__[1].__subclasses__() }}",
+                    "{{ lipsum.__globals__['os'].environ['FAKE_KEY'] }}",
+                    "{% set x = question.update({'title': 'changed'}) %}{{ question.title }}"):
+        (tmp_path / "vote.j2").write_text(attempt)
+        with pytest.raises(InputError, match="vote.j2"):
+            Prompts(tmp_path).render("vote", question={"title": "Q?"})
+    (tmp_path / "vote.j2").write_text("{% if question.title %}Ballot {{ question.title | upper }}{% endif %}")
+    assert Prompts(tmp_path).render("vote", question={"title": "q?"}) == "Ballot Q?\n"
+
+
+def test_compiled_prompts_are_kept_in_the_users_cache_and_follow_an_edit(tmp_path, monkeypatch):
+    from discuss.text import prompting
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    prompting._environment.cache_clear()
+    (tmp_path / "vote.j2").write_text("First {{ question.title }}")
+    assert Prompts(tmp_path).render("vote", question={"title": "Q?"}) == "First Q?\n"
+    assert list((tmp_path / "cache" / "discuss" / "prompts").rglob("*.cache")), "the compiled template is kept"
+    prompting._environment.cache_clear()  # as a new process would: what was kept is read, nothing compiled
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ImmutableSandboxedEnvironment, "compile", not_again)
+        assert Prompts(tmp_path).render("vote", question={"title": "Q?"}) == "First Q?\n"
+    prompting._environment.cache_clear()
+    (tmp_path / "vote.j2").write_text("Second {{ question.title }}")
+    assert Prompts(tmp_path).render("vote", question={"title": "Q?"}) == "Second Q?\n"
+    prompting._environment.cache_clear()
+
+
+def test_a_cache_folder_others_can_write_in_is_not_used(tmp_path, monkeypatch):
+    from discuss.userdirs import user_cache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert user_cache("prompts") == tmp_path / "discuss" / "prompts"
+    (tmp_path / "discuss" / "shared").mkdir(mode=0o777)
+    (tmp_path / "discuss" / "shared").chmod(0o777)
+    assert user_cache("shared") is None

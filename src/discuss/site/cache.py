@@ -30,9 +30,10 @@ LIBRARIES = ("markdown", "nh3", "jinja2", "markupsafe")
 
 def default_folder(docs_dir: Path) -> Path:
     """This user's cache folder for the site of `docs_dir`."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    from ..userdirs import user_cache
+
     key = hashlib.sha256(str(docs_dir.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return base / "discuss" / "site" / key
+    return user_cache("site", key, make=False)  # type: ignore[return-value]
 
 
 def _tree(folder: Path) -> list[str]:

@@ -73,8 +73,14 @@ def as_data(text: str) -> str:
 @functools.lru_cache(maxsize=64)
 def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
     """One environment per search path, so a template is compiled once per process, not once per discussion
-    (an eval runs hundreds); the loader still sees a template edited since (it checks the file's time)."""
-    env = jinja2.Environment(
+    (an eval runs hundreds); the loader still sees a template edited since (it checks the file's time).
+
+    Sandboxed: a project's templates come with its files, from whoever opens a pull request, and fill in
+    text; they may not reach past the values they are given (no attribute of Python's own, no changing a
+    value). Compiled templates are kept in this user's cache, by their text: a run compiles none again."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment(
         loader=jinja2.FileSystemLoader(list(folders)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -82,7 +88,24 @@ def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
         finalize=_finalize,
     )
     env.globals["cache_break"] = BREAK
+    env.bytecode_cache = _compiled(env)
     return env
+
+
+def _compiled(env: jinja2.Environment) -> jinja2.BytecodeCache | None:
+    """A folder of compiled templates for environments made as `env` is (its class and what changes the
+    code it compiles); none where this user's cache cannot be written."""
+    import hashlib
+
+    from ..userdirs import user_cache
+
+    made = repr((type(env).__qualname__, jinja2.__version__, sys.version_info[:2], env.block_start_string,
+                 env.block_end_string, env.variable_start_string, env.variable_end_string, env.comment_start_string,
+                 env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks,
+                 env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.autoescape,
+                 env.finalize is not None, env.optimized, sorted(env.extensions)))
+    folder = user_cache("prompts", hashlib.sha256(made.encode()).hexdigest()[:24])
+    return jinja2.FileSystemBytecodeCache(str(folder)) if folder is not None else None
 
 
 class Prompts:
@@ -103,10 +126,13 @@ class Prompts:
     def render(self, name: str, **context) -> str:
         try:
             template = self.env.get_template(f"{name}.j2")
+            return template.render(**context).strip() + "\n"
         except jinja2.TemplateNotFound:
             where = ", ".join(str(f) for f in self.folders)
             raise InputError(f"prompt template {name}.j2 not found (looked in {where})") from None
-        return template.render(**context).strip() + "\n"
+        except jinja2.TemplateError as exc:  # a project's template that is not valid, or reaches too far
+            where = getattr(exc, "filename", None) or f"{name}.j2"
+            raise InputError(f"prompt template {where}: {exc.message or type(exc).__name__}") from None
 
 
 def estimate_tokens(text: str) -> int:
