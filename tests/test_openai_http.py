@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -58,6 +59,7 @@ def test_a_run_on_a_local_server_never_imports_litellm(project, fake, protocol):
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "litellm" not in imported and "openai" not in imported
     assert "httpx" not in imported and "h11" in imported  # a plain http server: asyncio's streams and h11
+    assert "importlib.metadata" not in imported  # pydantic's plugins are off: their entry points are not read
     # The tokenizer (40 MB) is loaded for a protocol that cuts texts by tokens, and only for one.
     assert ("tiktoken" in imported) == (protocol == "vote")
     assert store.load(project.folder).conclusion is not None  # and the discussion went to its end
@@ -191,3 +193,21 @@ def test_an_https_server_is_reached_with_the_systems_certificates(monkeypatch):
 
     asyncio.run(transports())
     assert len(made) == 1 and made[0].verify_mode == ssl.CERT_REQUIRED
+
+
+def test_pydantics_plugin_loader_stands_aside_only_while_plugins_are_off(monkeypatch):
+    from discuss.cli.entry import _NoPlugins
+
+    loader = _NoPlugins("pydantic.plugin._loader")
+    monkeypatch.setitem(sys.modules, "pydantic.plugin._loader", loader)
+    for off in ("__all__", "1", "true"):
+        monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", off)
+        assert tuple(loader.get_plugins()) == ()
+    with pytest.raises(AttributeError):
+        loader.__path__  # noqa: B018 - a module, not a package, to the import system
+    assert loader.PYDANTIC_ENTRY_POINT_GROUP == "pydantic"  # any other name: the real module's
+    real = sys.modules["pydantic.plugin._loader"]
+    assert not isinstance(real, _NoPlugins) and real.get_plugins is not loader.get_plugins
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "only-mine")  # plugins on: the real loader reads them
+    monkeypatch.setattr(_NoPlugins, "_real", staticmethod(lambda: SimpleNamespace(get_plugins=lambda: ("mine",))))
+    assert loader.get_plugins() == ("mine",)

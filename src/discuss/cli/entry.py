@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 
 
 def main() -> None:
@@ -20,6 +21,8 @@ def main() -> None:
     # pydantic looks for plugins by reading every installed package's entry points (15 ms) before it checks
     # the first file; set the variable to another value to have a plugin of yours watch discuss's checks.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__":
+        sys.modules.setdefault("pydantic.plugin._loader", _NoPlugins("pydantic.plugin._loader"))
     from .quick import status
 
     code = status(sys.argv[1:])
@@ -32,6 +35,31 @@ def main() -> None:
     except SystemExit as done:
         leave(done.code)
     leave(0)
+
+
+class _NoPlugins(types.ModuleType):
+    """pydantic's plugin loader while plugins are off: the real one imports importlib.metadata (20 ms, for
+    the entry points it would only read with plugins on) before it looks at the setting. Any other name
+    is the real module's, imported then."""
+
+    @staticmethod
+    def get_plugins(*args: object, **kwargs: object) -> tuple:
+        if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in ("__all__", "1", "true"):  # pydantic's own words for off
+            return ()
+        return _NoPlugins._real().get_plugins(*args, **kwargs)
+
+    @staticmethod
+    def _real() -> types.ModuleType:
+        import importlib
+
+        if isinstance(sys.modules.get("pydantic.plugin._loader"), _NoPlugins):
+            del sys.modules["pydantic.plugin._loader"]
+        return importlib.import_module("pydantic.plugin._loader")
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__"):  # what the import system asks of every module (`__path__`): not a package
+            raise AttributeError(name)
+        return getattr(_NoPlugins._real(), name)
 
 
 def leave(code: object) -> None:
