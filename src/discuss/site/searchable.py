@@ -87,7 +87,7 @@ Tag = tuple[int, int, str, str, str]  # start, end, "/" or "", name, attributes
 def _unwrappable(html: str, tags: list[Tag]) -> list[bool] | None:
     """For each tag, whether the search's index depends on its element; None where the fragment is not
     plain, balanced HTML (then nothing is taken out)."""
-    open_: list[list] = []  # [name, index of its start tag, kept]
+    open_: list[list] = []  # [name, index of its start tag, keep: 0 out, 1 kept, 2 kept with all it holds]
     worded = not html.startswith("<")  # whether text or an element came before: the first section has begun
     untouched = 0  # how many open elements keep all they hold as it is: headings, what the search skips
     kept = [True] * len(tags)
@@ -106,10 +106,10 @@ def _unwrappable(html: str, tags: list[Tag]) -> list[bool] | None:
         else:
             whole = name in HEADINGS or _guarded(name, attrs)
             opens_first = not worded and name not in VOID  # where the search begins the page's first section
-            keep = 2 if whole else (untouched > 0 or name in KEPT or opens_first)
+            keep = 2 if whole else int(untouched > 0 or name in KEPT or opens_first)
             if name in HEADINGS and _holds_section(attrs):
                 for outer in open_:  # where a section ends depends on every element around its heading
-                    outer[2] = outer[2] or True
+                    outer[2] = max(outer[2], 1)
             worded = worded or opens_first
             if name in VOID or attrs.endswith("/"):
                 kept[i] = bool(keep)
