@@ -62,7 +62,7 @@ VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "l
 # Elements whose text HTML parsers read raw (any Python's): a fragment holding one is left as it is.
 RAW = frozenset({"script", "style", "object", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
                  "noscript", "plaintext"})
-TAG = re.compile(r"""<(/?)([a-zA-Z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*)>""")
+TAG = re.compile(r"""<(/?)([a-zA-Z][^\s/>]*)((?:[^>"']+|"[^"]*"|'[^']*')*)>""")
 ATTRIBUTE = re.compile(r"""\s([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]*))?""")
 MARK = "<br>"  # a void tag: where text must stay two pieces, as the tag it stands for kept it
 
