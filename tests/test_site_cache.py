@@ -124,6 +124,15 @@ def test_what_is_kept_is_outside_the_project_and_only_what_the_last_build_asked_
     assert len(list(folder.glob("*.json"))) == 3
 
 
+def test_a_rebuild_in_the_same_process_keeps_every_page_it_did_not_render_again(project, renders):
+    """As `mkdocs serve` rebuilds after an edit: the pages it had in memory are still kept for the next build."""
+    reply = next((project / "content" / "questions" / "first").rglob("round-1/*.md"))
+    reply.write_text(reply.read_text() + "\nAn edit while serving.\n")
+    build(settled(project))  # the same process: what it rendered before is in memory
+    assert renders == ["questions/first.md"]
+    assert question_pages(built(project)) and renders == ["questions/first.md"]  # a new process renders none
+
+
 def test_a_kept_file_that_is_not_as_written_is_rendered_again(project, renders):
     first = question_pages(project / "site")
     folder = cache.default_folder(project / "content")

@@ -51,8 +51,9 @@ class Rendered(NamedTuple):
     section_searched: str
 
 
-# Rendered parts of a page by question page, with the signature of the files they came from (mkdocs serve).
-_SECTIONS: dict[str, tuple[tuple, list[Rendered]]] = {}
+# Rendered parts of a page by question page, with the signature of the files they came from and their key in
+# the cache (mkdocs serve).
+_SECTIONS: dict[str, tuple[tuple, list[Rendered], str | None]] = {}
 
 
 def rendered(entry: Entry) -> list[Rendered]:
@@ -270,6 +271,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
     def _shown(self, entry: Entry) -> list[Rendered]:
         """The page's parts: as this process last rendered them, as a build kept them, or rendered now."""
         known = _SECTIONS.get(entry.src_uri)
+        if known is not None and known[0] == entry.signature and self.cache is not None and known[2]:
+            self.cache.asked.add(known[2])  # still this page's: kept when the build prunes
         if known is not None and known[0] == entry.signature:
             return known[1]
         key = self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature]) if self.cache else None
@@ -279,7 +282,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             # Kept only if no file changed from its reading to now: then what was shown is what the key holds.
             if self.cache and key and steady(entry.signature):
                 self.cache.put(key, [list(x) for x in shown])
-        _SECTIONS[entry.src_uri] = (entry.signature, shown)
+        _SECTIONS[entry.src_uri] = (entry.signature, shown, key)
         return shown
 
     @event_priority(100)  # before the search plugin reads the page
