@@ -51,9 +51,9 @@ class Rendered(NamedTuple):
     section_searched: str
 
 
-# Rendered parts of a page by question page, with the signature of the files they came from and their key in
-# the cache (mkdocs serve).
-_SECTIONS: dict[str, tuple[tuple, list[Rendered], str | None]] = {}
+# Rendered parts of a page by question page (mkdocs serve): the signature of the files they came from, the
+# digest of the code and settings they were rendered with, the parts, their key in the cache.
+_SECTIONS: dict[str, tuple[tuple, str, list[Rendered], str | None]] = {}
 
 
 def rendered(entry: Entry) -> list[Rendered]:
@@ -126,6 +126,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         self.for_search: dict[str, str] = {}  # a question page's content without what search leaves out
         self.whole = ""  # the page's content while the search plugin reads the copy made for it
         self.cache: cache.RenderCache | None = None
+        self.common = ""  # what every page is rendered with: the code's digest and the settings
 
     def on_startup(self, *, command, dirty: bool) -> None:
         self.dirty_build = dirty
@@ -156,9 +157,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         self.entries: dict[str, Entry] = {e.src_uri: e for e in entries}
         # What every page is rendered with: the code (templates, protocols' packages, libraries), the settings.
         protocols = {x.discussion.protocol for e in entries for x in (e, *e.parts) if x.discussion}
-        common = cache.code_digest(protocols) + json.dumps(dict(self.config), sort_keys=True, default=str)
-        self.cache = self._cache(config, common)
-        self.stamps = dirty.stamps(entries, common)
+        self.common = cache.code_digest(protocols) + json.dumps(dict(self.config), sort_keys=True, default=str)
+        self.cache = self._cache(config, self.common)
+        self.stamps = dirty.stamps(entries, self.common)
         if self.dirty_build:  # a page shows more than its own file: rebuild those whose discussion changed
             dirty.mark_changed(files, self.stamps, dirty.kept(Path(config.site_dir)))
         self._keep_out(files, config, {e.folder_uri for e in entries})
@@ -271,10 +272,10 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
     def _shown(self, entry: Entry) -> list[Rendered]:
         """The page's parts: as this process last rendered them, as a build kept them, or rendered now."""
         known = _SECTIONS.get(entry.src_uri)
-        if known is not None and known[0] == entry.signature and self.cache is not None and known[2]:
-            self.cache.asked.add(known[2])  # still this page's: kept when the build prunes
-        if known is not None and known[0] == entry.signature:
-            return known[1]
+        if known is not None and known[:2] == (entry.signature, self.common):
+            if self.cache is not None and known[3]:
+                self.cache.asked.add(known[3])  # still this page's: kept when the build prunes
+            return known[2]
         key = self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature]) if self.cache else None
         shown = _kept(self.cache.get(key), 1 + len(entry.parts)) if self.cache and key else None
         if shown is None:
@@ -282,7 +283,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             # Kept only if no file changed from its reading to now: then what was shown is what the key holds.
             if self.cache and key and steady(entry.signature):
                 self.cache.put(key, [list(x) for x in shown])
-        _SECTIONS[entry.src_uri] = (entry.signature, shown, key)
+        _SECTIONS[entry.src_uri] = (entry.signature, self.common, shown, key)
         return shown
 
     @event_priority(100)  # before the search plugin reads the page
