@@ -201,3 +201,16 @@ def test_a_record_naming_a_source_outside_the_project_is_never_read(project, web
         data = json.loads(project.cli("show", "swarm-power", "--json").stdout)
         bob = next(row for row in data["citations"] if row["panelist"] == "bob" and row["round"] == 1)
         assert bob["quotes"][0]["found"] is False, path  # the file was not read: nothing in it is found
+
+
+def test_a_broken_panel_file_still_lets_the_quotes_be_checked_where_sources_always_may_lie(project, web):
+    test_an_invented_quote_and_a_label_with_no_source_are_flagged_and_an_honest_quote_is_not(project, web)
+    panels = project.root / "discussions" / "panels.yaml"
+    panels.write_text(panels.read_text() + "\n  this is: [not valid\n")
+    from discuss.store.discussions import load
+    from discuss.store.questions import read_question
+    from discuss.store.sources import recorded_texts
+
+    (question,) = project.root.glob("content/**/swarm-power.md")
+    d = load(read_question(question).folder)
+    assert list(recorded_texts(question, d.sources)) == ["S1"]  # a frozen page: read as before

@@ -196,7 +196,10 @@ def recorded_paths(question: Path, recorded: list[dict]) -> dict[str, Path]:
     from .panels import load_source_folders
 
     layout = Layout.find(question.parent.resolve())
-    allowed = load_source_folders(layout.panels) if layout.panels.is_file() else None
+    try:
+        allowed = load_source_folders(layout.panels) if layout.panels.is_file() else None
+    except InputError:  # a panel file that cannot be read allows no folder beyond the content and frozen pages
+        allowed = []
     found = {}
     for source in recorded:
         if not source.get("path"):
