@@ -119,6 +119,15 @@ def when(stamp: str | None) -> str:
     return day if len(str(stamp)) <= 10 else f"{day}, {at:%H:%M} UTC"
 
 
+def keyed(items: Any, *names: str) -> dict[tuple, Any]:
+    """Items by the values of their attributes `names`, the first of each (a vote matrix's cells by voter and
+    author): one look-up a cell, not a pass over every vote."""
+    out: dict[tuple, Any] = {}
+    for item in items:
+        out.setdefault(tuple(getattr(item, name) for name in names), item)
+    return out
+
+
 def _env() -> Environment:
     loader = ChoiceLoader([PackageLoader("discuss", "site/templates"), FunctionLoader(_package_template)])
     # Every value a template writes passes `visible`: no title, name or reply reorders the page unseen.
@@ -134,6 +143,7 @@ def _env() -> Environment:
     env.filters["anchor"] = slugify
     env.filters["bdi"] = isolated
     env.filters["when"] = when
+    env.filters["keyed"] = keyed
     env.globals["describe"] = describe
     env.globals["budget_line"] = budget_line
     env.globals["reply_marks"] = reply_marks
