@@ -21,13 +21,13 @@ def main() -> None:
     # pydantic looks for plugins by reading every installed package's entry points (15 ms) before it checks
     # the first file; set the variable to another value to have a plugin of yours watch discuss's checks.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__":
-        sys.modules.setdefault("pydantic.plugin._loader", _NoPlugins("pydantic.plugin._loader"))
     from .quick import status
 
     code = status(sys.argv[1:])
     if code is not None:
         sys.exit(code)
+    if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__":
+        sys.modules.setdefault("pydantic.plugin._loader", _NoPlugins("pydantic.plugin._loader"))
     from .app import main as cli
 
     try:
