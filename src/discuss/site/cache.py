@@ -28,12 +28,11 @@ FORMAT = "1"  # what a kept file holds; a new format asks for new files
 LIBRARIES = ("markdown", "nh3", "jinja2", "markupsafe")
 
 
-def default_folder(docs_dir: Path) -> Path:
-    """This user's cache folder for the site of `docs_dir`."""
+def default_folder(docs_dir: Path) -> Path | None:
+    """This user's cache folder for the site of `docs_dir`, private to them; None where it cannot be."""
     from ..userdirs import user_cache
 
-    key = hashlib.sha256(str(docs_dir.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return user_cache("site", key, make=False)  # type: ignore[return-value]
+    return user_cache("site", hashlib.sha256(str(docs_dir.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24])
 
 
 def _tree(folder: Path) -> list[str]:

@@ -199,10 +199,11 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         """The pages kept by earlier builds of this site, under keys that hold `common`."""
         if not self.config.cache:
             return None
-        folder = Path(self.config.cache_dir) if self.config.cache_dir else cache.default_folder(Path(config.docs_dir))
-        if not folder.is_absolute():
-            folder = Path(config.config_file_path or ".").resolve().parent / folder
-        return cache.RenderCache(folder, common)
+        if not self.config.cache_dir:
+            folder = cache.default_folder(Path(config.docs_dir))
+            return cache.RenderCache(folder, common) if folder is not None else None
+        # A folder mkdocs.yml names, relative to it (whoever writes mkdocs.yml decides the whole build anyway).
+        return cache.RenderCache(Path(config.config_file_path or ".").resolve().parent / self.config.cache_dir, common)
 
     def _keep_out(self, files: Files, config, known: set[str]) -> None:
         """Model text is published only through the sanitised renderer: no discussion file is a page."""
