@@ -78,22 +78,22 @@ def _check_allowed(q: Question, entry: str, path: Path, top: Path, allowed: list
 
     Its text goes to every provider and may be quoted on the site.
     """
-    try:
-        allowed_source(path, top, allowed, what=f"{q.path}: source {entry!r}")
-    except InputError as exc:
-        if "outside the project" in str(exc):
-            raise InputError(f"{exc}; list its folder under sourceFolders: in discussions/panels.yaml") from None
-        raise
+    allowed_source(path, top, allowed, what=f"{q.path}: source {entry!r}",
+                   outside="; list its folder under sourceFolders: in discussions/panels.yaml")
 
 
-def allowed_source(path: Path, top: Path, allowed: list[Path], what: str) -> Path:
+def allowed_source(path: Path, top: Path, allowed: list[Path], what: str, outside: str = "") -> Path:
     """`path` resolved, where a source may be read from: the project's content tree, its frozen pages or a
-    folder panels.yaml allows, and no settings, hidden or key file. InputError otherwise.
+    folder panels.yaml allows, and no settings, hidden or key file. InputError otherwise (`outside` added
+    to the words for a path outside those folders).
 
     The one rule for a source, whether it is read to be recorded or a discussion's record names it later
     (a record is a file like any other: a pull request can write any path into it).
     """
-    real = confined(path, Layout(top).content, top / FROZEN, *allowed, what=what)
+    try:
+        real = confined(path, Layout(top).content, top / FROZEN, *allowed, what=what)
+    except InputError as exc:
+        raise InputError(f"{exc}{outside}") from None
     inner = real.relative_to(top).parts if real.is_relative_to(top) else real.parts
     if inner[:1] == ("discussions",) or any(part.startswith(".") for part in inner) \
             or SECRET_FILE.search(real.name):
