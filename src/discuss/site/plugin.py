@@ -192,7 +192,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         # Each with where it lives and which part it is: repeated trials of one question share id and slug.
         found = [discussion_json(x.discussion) | {"path": data_path(x), "part": x.part, "trial": x.trial}
                  for e in entries for x in (e, *e.parts, *e.trials) if x.discussion]
-        files.append(File.generated(config, DATA, content=json.dumps(found, indent=1, ensure_ascii=False)))
+        # One discussion a line: readable in a diff, and written by json's C encoder (indenting takes its Python one).
+        lines = ",\n".join(json.dumps(x, ensure_ascii=False) for x in found)
+        files.append(File.generated(config, DATA, content=f"[\n{lines}\n]\n" if found else "[]\n"))
         return files
 
     def _cache(self, config, common: str) -> cache.RenderCache | None:
