@@ -150,3 +150,13 @@ def test_one_builds_real_paths_are_the_systems_for_every_kind_of_link(tmp_path):
     for path in ("docs/q/file-link.md", "docs/folder-link/secret.md"):
         assert refused_file(tmp_path / path, tmp_path / "docs", realpath) == "links outside the docs folder"
     assert refused_file(tmp_path / "docs" / "q" / "plain.md", tmp_path / "docs", realpath) is None
+
+
+def test_a_name_is_isolated_and_escaped():
+    from markupsafe import Markup
+
+    from discuss.site.render import isolated
+
+    assert isolated('<img src=x onerror="steal()">') == "<bdi>&lt;img src=x onerror=&#34;steal()&#34;&gt;</bdi>"
+    assert isolated(Markup("<em>Ada</em>")) == "<bdi><em>Ada</em></bdi>"  # already safe: kept as it is
+    assert isolated("") == "" and isolated(None) == ""

@@ -16,7 +16,7 @@ from typing import Any
 import markdown as md
 import nh3
 from jinja2 import ChoiceLoader, Environment, FunctionLoader, PackageLoader
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..archive.evaluation import diversity
 from ..archive.leaderboard import match_standings, participation, standings
@@ -63,7 +63,8 @@ def safe_markdown(text: str) -> Markup:
 def isolated(name: object) -> Markup:
     """A name people or a recorded file gave, shown in its own direction: right-to-left letters or a stray
     direction mark in it never reorder the text around it."""
-    return Markup("<bdi>{}</bdi>").format(name) if name else Markup("")
+    # Joined, not Markup.format: its formatter is Python's own and took 1% of a site build.
+    return Markup(f"<bdi>{escape(name)}</bdi>") if name else Markup("")
 
 
 def safe_inline(text: str) -> Markup:
