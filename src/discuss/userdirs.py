@@ -23,3 +23,10 @@ def user_cache(*parts: str, make: bool = True) -> Path | None:
     except OSError:
         return None
     return folder if found.st_uid == os.getuid() and not found.st_mode & 0o022 else None
+
+
+def folder_key(folder: Path) -> str:
+    """A short name for `folder` as this machine resolves it, for the files kept about it outside it."""
+    import hashlib
+
+    return hashlib.sha256(str(folder.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]

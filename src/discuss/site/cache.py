@@ -30,9 +30,9 @@ LIBRARIES = ("markdown", "nh3", "jinja2", "markupsafe")
 
 def default_folder(docs_dir: Path) -> Path | None:
     """This user's cache folder for the site of `docs_dir`, private to them; None where it cannot be."""
-    from ..userdirs import user_cache
+    from ..userdirs import folder_key, user_cache
 
-    return user_cache("site", hashlib.sha256(str(docs_dir.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24])
+    return user_cache("site", folder_key(docs_dir))
 
 
 def _tree(folder: Path) -> list[str]:

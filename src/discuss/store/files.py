@@ -28,10 +28,9 @@ def kept_beside_locks(folder: Path, name: str) -> Path:
     """A file of this user's about `folder`, among the lock files outside the project: `name` with `{}` for a
     key of the folder's absolute path, so two runs on this machine meet at the same file (runs on other
     machines never share a folder anyway)."""
-    import hashlib
+    from ..userdirs import folder_key
 
-    key = hashlib.sha256(str(folder.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return _lock_folder() / name.format(key)
+    return _lock_folder() / name.format(folder_key(folder))
 
 
 def _lock_folder(again: bool = False) -> Path:
