@@ -214,3 +214,15 @@ def test_a_broken_panel_file_still_lets_the_quotes_be_checked_where_sources_alwa
     (question,) = project.root.glob("content/**/swarm-power.md")
     d = load(read_question(question).folder)
     assert list(recorded_texts(question, d.sources)) == ["S1"]  # a frozen page: read as before
+
+
+def test_with_no_project_around_it_a_record_reads_only_what_lies_beside_its_question(tmp_path):
+    from discuss.store.sources import recorded_texts
+
+    question = tmp_path / "site" / "questions" / "q.md"
+    question.parent.mkdir(parents=True)
+    question.write_text("---\ntitle: Q?\n---\n")
+    (question.parent / "notes.md").write_text("Beside the question.")
+    (tmp_path / "outside.md").write_text("Outside every folder of the site.")
+    found = recorded_texts(question, [{"label": "S1", "path": "notes.md"}, {"label": "S2", "path": "../../outside.md"}])
+    assert list(found) == ["S1"] and "Beside the question." in found["S1"]

@@ -189,3 +189,42 @@ def test_with_the_cache_off_nothing_is_kept(tmp_path):
     before = set(cache.default_folder(tmp_path).parent.iterdir())  # every site's folder in this user's cache
     built(root)
     assert set(cache.default_folder(tmp_path).parent.iterdir()) == before
+
+
+def test_a_file_written_within_a_tick_of_the_clock_is_not_taken_as_steady(tmp_path):
+    """A page is kept only for files whose time would show a later write: older than a tick of the clock
+    (50 ms, a second where the file system keeps whole seconds)."""
+    reply = tmp_path / "reply.md"
+    reply.write_text("text")
+    now = time.time_ns()
+    second = now // 1_000_000_000 * 1_000_000_000
+    for mtime, steady in ((now - 10_000_000, False), (now - 200_000_001, True), (second, False),
+                          (second - 3_000_000_000, True)):
+        os.utime(reply, ns=(mtime, mtime))
+        assert collect.steady(collect._stats([reply])) is steady, mtime
+    signature = collect._stats([reply])
+    reply.write_text("another text")
+    os.utime(reply, ns=(mtime, mtime))
+    assert not collect.steady(signature)  # its size changed since the signature was taken
+
+
+def test_the_code_a_page_is_rendered_with_includes_a_protocol_package_outside_discuss(tmp_path, monkeypatch):
+    from importlib import import_module
+
+    from discuss import protocols
+
+    package = tmp_path / "plugins" / "echoing"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from discuss.protocols.council import Council\n\n\n"
+                                         "class Echoing(Council):\n    pass\n")
+    partial = package / "site.html.j2"
+    partial.write_text("{% macro summary(view) %}{% endmacro %}{% macro round(r, view) %}{% endmacro %}\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
+    protocols.register("echoing", lambda: import_module("echoing").Echoing())
+    try:
+        before, council = cache.code_digest({"echoing"}), cache.code_digest({"council"})
+        partial.write_text(partial.read_text() + "{# its partial edited #}\n")
+        assert cache.code_digest({"echoing"}) != before
+        assert cache.code_digest({"council"}) == council  # a built-in protocol's pages: the same code
+    finally:
+        protocols.unregister("echoing")
