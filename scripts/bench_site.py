@@ -87,11 +87,10 @@ def timed(root: Path, kind: str, cold: bool = True, dirty: bool = False, kept: b
     import shutil
 
     from discuss.rules import spread
-    from discuss.site import collect, plugin
+    from discuss.site import plugin
 
     if cold:
-        collect._READ.clear()
-        plugin._SECTIONS.clear()
+        plugin.forget()
         spread._spread.cache_clear()
     if kind == "plugin" and not kept:
         shutil.rmtree(root / "cache", ignore_errors=True)

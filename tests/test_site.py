@@ -545,6 +545,6 @@ def test_a_page_makes_its_figures_and_charts_once(tmp_path, monkeypatch):
 
     made, real = [], render.discussion_view
     monkeypatch.setattr(render, "discussion_view", lambda d: made.append(d.question_slug) or real(d))
-    plugin._SECTIONS.clear()
+    plugin.forget()
     build(sample_site(tmp_path))
     assert sorted(made) == ["first", "second"]  # the verdict and the discussion below it share one view

@@ -24,8 +24,7 @@ def settled(root):
 
 def built(root):
     """A build as a new process makes it: nothing read or rendered by an earlier build in this one."""
-    plugin._SECTIONS.clear()
-    collect._READ.clear()
+    plugin.forget()
     return build(root)
 
 

@@ -143,17 +143,18 @@ class RealPaths:
         return os.path.realpath(joined) if os.path.islink(joined) else joined
 
 
-def refused_file(path: Any, docs_dir: Any, realpath: Callable[[Any], str] | None = None) -> str | None:
+def refused_file(path: Any, docs_dir: Any, realpath: Callable[[Any], str] | None = None, *,
+                 read: bool = True) -> str | None:
     """Why the file at `path` may not be published from `docs_dir` (a link out, text that is not UTF-8), or None.
-    `realpath`: one build's RealPaths, else os.path.realpath."""
+    `realpath`: one build's RealPaths, else os.path.realpath; `read`: False to leave the text unread."""
     import os
 
     realpath = realpath or os.path.realpath
     real, root = realpath(path), realpath(docs_dir)
-    found_in_docs = os.path.commonpath([os.path.abspath(path), os.path.abspath(docs_dir)]) == os.path.abspath(docs_dir)
-    if found_in_docs and os.path.commonpath([real, root]) != root:  # a theme's own files live elsewhere
+    # Found in the docs folder and resolving out of it (a theme's own files live elsewhere).
+    if _within(os.path.abspath(path), os.path.abspath(docs_dir)) and not _within(real, root):
         return "links outside the docs folder"
-    if str(path).endswith(".md"):
+    if read and str(path).endswith(".md"):
         try:
             with open(real, "rb") as f:
                 f.read().decode("utf-8")
@@ -162,3 +163,11 @@ def refused_file(path: Any, docs_dir: Any, realpath: Callable[[Any], str] | None
         except OSError as exc:
             return f"cannot be read ({exc.strerror})"
     return None
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether normalised absolute `path` is `folder` or lies under it (os.path.commonpath's answer, a tenth
+    of its time: a site checks every file)."""
+    import os
+
+    return path == folder or path.startswith(folder if folder.endswith(os.sep) else folder + os.sep)

@@ -21,7 +21,7 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin
 from mkdocs.structure.files import File, Files
 
 from ..archive.export import discussion_json
-from . import analysis, boundary, cache, dirty, evals, render
+from . import analysis, boundary, cache, dirty, evals, indexed, render
 from .collect import Entry, collect, steady
 from .searchable import searchable
 
@@ -147,10 +147,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         if not self.config.enabled:
             return files
         realpath = boundary.RealPaths()
-        for f in list(files):
-            if f.abs_src_path and (why := boundary.refused_file(f.abs_src_path, config.docs_dir, realpath)):
-                log.warning(f"{f.src_uri} {why}: not published")
-                files.remove(f)
+        self._refuse(files, config, realpath, read=False)  # links out first: nothing below opens one
         entries, warnings = collect(Path(config.docs_dir), self.config.questions_dir)
         for warning in warnings:
             log.warning(warning)
@@ -159,16 +156,19 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         protocols = {x.discussion.protocol for e in entries for x in (e, *e.parts) if x.discussion}
         self.common = cache.code_digest(protocols) + json.dumps(dict(self.config), sort_keys=True, default=str)
         self.cache = self._cache(config, self.common)
+        if self.config.cache:  # the search's entries of a page whose text is unchanged are not parsed again
+            indexed.remember(config.plugins)
         self.stamps = dirty.stamps(entries, self.common)
         if self.dirty_build:  # a page shows more than its own file: rebuild those whose discussion changed
             dirty.mark_changed(files, self.stamps, dirty.kept(Path(config.site_dir)))
         self._keep_out(files, config, {e.folder_uri for e in entries})
+        self._refuse(files, config, realpath, read=True)  # the pages left: a discussion's files are read by collect
         pages = {self.config.index_page: wide_page(self.config.index_title)}
         if self.config.leaderboard:
             pages[self.config.leaderboard_page] = wide_page(self.config.leaderboard_title)
         if self.config.analysis:
             pages[self.config.analysis_page] = wide_page(self.config.analysis_title)
-            study = analysis.data_files(analysis.located(entries, data_path))
+            study = _study(entries)
             self.data_files = [uri for uri in study if files.get_file_from_path(uri) is None]
             for uri in sorted(set(study) - set(self.data_files)):
                 log.warning(f"{uri}: the docs folder has a file of that name; the study's table is not published")
@@ -188,14 +188,16 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         shipped = package_files("discuss.site")
         for uri in SHIPPED:
             files.append(File.generated(config, uri, content=shipped.joinpath(uri).read_text(encoding="utf-8")))
-        # The archive as data, for those who analyse it: every readable discussion, whole.
-        # Each with where it lives and which part it is: repeated trials of one question share id and slug.
-        found = [discussion_json(x.discussion) | {"path": data_path(x), "part": x.part, "trial": x.trial}
-                 for e in entries for x in (e, *e.parts, *e.trials) if x.discussion]
-        # One discussion a line: readable in a diff, and written by json's C encoder (indenting takes its Python one).
-        lines = ",\n".join(json.dumps(x, ensure_ascii=False) for x in found)
-        files.append(File.generated(config, DATA, content=f"[\n{lines}\n]\n" if found else "[]\n"))
+        lines = [line for e in entries if (line := _as_data(e))]
+        files.append(File.generated(config, DATA, content="[\n" + ",\n".join(lines) + "\n]\n" if lines else "[]\n"))
         return files
+
+    @staticmethod
+    def _refuse(files: Files, config, realpath, read: bool) -> None:
+        for f in list(files):
+            if f.abs_src_path and (why := boundary.refused_file(f.abs_src_path, config.docs_dir, realpath, read=read)):
+                log.warning(f"{f.src_uri} {why}: not published")
+                files.remove(f)
 
     def _cache(self, config, common: str) -> cache.RenderCache | None:
         """The pages kept by earlier builds of this site, under keys that hold `common`."""
@@ -327,6 +329,40 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         # Discussion files are removed from the page list, so watch them explicitly.
         server.watch(config.docs_dir)
         return server
+
+
+# What this process made of the archive from entries `collect` gave again unread (mkdocs serve): by question
+# page, the entry and its lines of discussions.json; the study's files with the entries they were made from.
+_DATA: dict[str, tuple[Entry, str]] = {}
+_STUDY: list[tuple[list[Entry], dict[str, str]]] = []
+
+
+def _as_data(e: Entry) -> str:
+    """A question's discussions (its parts and trials too) as lines of discussions.json, one discussion a line:
+    readable in a diff, and written by json's C encoder (indenting takes its Python one). Each with where it
+    lives and which part it is: repeated trials of one question share id and slug."""
+    made = _DATA.get(e.src_uri)
+    if made is None or made[0] is not e:
+        found = [discussion_json(x.discussion) | {"path": data_path(x), "part": x.part, "trial": x.trial}
+                 for x in (e, *e.parts, *e.trials) if x.discussion]
+        made = _DATA[e.src_uri] = (e, ",\n".join(json.dumps(x, ensure_ascii=False) for x in found))
+    return made[1]
+
+
+def _study(entries: list[Entry]) -> dict[str, str]:
+    """The study's tables of the archive, as `discuss export --csv` writes them."""
+    if not _STUDY or len(_STUDY[0][0]) != len(entries) or any(a is not b for a, b in zip(_STUDY[0][0], entries)):
+        _STUDY[:] = [(list(entries), analysis.data_files(analysis.located(entries, data_path)))]
+    return _STUDY[0][1]
+
+
+def forget() -> None:
+    """Drop what this process kept of earlier builds: the next build is made as a new process makes it."""
+    from .collect import _READ
+
+    for kept in (_SECTIONS, _DATA, _READ, indexed._MADE):
+        kept.clear()
+    _STUDY.clear()
 
 
 def without_placeholder(markdown: str) -> str:
