@@ -494,3 +494,35 @@ def test_a_background_written_after_round_one_is_named_on_resume(project):
     assert "changed after round 2 answered it" in resumed.stderr
     quiet = project.cli("run", "swarm-power", "-q")
     assert "changed after" not in quiet.stderr  # said once: the record now holds the new text's digest
+
+
+def test_a_command_is_parsed_with_only_its_own_parameters_built(monkeypatch):
+    """typer builds every registered command before it parses; `main` hands it the one named (or its family),
+    the whole app where the word names none, so a misspelt command still gets the list to choose from."""
+    import typer.main
+
+    from discuss.cli import app as cli
+
+    built: list[list[str]] = []
+    real = typer.main.get_group
+
+    def get_group(typer_instance):
+        group = real(typer_instance)
+        built.append(sorted(group.commands))
+        return group
+
+    monkeypatch.setattr(typer.main, "get_group", get_group)
+
+    def run(*argv: str) -> None:
+        try:
+            cli.main(list(argv))
+        except SystemExit:
+            pass
+
+    run("--root", "/", "run", "--help")
+    run("sources", "--help")
+    run("runn")
+    everything = sorted(typer.main.get_command(cli.app).commands)
+    assert built[:2] == [["run"], ["sources"]]
+    assert built[2] == everything and "status" in everything  # a word naming no command: the whole app
+    assert sorted(typer.main.get_command(cli.app).commands) == everything  # and the app is whole again after

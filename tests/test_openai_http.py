@@ -127,11 +127,13 @@ def test_a_reply_past_the_size_limit_is_not_read_on(project, fake, monkeypatch, 
 
 
 @pytest.fixture
-def fresh_table(monkeypatch):
-    """The price table's caches emptied before and after, so a test sees its own reading of it."""
+def fresh_table(monkeypatch, tmp_path):
+    """The price table's caches emptied before and after, and a cache folder of the test's own, so a test sees
+    its own reading of the table."""
     from discuss.providers import openai_names, prices
 
-    caches = (prices._text, prices.price_table, prices.may_list, openai_names._openai_chat)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    caches = (prices.price_table, prices.listed, openai_names._openai_chat)
 
     def clear():
         for cached in caches:  # as they were before a test replaced any
@@ -142,13 +144,23 @@ def fresh_table(monkeypatch):
     clear()
 
 
-def test_every_name_the_price_table_lists_is_seen_in_its_text(fresh_table):
-    names = [k for k in fresh_table.price_table() if k.isascii()]
-    assert len(names) > 1000 and all(fresh_table.may_list(k) for k in names)
-    assert not fresh_table.may_list("openai/llama3.1:8b") and not fresh_table.may_list("llama3.1:8b")
+def test_the_names_kept_are_the_tables_and_are_read_back_without_it(fresh_table, monkeypatch):
+    names = fresh_table.listed()
+    assert len(names) > 1000 and names == set(fresh_table.price_table())
+    assert "openai/llama3.1:8b" not in names and "llama3.1:8b" not in names
+    fresh_table.listed.cache_clear()
+
+    def parsed():
+        raise AssertionError("the whole table was parsed")
+
+    monkeypatch.setattr(fresh_table, "price_table", parsed)
+    assert fresh_table.listed() == names  # the second process reads the names it kept
 
 
 def test_a_model_of_ones_own_server_is_routed_and_priced_without_parsing_the_table(fresh_table, monkeypatch):
+    fresh_table.listed()  # as an earlier run left them
+    fresh_table.listed.cache_clear()
+
     def parsed():
         raise AssertionError("the whole table was parsed")
 
@@ -157,11 +169,27 @@ def test_a_model_of_ones_own_server_is_routed_and_priced_without_parsing_the_tab
     assert route(p) is OPENAI_HTTP and OPENAI_HTTP.price(p, 100, 100) is None
 
 
-def test_a_name_the_table_spells_with_an_escaped_slash_is_still_found(fresh_table, monkeypatch):
-    monkeypatch.setattr(fresh_table, "_text", lambda: b'{"acme\\/model-x": {"input_cost_per_token": 1e-06, '
-                                                      b'"output_cost_per_token": 2e-06}}')
-    assert fresh_table.may_list("acme/model-x") and fresh_table.entry("acme/model-x") is not None
+def test_the_kept_names_follow_the_table_and_a_spoilt_file_is_made_again(fresh_table, monkeypatch, tmp_path):
+    table = tmp_path / "table.json"
+    monkeypatch.setattr(fresh_table, "_table_file", lambda: str(table))
+
+    def listed(text: bytes) -> frozenset[str]:
+        table.write_bytes(text)
+        for cached in (fresh_table.price_table, fresh_table.listed):
+            cached.cache_clear()
+        return fresh_table.listed()
+
+    rates = b'{"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06}'
+    assert listed(b'{"acme\\/model-x": ' + rates + b', "sample_spec": "not a model"}') == {"acme/model-x"}
     assert fresh_table.table_price("acme/model-x", 1000, 1000) == pytest.approx(0.003)
+    assert listed(b'{"acme/model-y": ' + rates + b'}') == {"acme/model-y"}  # a new table: its names
+    found = sorted((tmp_path / "cache" / "discuss" / "prices").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    assert len(found) == 2  # one a table: environments with litellms of their own share the folder
+    kept = found[-1]
+    for spoilt in (b"{not json", b'{"a": 1}', b"[1, 2]"):
+        kept.write_bytes(spoilt)
+        fresh_table.listed.cache_clear()
+        assert fresh_table.listed() == {"acme/model-y"}
 
 
 def test_a_plain_http_server_is_reached_without_reading_the_systems_certificates(project, fake, monkeypatch):

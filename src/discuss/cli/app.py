@@ -8,6 +8,7 @@ family of commands is a module of its own; importing them registers them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -27,7 +28,37 @@ __all__ = ["app", "main"]
 
 def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    app(args=auto_args(sys.argv[1:] if argv is None else argv), prog_name="discuss")
+    args = auto_args(sys.argv[1:] if argv is None else argv)
+    with only(command_of(args)):
+        app(args=args, prog_name="discuss")
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The command `argv` names, after the app's own options; None where it names none (help, version)."""
+    head = 2 if argv[:1] == ["--root"] else 1 if argv[:1] and argv[0].startswith("--root=") else 0
+    word = argv[head] if len(argv) > head else ""
+    return None if not word or word.startswith("-") else word
+
+
+@contextlib.contextmanager
+def only(name: str | None):
+    """The app with the one command (or family) `name` while it runs: typer builds every registered command's
+    parameters before it parses (25 ms of a run's start), and the others are never asked for. The whole
+    app where `name` is none of them, so a misspelt command is answered with the list to choose from."""
+    from typer.main import get_command_name
+
+    commands = [c for c in app.registered_commands
+                if (c.name or get_command_name(getattr(c.callback, "__name__", ""))) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if name is None or not (commands or groups):
+        yield
+        return
+    kept = app.registered_commands, app.registered_groups
+    app.registered_commands, app.registered_groups = commands, groups
+    try:
+        yield
+    finally:
+        app.registered_commands, app.registered_groups = kept
 
 
 def auto_args(argv: list[str]) -> list[str]:
