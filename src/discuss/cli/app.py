@@ -22,6 +22,7 @@ from . import study  # noqa: F401  # isort: skip
 from . import people  # noqa: F401  # isort: skip
 from . import trust  # noqa: F401  # isort: skip
 from .base import app
+from .quick import split_root
 
 __all__ = ["app", "main"]
 
@@ -35,15 +36,14 @@ def main(argv: list[str] | None = None) -> None:
 
 def command_of(argv: list[str]) -> str | None:
     """The command `argv` names, after the app's own options; None where it names none (help, version)."""
-    head = 2 if argv[:1] == ["--root"] else 1 if argv[:1] and argv[0].startswith("--root=") else 0
-    word = argv[head] if len(argv) > head else ""
+    word = (split_root(argv)[1] or [""])[0]
     return None if not word or word.startswith("-") else word
 
 
 @contextlib.contextmanager
 def only(name: str | None):
     """The app with the one command (or family) `name` while it runs: typer builds every registered command's
-    parameters before it parses (25 ms of a run's start), and the others are never asked for. The whole
+    parameters before it parses (a tenth of a second of a run's start), and the others are never asked for. The whole
     app where `name` is none of them, so a misspelt command is answered with the list to choose from."""
     from typer.main import get_command_name
 
@@ -66,8 +66,8 @@ def auto_args(argv: list[str]) -> list[str]:
     slug is `run QUESTION --auto`, anything else (a title in words) is `ask QUESTION`; other commands as given."""
     from ..text.naming import is_safe_id
 
-    head = 2 if argv[:1] == ["--root"] else 1 if argv[:1] and argv[0].startswith("--root=") else 0
-    rest = argv[head:]
+    rest = split_root(argv)[1]
+    head = len(argv) - len(rest)
     if rest[:1] != ["--auto"] or len(rest) < 2 or rest[1].startswith("-"):
         return argv
     question, options = rest[1], rest[2:]

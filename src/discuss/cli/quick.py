@@ -20,13 +20,19 @@ from ..errors import InputError
 from ..store.layout import Layout
 
 
+def split_root(argv: list[str]) -> tuple[str | None, list[str]]:
+    """The app's own `--root DIR` (or `--root=DIR`) where `argv` begins with one, and what follows it."""
+    if argv[:1] == ["--root"] and len(argv) > 1:
+        return argv[1], argv[2:]
+    if argv and argv[0].startswith("--root="):
+        return argv[0].split("=", 1)[1], argv[1:]
+    return None, list(argv)
+
+
 def parse(argv: list[str], env: Mapping[str, str]) -> tuple[Path | None, bool] | None:
     """(the --root folder or None, --json) for a plain `status`; None for anything else."""
-    root, rest = env.get("DISCUSS_ROOT") or None, list(argv)
-    if rest[:1] == ["--root"] and len(rest) > 1:
-        root, rest = rest[1], rest[2:]
-    elif rest and rest[0].startswith("--root="):
-        root, rest = rest[0].split("=", 1)[1], rest[1:]
+    given, rest = split_root(argv)
+    root = given if given is not None else env.get("DISCUSS_ROOT") or None
     if rest not in (["status"], ["status", "--json"]):
         return None
     if root is not None and not Path(root).is_dir():
