@@ -66,9 +66,9 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         root = project(Path(tmp), args.verify)
-        from discuss.site.collect import _READ, collect
+        from discuss.site.collect import collect, forget
 
-        _READ.clear()
+        forget()
         start = time.perf_counter()
         collect(root / "content")
         collected = time.perf_counter() - start

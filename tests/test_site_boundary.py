@@ -123,6 +123,22 @@ def test_a_page_linked_outside_the_docs_folder_is_never_published(tmp_path, capl
     assert "x.md links outside the docs folder: not published" in caplog.text
 
 
+def test_a_page_linked_outside_is_refused_before_any_page_is_opened_to_be_sorted(tmp_path, monkeypatch):
+    """The plugin reads the head of pages to tell a stray discussion file from a page: a link out (to a pipe,
+    a device, a secret) is gone from the list before that."""
+    from discuss.site import boundary
+
+    root = sample_site(tmp_path)
+    (root / "outside.md").write_text("---\ntitle: Outside\n---\n")
+    (root / "content" / "x.md").symlink_to(root / "outside.md")
+    sorted_uris: list[str] = []
+    real = boundary.discussion_folders
+    monkeypatch.setattr(boundary, "discussion_folders", lambda uris, head: real(
+        [u for u in uris if not sorted_uris.append(u)], head))
+    build(root)
+    assert "index.md" in sorted_uris and "x.md" not in sorted_uris
+
+
 def test_a_page_that_is_not_utf8_is_left_out_and_the_build_goes_on(tmp_path, caplog):
     root = sample_site(tmp_path)
     (root / "content" / "questions" / "broken.md").write_bytes(b"---\ntitle: Broken \xff\xfe?\n---\n\nText.\n")
@@ -150,6 +166,15 @@ def test_one_builds_real_paths_are_the_systems_for_every_kind_of_link(tmp_path):
     for path in ("docs/q/file-link.md", "docs/folder-link/secret.md"):
         assert refused_file(tmp_path / path, tmp_path / "docs", realpath) == "links outside the docs folder"
     assert refused_file(tmp_path / "docs" / "q" / "plain.md", tmp_path / "docs", realpath) is None
+
+
+def test_a_link_into_a_folder_whose_name_only_begins_like_the_docs_folder_is_outside(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs-private").mkdir()
+    (tmp_path / "docs-private" / "secret.md").write_text("s")
+    (tmp_path / "docs" / "page.md").symlink_to(tmp_path / "docs-private" / "secret.md")
+    assert refused_file(tmp_path / "docs" / "page.md", tmp_path / "docs") == "links outside the docs folder"
+    assert refused_file(tmp_path / "docs-private" / "secret.md", tmp_path / "docs") is None  # a theme's file
 
 
 def test_a_name_is_isolated_and_escaped():

@@ -57,6 +57,11 @@ def _read(q: Question, src_uri: str, sig: tuple, docs_dir: Path, part: int = 1) 
 _READ: dict[Path, Entry] = {}  # what this process has read, by question file: rebuilds reuse it
 
 
+def forget() -> None:
+    """Drop what this process has read: the next `collect` reads every file, as a new process does."""
+    _READ.clear()
+
+
 def signature(path: Path) -> tuple:
     """The question file and every file of its discussion, as (path, size, modification time)."""
     found = [path]

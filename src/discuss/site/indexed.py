@@ -62,3 +62,8 @@ def _digest(page, settings: str) -> str:
 
 def _toc(items) -> list:
     return [[x.id, x.title, x.url, _toc(x.children)] for x in items or ()]
+
+
+def forget() -> None:
+    """Drop the entries this process made: the next build parses every page, as a new process does."""
+    _MADE.clear()

@@ -358,11 +358,13 @@ def _study(entries: list[Entry]) -> dict[str, str]:
 
 def forget() -> None:
     """Drop what this process kept of earlier builds: the next build is made as a new process makes it."""
-    from .collect import _READ
+    from . import collect
 
-    for kept in (_SECTIONS, _DATA, _READ, indexed._MADE):
-        kept.clear()
+    _SECTIONS.clear()
+    _DATA.clear()
     _STUDY.clear()
+    collect.forget()
+    indexed.forget()
 
 
 def without_placeholder(markdown: str) -> str:
