@@ -21,7 +21,7 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin
 from mkdocs.structure.files import File, Files
 
 from ..archive.export import discussion_json
-from . import analysis, boundary, cache, dirty, evals, indexed, render
+from . import analysis, boundary, cache, dirty, evals, indexed, render, themed
 from .collect import Entry, collect, steady
 from .searchable import searchable
 
@@ -122,6 +122,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
     def __init__(self) -> None:
         super().__init__()
         self.dirty_build = False  # `--dirty`: MkDocs rebuilds only the pages it takes for modified
+        self.serving = False  # `mkdocs serve`: this process builds again after each edit
         self.stamps: dict[str, str] = {}
         self.for_search: dict[str, str] = {}  # a question page's content without what search leaves out
         self.whole = ""  # the page's content while the search plugin reads the copy made for it
@@ -130,6 +131,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
 
     def on_startup(self, *, command, dirty: bool) -> None:
         self.dirty_build = dirty
+        self.serving = command == "serve"
 
     def on_config(self, config):
         if not self.config.enabled:
@@ -228,6 +230,12 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         for f in list(files):
             if f.src_uri.startswith(folders) or f.src_uri in stray:
                 files.remove(f)
+
+    @event_priority(-100)  # after every other plugin changed the templates' environment
+    def on_env(self, env, config, files: Files):
+        if self.config.enabled and self.config.cache and self.serving:  # the next build reuses unchanged pages
+            themed.Reuse(env, config)
+        return env
 
     @event_priority(100)  # before any other plugin (the theme's tags among them) reads the metadata
     def on_page_markdown(self, markdown: str, page, config, files: Files) -> str:
@@ -365,6 +373,7 @@ def forget() -> None:
     _STUDY.clear()
     collect.forget()
     indexed.forget()
+    themed.forget()
 
 
 def without_placeholder(markdown: str) -> str:
