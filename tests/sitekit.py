@@ -103,7 +103,10 @@ def build(root: Path) -> Path:
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
-    mkdocs_build(load_config(str(root / "mkdocs.yml")))
+    config = load_config(str(root / "mkdocs.yml"))
+    # As `mkdocs build` does: a plugin instance lives as long as the process, and a build says what it is.
+    config.plugins.on_startup(command="build", dirty=False)
+    mkdocs_build(config)
     return root / "site"
 
 

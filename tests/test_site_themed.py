@@ -12,7 +12,8 @@ from discuss.site import plugin, themed
 from sitekit import MKDOCS, sample_site
 from test_site_cache import settled
 
-OTHERS = {"index.md", "notes.md", "questions/second.md", "questions/third.md"}
+PAGES = {"index.md", "notes.md", "questions/second.md", "questions/third.md"}
+OTHERS = PAGES | {"404.html"}  # the theme's page for an address not found draws the navigation too
 
 
 def serve(root, command="serve"):
@@ -24,7 +25,7 @@ def serve(root, command="serve"):
 
 
 def pages(site):
-    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*.html"))}
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted([*site.rglob("*.html"), site / "sitemap.xml"])}
 
 
 def fresh(root):
@@ -52,8 +53,7 @@ def drawn(monkeypatch):
 
     def render(self, *args, **kwargs):
         page = dict(*args, **kwargs).get("page")
-        if page is not None:
-            seen.append(page.file.src_uri)
+        seen.append(page.file.src_uri if page is not None else self.name)
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(jinja2.Template, "render", render)
@@ -74,7 +74,8 @@ def test_a_rebuild_renders_only_the_pages_that_changed_and_serves_what_a_new_pro
     assert served == fresh(project)
 
 
-@pytest.mark.parametrize("change", ["title", "setting", "override", "override removed", "status"])
+@pytest.mark.parametrize("change", ["title", "setting", "override", "override edited", "override removed",
+                                    "status"])
 def test_what_every_page_shows_renders_every_page_again(project, drawn, change):
     notes, config = project / "content" / "notes.md", project / "mkdocs.yml"
     footer = project / "overrides" / "partials" / "footer.html"
@@ -83,6 +84,11 @@ def test_what_every_page_shows_renders_every_page_again(project, drawn, change):
         footer.write_text("<footer>Ours</footer>\n")
         serve(settled(project))
         footer.unlink()
+    elif change == "override edited":  # the compiled template kept from the first is not used again
+        footer.parent.mkdir()
+        footer.write_text("<footer>Theirs</footer>\n")
+        serve(settled(project))
+        footer.write_text("<footer>Ours</footer>\n")
     elif change == "override":
         footer.parent.mkdir()
         footer.write_text("<footer>Ours</footer>\n")
@@ -97,7 +103,8 @@ def test_what_every_page_shows_renders_every_page_again(project, drawn, change):
     served = pages(serve(settled(project)))
     assert OTHERS <= set(drawn)
     assert served == fresh(project)
-    assert (b"Ours" in served["index.html"]) == (change == "override")
+    assert (b"Ours" in served["index.html"]) == (change in ("override", "override edited"))
+    assert b"Theirs" not in served["index.html"]
 
 
 def test_a_template_that_shows_the_build_time_is_rendered_every_time(project, drawn):
@@ -122,15 +129,15 @@ def test_a_value_another_plugin_adds_is_part_of_the_key(project, drawn):
     serve(project)
     drawn.clear()
     serve(project)
-    assert not OTHERS & set(drawn)  # the same values: reused
+    assert not PAGES & set(drawn)  # the same values: reused
     (project / "stamp.txt").write_text("two")
     serve(project)
-    assert OTHERS <= set(drawn)  # a value changed: rendered
+    assert PAGES <= set(drawn)  # a value changed: rendered
     (project / "opaque").write_text("")
     serve(project)
     drawn.clear()
     serve(project)
-    assert OTHERS <= set(drawn)  # a value that cannot be written down: rendered every time
+    assert PAGES <= set(drawn)  # a value that cannot be written down: rendered every time
 
 
 @pytest.mark.parametrize("how", ["build", "cache off"])

@@ -13,7 +13,6 @@ import posixpath
 import re
 from importlib.resources import files as package_files
 from pathlib import Path
-from typing import NamedTuple
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
@@ -21,9 +20,11 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin
 from mkdocs.structure.files import File, Files
 
 from ..archive.export import discussion_json
-from . import analysis, boundary, cache, dirty, evals, indexed, render, themed
+from ..text.compiled import compiled_templates
+from . import analysis, boundary, cache, dirty, evals, indexed, prerender, render, themed
 from .collect import Entry, collect, steady
 from .searchable import searchable
+from .sections import Rendered, rendered
 
 log = get_plugin_logger(__name__)
 CSS = "assets/discuss.css"
@@ -41,30 +42,9 @@ STATUS_TOOLTIPS = {
 }
 
 
-class Rendered(NamedTuple):
-    """A question's verdict (its conclusion, for the top of the page; the first part's only) and its
-    discussion section, each with the copy the search reads (`searchable`)."""
-
-    verdict: str
-    section: str
-    verdict_searched: str
-    section_searched: str
-
-
 # Rendered parts of a page by question page (mkdocs serve): the signature of the files they came from, the
 # digest of the code and settings they were rendered with, the parts, their key in the cache.
 _SECTIONS: dict[str, tuple[tuple, str, list[Rendered], str | None]] = {}
-
-
-def rendered(entry: Entry) -> list[Rendered]:
-    """What a question's page shows of `entry` and of each of its follow-ups, in order."""
-    out = []
-    for x in (entry, *entry.parts):
-        view = render.view_of(x)  # figures and charts made once for both parts of the page
-        verdict = render.verdict_section(x, view) if x is entry else ""
-        section = render.question_section(x, bool(verdict), view)
-        out.append(Rendered(verdict, section, searchable(verdict), searchable(section)))
-    return out
 
 
 def _kept(parts: list | None, count: int) -> list[Rendered] | None:
@@ -127,6 +107,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         self.for_search: dict[str, str] = {}  # a question page's content without what search leaves out
         self.whole = ""  # the page's content while the search plugin reads the copy made for it
         self.cache: cache.RenderCache | None = None
+        self.keys: dict[str, str] = {}  # each question page's key in the cache, where made before its page
+        self.helper: prerender.Helper | None = None
         self.common = ""  # what every page is rendered with: the code's digest and the settings
 
     def on_startup(self, *, command, dirty: bool) -> None:
@@ -158,6 +140,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         protocols = {x.discussion.protocol for e in entries for x in (e, *e.parts) if x.discussion}
         self.common = cache.code_digest(protocols) + json.dumps(dict(self.config), sort_keys=True, default=str)
         self.cache = self._cache(config, self.common)
+        self._ahead(entries)
         if self.config.cache:  # the search's entries of a page whose text is unchanged are not parsed again
             indexed.remember(config.plugins)
         self.stamps = dirty.stamps(entries, self.common)
@@ -211,6 +194,26 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         # A folder mkdocs.yml names, relative to it (whoever writes mkdocs.yml decides the whole build anyway).
         return cache.RenderCache(Path(config.config_file_path or ".").resolve().parent / self.config.cache_dir, common)
 
+    def _ahead(self, entries: list[Entry]) -> None:
+        """Start a helper rendering the question pages neither this process nor the cache holds."""
+        self.keys = {}
+        if self.cache is None or self.dirty_build:  # a dirty build renders only some of them
+            return
+        jobs = []
+        for entry in entries:
+            known = _SECTIONS.get(entry.src_uri)
+            if known is not None and known[:2] == (entry.signature, self.common):
+                continue
+            key = self.keys[entry.src_uri] = self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature])
+            if not (self.cache.folder / f"{key}.json").exists():
+                jobs.append((key, entry))
+        self.helper = prerender.start(jobs, self.cache.folder)
+
+    def _stop_helper(self) -> None:
+        if self.helper is not None:
+            self.helper.stop()
+            self.helper = None
+
     def _keep_out(self, files: Files, config, known: set[str]) -> None:
         """Model text is published only through the sanitised renderer: no discussion file is a page."""
         docs = Path(config.docs_dir)
@@ -233,8 +236,12 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
 
     @event_priority(-100)  # after every other plugin changed the templates' environment
     def on_env(self, env, config, files: Files):
-        if self.config.enabled and self.config.cache and self.serving:  # the next build reuses unchanged pages
-            themed.Reuse(env, config)
+        self._stop_helper()  # every page is read: what it did not render, the build has
+        if self.config.enabled and self.config.cache:
+            if env.bytecode_cache is None:  # the theme's templates compiled once, not on every build
+                env.bytecode_cache = compiled_templates(env, "site-templates")
+            if self.serving:  # the next build reuses unchanged pages
+                themed.Reuse(env, config)
         return env
 
     @event_priority(100)  # before any other plugin (the theme's tags among them) reads the metadata
@@ -289,7 +296,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             if self.cache is not None and known[3]:
                 self.cache.asked.add(known[3])  # still this page's: kept when the build prunes
             return known[2]
-        key = self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature]) if self.cache else None
+        key = self.keys.pop(entry.src_uri, None) or (
+            self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature]) if self.cache else None)
         shown = _kept(self.cache.get(key), 1 + len(entry.parts)) if self.cache and key else None
         if shown is None:
             shown = rendered(entry)
@@ -326,6 +334,9 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return link + "/" if url.endswith("/") and not link.endswith("/") else link
 
         return href
+
+    def on_build_error(self, error) -> None:
+        self._stop_helper()
 
     def on_post_build(self, config) -> None:
         if self.config.enabled:

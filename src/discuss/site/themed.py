@@ -130,10 +130,10 @@ class Reuse:
     def render(self, real: Callable[..., str], name: str, *args: Any, **kwargs: Any) -> str:
         context = dict(*args, **kwargs)
         page = context.get("page")
-        key = self.key(name, context) if page is not None and self.common is not None else None
-        if page is None or key is None:
+        key = self.key(name, context) if self.common is not None else None
+        if key is None:
             return real(context)
-        where = page.file.dest_uri
+        where = page.file.dest_uri if page is not None else f"template {name}"  # 404.html draws the navigation too
         kept = _KEPT.pop(where, None)
         _BYTES[0] -= len(kept[1]) if kept else 0
         if kept is not None and kept[0] == key:
@@ -157,7 +157,7 @@ class Reuse:
                 if field in ("nav", "pages", "config"):
                     held.append([field, self._once(value, field)])
                 elif field == "page":
-                    held.append(["page", _page(value)])
+                    held.append(["page", _page(value) if value is not None else None])
                 else:
                     held.append([field, value])
             return _digest(_dump(held))
@@ -169,8 +169,10 @@ class Reuse:
         if known is None or known[0] is not value:
             if field == "nav":
                 written = _dump([_nav(value.items), value.homepage.url if value.homepage else None])
-            elif field == "pages":
-                written = _dump([[f.src_uri, f.dest_uri, f.url] for f in value])
+            elif field == "pages":  # the sitemap's list
+                written = _dump([[f.src_uri, f.dest_uri, f.url] + ([] if f.page is None else [
+                    str(f.page.title), f.page.update_date, f.page.canonical_url, f.page.abs_url, f.page.meta])
+                    for f in value])
             else:
                 written = _dump(value)
             known = self.memo[id(value)] = (value, _digest(written))

@@ -22,6 +22,7 @@ import jinja2
 
 from ..calls import CACHE_BREAK
 from ..errors import InputError
+from .compiled import compiled_templates
 
 
 class Protocol(Structural):
@@ -88,24 +89,8 @@ def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
         finalize=_finalize,
     )
     env.globals["cache_break"] = BREAK
-    env.bytecode_cache = _compiled(env)
+    env.bytecode_cache = compiled_templates(env, "prompts")
     return env
-
-
-def _compiled(env: jinja2.Environment) -> jinja2.BytecodeCache | None:
-    """A folder of compiled templates for environments made as `env` is (its class and what changes the
-    code it compiles); none where this user's cache cannot be written."""
-    import hashlib
-
-    from ..userdirs import user_cache
-
-    made = repr((type(env).__qualname__, jinja2.__version__, sys.version_info[:2], env.block_start_string,
-                 env.block_end_string, env.variable_start_string, env.variable_end_string, env.comment_start_string,
-                 env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks,
-                 env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.autoescape,
-                 env.finalize is not None, env.optimized, sorted(env.extensions)))
-    folder = user_cache("prompts", hashlib.sha256(made.encode()).hexdigest()[:24])
-    return jinja2.FileSystemBytecodeCache(str(folder)) if folder is not None else None
 
 
 class Prompts:
