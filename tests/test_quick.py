@@ -153,3 +153,13 @@ def test_the_front_matter_people_write_is_read_line_by_line(block):
     import yaml
 
     assert statuses.plain_front_matter(block) == yaml.load(block, Loader=yaml.CSafeLoader)
+
+
+@given(st.text(alphabet="ab\r\n\u2028é", max_size=40))
+def test_files_are_read_as_path_read_text_reads_them(text):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "q.md")
+        path.write_bytes(text.encode("utf-8"))
+        assert statuses.read_text(path) == path.read_text(encoding="utf-8")

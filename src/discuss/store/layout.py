@@ -37,14 +37,19 @@ def part_paths(folder: Path) -> list[Path]:
 
 def question_files(content: Path) -> list[Path]:
     """Every question file under `content`, sorted, never descending into discussion folders."""
+    return [Path(p) for p in question_names(content)]
+
+
+def question_names(content: Path) -> list[str]:
+    """`question_files` as the paths' text (a status over ten thousand questions makes no Path of them)."""
     found = []
     for folder, dirs, files in os.walk(content):
         names = set(files)
         # A folder named like a Markdown file beside it, or holding a discussion, is a discussion.
         dirs[:] = sorted(d for d in dirs if f"{d}.md" not in names
                          and not os.path.isfile(os.path.join(folder, d, DISCUSSION_FILE)))
-        found += [Path(folder, f) for f in files if f.endswith(".md") and f != "index.md"]
-    return sorted(found, key=lambda p: p.parts)  # the order Path sorts in, without its slower comparisons
+        found += [os.path.join(folder, f) for f in files if f.endswith(".md") and f != "index.md"]
+    return sorted(found, key=lambda p: p.split(os.sep))  # the order Path sorts in, without making Paths
 
 
 CONTENT_LINE = re.compile(r"""^content:[ \t]*(['"]?)([^'"#\n]*?)\1[ \t]*(?:#.*)?$""", re.MULTILINE)

@@ -28,19 +28,19 @@ def _identity(path: str) -> list[int] | None:
     return [s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns]
 
 
-def sources(question: Path) -> list[Any]:
+def sources(question: str) -> list[Any]:
     """The identities of the files a question's row is read from (a follow-up part's too: it is a question
-    file with a discussion folder of its own)."""
-    folder = str(question.with_suffix(""))
-    return [_identity(str(question)), _identity(os.path.join(folder, "discussion.yaml")),
-            _identity(os.path.join(folder, "audit")), _identity(folder)]
+    file with a discussion folder of its own), by the question file's path (`<folder>.md`)."""
+    folder = question[:-3]
+    return [_identity(question), _identity(folder + "/discussion.yaml"), _identity(folder + "/audit"),
+            _identity(folder)]
 
 
 def fresh(entry: Any, identities: list[Any]) -> bool:
     """Whether a kept entry `[sources, rows, parts]` still holds: the question's files (their `identities`
     now), and each part's."""
     return (isinstance(entry, list) and len(entry) == 3 and entry[0] == identities
-            and all(ids == sources(Path(part)) for part, ids in entry[2]))
+            and all(isinstance(part, str) and ids == sources(part) for part, ids in entry[2]))
 
 
 def _file(content: Path) -> Path:

@@ -9,13 +9,14 @@ as one broken discussion hides no other.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
 
 from ..domain import FINISHED
 from ..text.naming import is_safe_id
-from .layout import DISCUSSION_FILE, part_paths, question_files
+from .layout import DISCUSSION_FILE, part_paths, question_names
 from .summary import Summary, from_data, from_head, is_legacy, quick_load, with_audits
 from .yamlshape import MAX_BYTES
 
@@ -23,10 +24,17 @@ SCALARS = (str, int, float, type(None))
 FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)  # the line that closes the front matter
 
 
+def read_text(path: Path | str) -> str:
+    """A file's text as `Path.read_text` gives it (UTF-8, line ends made `\n`), read in one piece."""
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def slug_of(path: Path) -> str | None:
     """The slug of a question file whose front matter is plain; None where the full reader must look."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except (OSError, UnicodeDecodeError):
         return None
     closing = FENCE.search(text, 4) if text.startswith("---\n") else None
@@ -91,7 +99,7 @@ class NeedsFullReader(Exception):
 def summary_of(folder: Path) -> Summary | None:
     """The summary, None where no discussion was started."""
     try:
-        text = (folder / DISCUSSION_FILE).read_text(encoding="utf-8")
+        text = read_text(os.path.join(folder, DISCUSSION_FILE))
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError):
@@ -123,8 +131,8 @@ def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str
     out: list[tuple[str, Summary | None]] = []
     warnings: list[str] = []
     kept, now = statuscache.load(content), {}
-    for path in question_files(content) if content.is_dir() else []:
-        key, sources = str(path), statuscache.sources(path)
+    for key in question_names(content) if content.is_dir() else []:
+        sources = statuscache.sources(key)
         if (known := kept.get(key)) is not None and statuscache.fresh(known, sources):
             try:
                 out += statuscache.decode(known[1])
@@ -134,10 +142,10 @@ def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str
                 now[key] = known
                 continue
         said = len(warnings)
-        rows, parts = _rows(path, warnings)
+        rows, parts = _rows(Path(key), warnings)
         out += rows
         if len(warnings) == said:  # a row that warned is read again next time, and warns again
-            now[key] = [sources, statuscache.encode(rows), [[str(p), statuscache.sources(p)] for p in parts]]
+            now[key] = [sources, statuscache.encode(rows), [[str(p), statuscache.sources(str(p))] for p in parts]]
     if now != kept:
         statuscache.save(content, now)
     return out, warnings
