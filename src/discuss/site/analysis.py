@@ -30,10 +30,17 @@ def located(entries: list[Entry], path_of) -> list[Located]:
             for e in entries for x in (e, *e.parts, *e.trials) if x.discussion]
 
 
-def data_files(rows: list[Located]) -> dict[str, str]:
-    """The study's files by their path under the site, as `discuss export --csv` writes them."""
-    found = {f"{DATA_DIR}/{name}": as_csv(table) for name, table in tables(rows).items()}
-    found[f"{DATA_DIR}/{DIVERGENT}"] = dump({"schema": 1, "divergentViews": divergent_views(rows)})
+def study_rows(located: list[Located]) -> dict[str, list[dict[str, Any]]]:
+    """The rows of the study's files, by file name, in the order of `located`: the rows of a list of
+    discussions are the rows of each, one after another."""
+    return tables(located) | {DIVERGENT: divergent_views(located)}
+
+
+def data_files(rows: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    """The study's files made of their rows (`study_rows`), by their path under the site, as `discuss export
+    --csv` writes them."""
+    found = {f"{DATA_DIR}/{name}": as_csv(table) for name, table in rows.items() if name != DIVERGENT}
+    found[f"{DATA_DIR}/{DIVERGENT}"] = dump({"schema": 1, "divergentViews": rows[DIVERGENT]})
     return found
 
 

@@ -351,8 +351,10 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
 
 
 # What this process made of the archive from entries `collect` gave again unread (mkdocs serve): by question
-# page, the entry and its lines of discussions.json; the study's files with the entries they were made from.
+# page, the entry and its lines of discussions.json, and the entry and its rows of the study's tables; the
+# study's files with the entries they were made from.
 _DATA: dict[str, tuple[Entry, str]] = {}
+_ROWS: dict[str, tuple[Entry, dict[str, list]]] = {}
 _STUDY: list[tuple[list[Entry], dict[str, str]]] = []
 
 
@@ -371,7 +373,14 @@ def _as_data(e: Entry) -> str:
 def _study(entries: list[Entry]) -> dict[str, str]:
     """The study's tables of the archive, as `discuss export --csv` writes them."""
     if not _STUDY or len(_STUDY[0][0]) != len(entries) or any(a is not b for a, b in zip(_STUDY[0][0], entries)):
-        _STUDY[:] = [(list(entries), analysis.data_files(analysis.located(entries, data_path)))]
+        rows: dict[str, list] = {}
+        for e in entries:  # each question's rows made once while `collect` gives back the same entry
+            made = _ROWS.get(e.src_uri)
+            if made is None or made[0] is not e:
+                made = _ROWS[e.src_uri] = (e, analysis.study_rows(analysis.located([e], data_path)))
+            for name, found in made[1].items():
+                rows.setdefault(name, []).extend(found)
+        _STUDY[:] = [(list(entries), analysis.data_files(rows or analysis.study_rows([])))]
     return _STUDY[0][1]
 
 
@@ -382,6 +391,7 @@ def forget() -> None:
     _SECTIONS.clear()
     _DATA.clear()
     _STUDY.clear()
+    _ROWS.clear()
     collect.forget()
     indexed.forget()
     themed.forget()
