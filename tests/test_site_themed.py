@@ -148,3 +148,16 @@ def test_a_plain_build_and_a_site_without_the_cache_keep_no_html(project, how):
         config.write_text(config.read_text().replace("  - discuss\n", "  - discuss:\n      cache: false\n"))
     serve(project, command="build" if how == "build" else "serve")
     assert themed._KEPT == {}
+
+
+def test_a_value_json_cannot_write_in_order_renders_the_page(project, drawn):
+    (project / "hooks.py").write_text("def on_page_context(context, page, config, nav):\n"
+                                      "    context['mixed'] = {1: 'one', 'two': 2}\n"
+                                      "    return context\n")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text() + "hooks:\n  - hooks.py\n")
+    serve(project)
+    drawn.clear()
+    served = pages(serve(project))
+    assert PAGES <= set(drawn)
+    assert served == fresh(project)

@@ -114,7 +114,7 @@ class Reuse:
         _record(env)
         try:
             self.common = _digest(_dump([FORMAT, _functions(env), config]))
-        except Unknown:
+        except (Unknown, TypeError, ValueError):  # ValueError: a circular value; TypeError: keys of mixed kinds
             return
         real = env.get_template
 
@@ -161,7 +161,7 @@ class Reuse:
                 else:
                     held.append([field, value])
             return _digest(_dump(held))
-        except Unknown:
+        except (Unknown, TypeError, ValueError):
             return None
 
     def _once(self, value: Any, field: str) -> str:
