@@ -204,10 +204,15 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             known = _SECTIONS.get(entry.src_uri)
             if known is not None and known[:2] == (entry.signature, self.common):
                 continue
-            key = self.keys[entry.src_uri] = self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature])
+            key = self.keys[entry.src_uri] = self._key(entry)
             if not (self.cache.folder / f"{key}.json").exists():
                 jobs.append((key, entry))
         self.helper = prerender.start(jobs, self.cache.folder)
+
+    def _key(self, entry: Entry) -> str:
+        """The page's key in the render cache: its files' bytes, the code and the settings."""
+        assert self.cache is not None
+        return self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature])
 
     def _stop_helper(self) -> None:
         if self.helper is not None:
@@ -296,8 +301,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             if self.cache is not None and known[3]:
                 self.cache.asked.add(known[3])  # still this page's: kept when the build prunes
             return known[2]
-        key = self.keys.pop(entry.src_uri, None) or (
-            self.cache.key(entry.src_uri, [Path(p) for p, _, _ in entry.signature]) if self.cache else None)
+        key = self.keys.pop(entry.src_uri, None) or (self._key(entry) if self.cache else None)
         shown = _kept(self.cache.get(key), 1 + len(entry.parts)) if self.cache and key else None
         if shown is None:
             shown = rendered(entry)
