@@ -79,3 +79,15 @@ def test_the_build_shows_what_the_helper_kept(project, tmp_path, monkeypatch):
     monkeypatch.setattr(plugin, "rendered", lambda entry: made.append(entry) or [])
     assert first_build(project, tmp_path, monkeypatch, pages_for_helper=1) == alone
     assert made == []  # every question page came from the helper
+
+
+def test_the_helper_is_stopped_once_every_page_is_read(project, tmp_path, monkeypatch):
+    slow = tmp_path / "slow-python"  # a helper that would outlive the build if nobody stopped it
+    slow.write_text("#!/bin/sh\nexec sleep 60\n")
+    slow.chmod(0o755)
+    made = []
+    real = prerender.start
+    monkeypatch.setattr(prerender, "start", lambda jobs, folder: made.append(real(jobs, folder)) or made[-1])
+    monkeypatch.setattr(sys, "executable", str(slow))
+    first_build(project, tmp_path, monkeypatch, pages_for_helper=1)
+    assert made and made[0].process.returncode is not None  # killed before the build wrote a page

@@ -32,7 +32,8 @@ from typing import Any
 # navigation, and a served site of a thousand pages would otherwise keep hundreds of megabytes).
 _KEPT: dict[str, tuple[str, bytes]] = {}
 # Each template name a build of this process asked its loader for since the templates last changed, with the
-# digest of the source it got (None: none found); a template that shows the build's time is noted under TIMED.
+# digest of the source it got (None: none found; TIMED, which no digest equals: a source that shows the build's
+# time, so the next build finds it changed and keeps nothing).
 _LOADED: dict[str, str | None] = {}
 TIMED = "build_date_utc"
 _BYTES = [0]  # the compressed size of what _KEPT holds
@@ -202,8 +203,6 @@ def _same_templates(env: Any) -> bool:
     from jinja2 import TemplateNotFound
 
     for name, digest in _LOADED.items():
-        if name == TIMED:
-            return False
         try:
             source = env.loader.get_source(env, name)[0]
         except TemplateNotFound:
@@ -226,9 +225,7 @@ def _record(env: Any) -> None:
         except TemplateNotFound:
             _LOADED[template] = None
             raise
-        _LOADED[template] = _digest(found[0])
-        if TIMED in found[0]:
-            _LOADED[TIMED] = None
+        _LOADED[template] = TIMED if TIMED in found[0] else _digest(found[0])
         return found
 
     loader.get_source = get_source
