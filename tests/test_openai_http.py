@@ -60,6 +60,8 @@ def test_a_run_on_a_local_server_never_imports_litellm(project, fake, protocol):
     assert "litellm" not in imported and "openai" not in imported
     assert "httpx" not in imported and "h11" in imported  # a plain http server: asyncio's streams and h11
     assert "importlib.metadata" not in imported  # pydantic's plugins are off: their entry points are not read
+    # Neither the eval's figures nor the machinery for packages that are no folder: a run never uses them.
+    assert not imported & {"discuss.archive.evaluation", "discuss.store.evalsets", "importlib.resources", "zipfile"}
     # The tokenizer (40 MB) is loaded for a protocol that cuts texts by tokens, and only for one.
     assert ("tiktoken" in imported) == (protocol == "vote")
     assert store.load(project.folder).conclusion is not None  # and the discussion went to its end

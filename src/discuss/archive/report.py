@@ -15,7 +15,6 @@ from ..protocols.stats import agreement_label, discussion_stats
 from ..rules import signatures
 from ..text.clean import clean
 from ..text.outcomes import describe
-from .evaluation import diversity
 from .listing import money
 
 
@@ -198,7 +197,7 @@ def _header(d: Discussion, names: dict[str, str]) -> list[str]:
                    f"{money(d.spent.cost)}")
     if d.panel.simulated:
         out.append("simulated: written by the offline or scripted panel, not by language models")
-    elif len(d.panel.members) > 1 and (found := diversity(d.panel))["oneFamily"]:
+    elif len(d.panel.members) > 1 and (found := _diversity(d))["oneFamily"]:
         out.append(f"one model family: every panelist is a {found['families'][0]} model, so their errors may be "
                    "alike and their agreement says less")
     for s in d.sources:
@@ -247,3 +246,9 @@ def _conclusion_lines(c, names: dict[str, str]) -> list[str]:
         out += ["", "Minority positions:"] + [
             f"- {m.position}" + (f" ({m.held_by})" if m.held_by else "") for m in c.minority_positions]
     return out
+
+
+def _diversity(d: Discussion) -> dict:
+    from .evaluation import diversity  # the eval's figures (graders, its statistics): not a run's to import
+
+    return diversity(d.panel)

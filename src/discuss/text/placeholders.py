@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,9 @@ def examples_in(templates: Iterable[str]) -> list[str]:
 
 
 def _packaged() -> Iterator[str]:
-    root = files("discuss")
+    # The package's own folder: a run reads these before its first check, and importlib.resources (with
+    # zipfile and tempfile, for packages that are no folder) would be imported for the path alone.
+    root = Path(__file__).resolve().parent.parent
     for folder in (root / "text" / "prompts", *(p / "prompts" for p in (root / "protocols").iterdir() if p.is_dir())):
         if folder.is_dir():
             yield from (t.read_text(encoding="utf-8") for t in folder.iterdir() if t.name.endswith(".j2"))
