@@ -59,10 +59,12 @@ class Saving:
     every step that only tallies or closes a round (a rerun redoes those).
     So results are written together once `QUIET` passes without another
     (or `LONGEST` after the first of them, if they keep coming), and other
-    changes while the next phase's requests are out and when the run ends,
-    however it ends. A phase whose replies all arrive together is written
-    once, after its last reply. A write that fails keeps what it held
-    pending and stops the run before it spends again.
+    changes (the run's start and a round it opens included) while the next
+    phase's requests are out, and at the latest before the first of their
+    results is taken in, and when the run ends, however it ends. A phase
+    whose replies all arrive together is written once, after its last
+    reply. A write that fails keeps what it held pending and stops the run
+    before it spends again.
     """
 
     QUIET, LONGEST = 0.01, 0.05  # seconds
@@ -78,6 +80,7 @@ class Saving:
         self.first: float | None = None  # when the oldest unwritten result came
         self.recorded = len(d.rounds)  # the rounds discussion.yaml on disk records
         self.failed: Exception | None = None  # a write on a timer that failed, raised before money is spent again
+        self.ahead = False  # what was pending when requests went out: written before any of their results is taken
 
     def result(self, index: bool) -> None:
         self.changed(index)
@@ -92,18 +95,20 @@ class Saving:
         """Write what is pending once the next phase's requests are out (within `LONGEST` of a result still).
 
         Sending and writing both want the one thread; the requests go first,
-        and the writing is done while the provider works on them. But a
-        round opened since the index was written is recorded at once: no
-        file of a round may reach the disk before the index names the round
-        (a resume refuses such a folder), and its replies may come quickly.
+        and the writing is done while the provider works on them (a run's
+        first save, with the YAML writer's import, took 30-60 ms before its
+        first request). A round opened since the index was written is in
+        that write, which `before_result` makes before any reply of the round
+        is taken in: no file of a round may reach the disk before the index
+        names the round (a resume refuses such a folder).
         """
         if self.failed is not None:
             raise self.failed
         if len(self.d.rounds) > self.recorded:
             self.changed()
-            return self.flush()
         if self.since is None:
             return
+        self.ahead = True
         loop = self.loop or asyncio.get_running_loop()
         due = loop.time() + self.SENDING
         if self.first is not None:
@@ -112,10 +117,16 @@ class Saving:
             self.timer.cancel()
         self.timer = loop.call_at(due, self._timed)
 
-    def changed(self, index: bool = True) -> None:
-        """The newest round changed, and the index unless told not: kept until the next flush."""
-        newest = len(self.d.rounds)
-        self.since = newest if self.since is None else min(self.since, newest)
+    def before_result(self) -> None:
+        """A result of the phase in flight is about to be taken in: what was pending when it was asked for is
+        written first, so the index names a round before the round's first reply reaches the disk."""
+        if self.ahead:
+            self._timed()
+
+    def changed(self, index: bool = True, since: int | None = None) -> None:
+        """A round changed (the newest unless told), and the index unless told not: kept until the next flush."""
+        first = len(self.d.rounds) if since is None else since
+        self.since = first if self.since is None else min(self.since, first)
         self.index = self.index or index
 
     def flush(self) -> None:
@@ -127,7 +138,7 @@ class Saving:
             return
         index = self.index or len(self.d.rounds) > self.recorded
         self.write(self.since, index)  # raising, all stays pending
-        self.since, self.index, self.failed = None, False, None
+        self.since, self.index, self.failed, self.ahead = None, False, None, False
         if index:
             self.recorded = len(self.d.rounds)
 
@@ -161,11 +172,10 @@ class Runner:
             tokens.preload()  # 0.3 s and 40 MB that the later phases need, not the first
         with lock:
             d.waiting_for = []  # asked again below: who is still awaited is found afresh
-            if not dry:
-                store.save(d, folder)
-            # After that, only the round being worked on (and the index) can change.
+            # The whole discussion is written first; after that, only the round being worked on (and the index).
             saving = Saving(d, lambda since, index: None if dry else
                             store.save(d, folder, from_round=since, index=index))
+            saving.changed(since=1)
             try:
                 await self._steps(protocol, d, ctx, saving)
             finally:
@@ -208,6 +218,7 @@ class Runner:
     def _fold(d: Discussion, step: Step, saving: Saving, waiting: list[tuple[str, str]],
               result: CallResult) -> None:
         """A finished call into the state, saved within moments; a failure is in the index, so that is written too."""
+        saving.before_result()
         if result.waiting:
             waiting.append((result.spec.panelist.id, result.waiting))
             return
