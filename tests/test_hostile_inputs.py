@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import re
 
 import pytest
@@ -105,6 +106,21 @@ def test_a_full_disk_ends_in_one_line_and_resumes(project, fake, monkeypatch):
     again = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
     assert again.exit_code == 0, again.output
     assert len(fake.requests_for("alpha", "respond")) == answered  # saved answers are not bought again
+
+
+def test_a_full_disk_is_refused_before_the_panel_is_asked(project, fake, monkeypatch):
+    """A run writes its start once its first requests are out: a disk without room for it spends nothing."""
+    import discuss.store.files as files
+
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    real = files.os.statvfs
+    monkeypatch.setattr(files.os, "statvfs", lambda path: os.statvfs_result((4096, 4096, 10**6, 0, 3, 10**5, 0, 0, 0, 255)))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 1, result.output
+    assert "No space left on device (12288 bytes free" in result.stderr and "Traceback" not in result.output
+    assert fake.requests == [] and not (project.folder / "discussion.yaml").exists()
+    monkeypatch.setattr(files.os, "statvfs", real)
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1").exit_code == 0
 
 
 def test_a_folder_where_a_file_belongs_is_named(project):

@@ -195,6 +195,20 @@ class DiscussionLock:
             self._fd = None
 
 
+ROOM = 1 << 20  # bytes free a run wants before it spends: it writes its start once its first requests are out
+
+
+def check_room(folder: Path) -> None:
+    """Refuse, before anything is paid for, a discussion folder whose disk is (all but) full."""
+    try:
+        found = os.statvfs(folder)
+    except OSError:
+        return  # a disk that will not say is left to the writes, which name their own fault
+    if (free := found.f_bavail * found.f_frsize) < ROOM:
+        raise OSError(errno.ENOSPC, f"No space left on device ({free} bytes free; a run wants {ROOM} before it "
+                      "asks the panel)", str(folder))
+
+
 def is_running(folder: Path) -> bool:
     """Whether a run holds the discussion's lock now (asked without waiting, and without taking it)."""
     try:
