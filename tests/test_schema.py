@@ -120,3 +120,20 @@ def test_keys_of_the_site_dyson_and_ones_own_pass(project):
     extra = "priority: high\nsourcePhase: phase-1\ndescription: a page\nx-protocl: mine\nreviewer: Dana\n"
     project.question.write_text(project.question.read_text().replace("tags: [power]", "tags: [power]\n" + extra))
     assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1").exit_code == 0
+
+
+def test_a_list_or_mapping_field_defaults_to_an_empty_one_of_its_own():
+    """A default of `[]` or `{}` (pydantic copies it for each file): `default_factory=list` had pydantic read
+    list's signature from its text, importing and compiling Python's tokenizer on every run's start."""
+    import subprocess
+    import sys
+
+    from discuss.schema.question import FrontMatterModel
+
+    one, other = FrontMatterModel(title="One"), FrontMatterModel(title="Other")
+    one.tags.append("a")
+    assert other.tags == [] and other.sources == []
+    code = ("import tokenize, discuss.schema.panels, discuss.schema.question, discuss.schema.evalset\n"
+            "print(tokenize._compile.cache_info().misses)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "0", done.stderr

@@ -16,7 +16,7 @@ class ItemModel(BaseModel):
     question: StrictStr = Field(min_length=1, max_length=4000)
     answer: StrictStr | int | float
     answer_type: Literal["number", "choice", "text"] = Field(alias="answerType")
-    aliases: list[StrictStr] = Field(default_factory=list)
+    aliases: list[StrictStr] = Field(default=[])
     background: StrictStr = ""
 
     @field_validator("id")

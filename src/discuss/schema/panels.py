@@ -184,9 +184,9 @@ class PanelFileModel(BaseModel):
     model_config = FORBID
     panels: dict[str, PanelModel]
     # Most requests at once per provider (the model string's prefix).
-    limits: dict[str, StrictInt] = Field(default_factory=dict)
+    limits: dict[str, StrictInt] = Field(default={})
     # Folders of the project, beside content/, that a question's sources may come from.
-    source_folders: list[str] = Field(default_factory=list, alias="sourceFolders")
+    source_folders: list[str] = Field(default=[], alias="sourceFolders")
     # Where the questions are, when not content/ (a Project Dyson checkout: src/content/research-questions).
     content: StrictStr | None = None
     # The search endpoint of `discuss sources search`.

@@ -25,12 +25,12 @@ class FrontMatterModel(BaseModel):
     question_id: str | int | None = Field(None, alias="questionId")
     question_type: str | None = Field(None, alias="questionType")
     status: str | None = None
-    tags: list[str | int] = Field(default_factory=list)
+    tags: list[str | int] = Field(default=[])
     protocol: str | None = None
     panel: str | None = None
     task_type: str | None = Field(None, alias="taskType")
     stakes: Literal["low", "medium", "high"] | None = None
-    sources: list[str] = Field(default_factory=list)  # files or globs beside the question, or URLs
+    sources: list[str] = Field(default=[])  # files or globs beside the question, or URLs
     # The question asks for a decision: `yes-no`, or the options to choose from (`discuss verdict`).
     decision: Literal["yes-no"] | list[str] | None = None
 
