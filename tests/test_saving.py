@@ -190,3 +190,20 @@ def test_a_run_writes_its_start_while_its_first_requests_are_out(project, fake, 
     assert result.exit_code == 0, result.output
     assert first_write == [3]  # every member's first request had reached the server
     assert discussions.load(project.folder).conclusion is not None
+
+
+def test_what_a_replys_check_needs_is_made_while_the_requests_are_out(project, fake, monkeypatch):
+    from discuss.text import placeholders
+
+    real, seen = placeholders.patterns, []
+
+    def patterns(*args):
+        seen.append(sum("end" in r for r in fake.requests))  # replies the server had finished by then
+        return real(*args)
+
+    real.cache_clear()
+    monkeypatch.setattr(placeholders, "patterns", patterns)
+    fake.latency = 0.2
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--protocol", "council", "--auto").exit_code == 0
+    assert seen and seen[0] == 0  # compiled before the first reply came back

@@ -25,8 +25,10 @@ from ..domain import Panelist, Usage
 from ..providers import Provider, TransientError, Waiting, route
 from ..text.clean import clean, without_thinking
 from ..text.jsonreply import ReplyError
-from ..text.placeholders import is_echo
+from ..text.placeholders import is_echo, prepare
 from ..text.secrets import scrub
+
+SENDING = 0.02  # seconds a phase's requests take to go out, ten at once
 
 REASK = (
     "Your reply could not be used: {error}. "
@@ -237,7 +239,12 @@ class Gateway:
                 on_result(result)
             return result
 
-        return list(await asyncio.gather(*(one(s) for s in specs)))
+        # What the replies' checks need is made while the requests are out, not when the first reply is in.
+        early = asyncio.get_running_loop().call_later(SENDING, prepare)
+        try:
+            return list(await asyncio.gather(*(one(s) for s in specs)))
+        finally:
+            early.cancel()
 
     async def call(self, spec: CallSpec) -> CallResult:
         result = CallResult(spec=spec)

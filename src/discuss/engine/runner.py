@@ -28,7 +28,7 @@ from ..store.layout import Layout
 from ..text import tokens
 from ..text.prompting import Prompts
 from . import budget
-from .gateway import Gateway
+from .gateway import SENDING, Gateway
 
 __all__ = ["Plan", "Runner", "prompts_for", "start", "utc_now"]
 
@@ -68,7 +68,7 @@ class Saving:
     """
 
     QUIET, LONGEST = 0.01, 0.05  # seconds
-    SENDING = 0.02  # seconds the next phase's requests take to go out, ten at once
+    SENDING = SENDING
 
     def __init__(self, d: Discussion, write: Callable[[int, bool], None], loop: Any = None):
         self.d = d
