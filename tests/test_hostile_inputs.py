@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -108,8 +109,8 @@ def test_a_full_disk_ends_in_one_line_and_resumes(project, fake, monkeypatch):
     assert len(fake.requests_for("alpha", "respond")) == answered  # saved answers are not bought again
 
 
-def test_a_full_disk_is_refused_before_the_panel_is_asked(project, fake, monkeypatch):
-    """A run writes its start once its first requests are out: a disk without room for it spends nothing."""
+def test_a_full_disk_or_a_read_only_folder_is_refused_before_the_panel_is_asked(project, fake, monkeypatch):
+    """A run writes its start once its first requests are out: a folder it cannot write spends nothing."""
     import discuss.store.files as files
 
     project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
@@ -120,6 +121,14 @@ def test_a_full_disk_is_refused_before_the_panel_is_asked(project, fake, monkeyp
     assert "No space left on device (12288 bytes free" in result.stderr and "Traceback" not in result.output
     assert fake.requests == [] and not (project.folder / "discussion.yaml").exists()
     monkeypatch.setattr(files.os, "statvfs", real)
+    access = files.os.access
+    # The discussion's folder read-only (root would be let write it anyway).
+    monkeypatch.setattr(files.os, "access", lambda path, mode, **kw: access(path, mode, **kw)
+                        and not (mode == os.W_OK and Path(path) == project.folder))
+    result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+    assert result.exit_code == 1 and "the panel was not asked" in result.stderr, result.output
+    assert fake.requests == [] and not (project.folder / "discussion.yaml").exists()
+    monkeypatch.setattr(files.os, "access", access)
     assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1").exit_code == 0
 
 

@@ -23,7 +23,7 @@ from ..errors import InputError, WaitingForPeople
 from ..protocols import DEFAULT, get_protocol, own_settings
 from ..protocols.base import Context, Plan, Protocol, Step, Unusable, finish, next_step, open_round
 from ..store import discussions as store
-from ..store.files import DiscussionLock, check_room
+from ..store.files import DiscussionLock, check_writable
 from ..store.layout import Layout
 from ..text import tokens
 from ..text.prompting import Prompts
@@ -172,7 +172,7 @@ class Runner:
             tokens.preload()  # 0.3 s and 40 MB that the later phases need, not the first
         with lock:
             if not dry:
-                check_room(folder)  # the first write comes after the first requests: a full disk is refused before
+                check_writable(folder)  # the first write comes after the first requests: refused before them
             d.waiting_for = []  # asked again below: who is still awaited is found afresh
             # The whole discussion is written first; after that, only the round being worked on (and the index).
             saving = Saving(d, lambda since, index: None if dry else
