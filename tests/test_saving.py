@@ -120,6 +120,16 @@ def test_a_round_opened_is_written_once_its_requests_are_out():
     assert writes == [pytest.approx(Saving.SENDING), pytest.approx(1 + Saving.SENDING)]
 
 
+def test_a_reply_waits_for_the_timer_where_no_round_was_opened():
+    s, clock, writes = saving()
+    s.result(index=False)  # the phase before's last reply, not yet written
+    s.before_sending()  # the next phase, in the same round
+    s.before_result()  # its first reply: no round to name, so no write of its own (an instant panel wrote twice)
+    assert writes == []
+    clock.advance(1)
+    assert writes == [pytest.approx(Saving.SENDING)]
+
+
 def test_a_write_that_fails_on_a_timer_stops_the_next_phase_and_loses_nothing():
     clock, written, d = Clock(), [], Discussion.__new__(Discussion)
     d.rounds = []

@@ -80,7 +80,7 @@ class Saving:
         self.first: float | None = None  # when the oldest unwritten result came
         self.recorded = len(d.rounds)  # the rounds discussion.yaml on disk records
         self.failed: Exception | None = None  # a write on a timer that failed, raised before money is spent again
-        self.ahead = False  # what was pending when requests went out: written before any of their results is taken
+        self.ahead = False  # a round opened, not yet in the index: written before any of its replies is taken in
 
     def result(self, index: bool) -> None:
         self.changed(index)
@@ -106,9 +106,9 @@ class Saving:
             raise self.failed
         if len(self.d.rounds) > self.recorded:
             self.changed()
+            self.ahead = True
         if self.since is None:
             return
-        self.ahead = True
         loop = self.loop or asyncio.get_running_loop()
         due = loop.time() + self.SENDING
         if self.first is not None:
@@ -118,8 +118,9 @@ class Saving:
         self.timer = loop.call_at(due, self._timed)
 
     def before_result(self) -> None:
-        """A result of the phase in flight is about to be taken in: what was pending when it was asked for is
-        written first, so the index names a round before the round's first reply reaches the disk."""
+        """A result of the phase in flight is about to be taken in: a round opened for it is written first, so
+        the index names the round before the round's first reply reaches the disk (other changes wait for the
+        timer: a panel that answers at once is not written twice a phase)."""
         if self.ahead:
             self._timed()
 
