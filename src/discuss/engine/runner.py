@@ -68,7 +68,7 @@ class Saving:
     """
 
     QUIET, LONGEST = 0.01, 0.05  # seconds
-    SENDING = SENDING
+    SENDING = SENDING  # the gateway's: how long a phase's requests take to go out
 
     def __init__(self, d: Discussion, write: Callable[[int, bool], None], loop: Any = None):
         self.d = d
