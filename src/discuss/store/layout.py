@@ -26,11 +26,16 @@ DISCUSSION_FILE = "discussion.yaml"  # a discussion's index, in the folder named
 
 def part_paths(folder: Path) -> list[Path]:
     """The follow-up parts' question files in a discussion folder (`part-N.md`), in order, part 2 first."""
+    return [Path(p) for p in part_names(str(folder))]
+
+
+def part_names(folder: str) -> list[str]:
+    """`part_paths` as the paths' text."""
     try:
         names = os.listdir(folder)  # a tenth of what a glob costs, over a thousand discussions
     except OSError:
         return []
-    found = [(int(n[5:-3]), folder / n) for n in names if n.startswith("part-") and n.endswith(".md")
+    found = [(int(n[5:-3]), os.path.join(folder, n)) for n in names if n.startswith("part-") and n.endswith(".md")
              and n[5:-3].isdigit()]
     return [p for _, p in sorted(found)]
 

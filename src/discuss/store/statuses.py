@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from ..domain import FINISHED
 from ..text.naming import is_safe_id
-from .layout import DISCUSSION_FILE, part_paths, question_names
+from .layout import DISCUSSION_FILE, part_names, question_names
 from .summary import Summary, from_data, from_head, is_legacy, quick_load, with_audits
 from .yamlshape import MAX_BYTES
 
@@ -31,7 +31,7 @@ def read_text(path: Path | str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def slug_of(path: Path) -> str | None:
+def slug_of(path: str) -> str | None:
     """The slug of a question file whose front matter is plain; None where the full reader must look."""
     try:
         text = read_text(path)
@@ -51,7 +51,7 @@ def slug_of(path: Path) -> str | None:
         items = value if isinstance(value, list) else [value]
         if not all(isinstance(v, SCALARS) and not isinstance(v, bool) for v in items):
             return None
-    slug = meta.get("slug") or path.stem
+    slug = meta.get("slug") or os.path.basename(path)[:-3]  # the file's name without `.md`
     return slug if isinstance(slug, str) and is_safe_id(slug) else None
 
 
@@ -96,7 +96,7 @@ class NeedsFullReader(Exception):
     """A file this path does not read as the full reader would: the CLI answers instead."""
 
 
-def summary_of(folder: Path) -> Summary | None:
+def summary_of(folder: str) -> Summary | None:
     """The summary, None where no discussion was started."""
     try:
         text = read_text(os.path.join(folder, DISCUSSION_FILE))
@@ -142,44 +142,47 @@ def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str
                 now[key] = known
                 continue
         said = len(warnings)
-        rows, parts = _rows(Path(key), warnings)
+        rows, parts = _rows(key, warnings)
         out += rows
         if len(warnings) == said:  # a row that warned is read again next time, and warns again
-            now[key] = [sources, statuscache.encode(rows), [[str(p), statuscache.sources(str(p))] for p in parts]]
+            now[key] = [sources, statuscache.encode(rows), [[p, statuscache.sources(p)] for p in parts]]
     if now != kept:
         statuscache.save(content, now)
     return out, warnings
 
 
-def _rows(path: Path, warnings: list[str]) -> tuple[list[tuple[str, Summary | None]], list[Path]]:
+# The archive's paths stay text here: a first status over ten thousand discussions made a Path of each
+# file it looked at, a tenth of its time.
+
+def _rows(path: str, warnings: list[str]) -> tuple[list[tuple[str, Summary | None]], list[str]]:
     """A question's row and its follow-ups' after it, and the follow-ups' question files."""
     found = _row(path, warnings)
     # Only a finished discussion can have been followed up.
-    parts = part_paths(path.with_suffix("")) if found and found[1] and found[1].status in FINISHED else []
+    parts = part_names(path[:-3]) if found and found[1] and found[1].status in FINISHED else []
     return ([found] if found else []) + [row for row in (_row(p, warnings) for p in parts) if row], parts
 
 
-def _row(path: Path, warnings: list[str]) -> tuple[str, Summary | None] | None:
+def _row(path: str, warnings: list[str]) -> tuple[str, Summary | None] | None:
     """A question file's slug and its discussion's summary; None where either cannot be read (a warning)."""
     slug = slug_of(path) or _full_slug(path, warnings)
     if slug is None:
         return None
-    found = _summary(path.with_suffix(""), warnings)
+    found = _summary(path[:-3], warnings)  # the discussion's folder: the file's path without `.md`
     return None if found is False else (slug, found)
 
 
-def _full_slug(path: Path, warnings: list[str]) -> str | None:
+def _full_slug(path: str, warnings: list[str]) -> str | None:
     from ..errors import InputError
     from .questions import read_question
 
     try:
-        return read_question(path).slug
+        return read_question(Path(path)).slug
     except InputError as exc:
         warnings.append(str(exc))
         return None
 
 
-def _summary(folder: Path, warnings: list[str]) -> Summary | None | Literal[False]:
+def _summary(folder: str, warnings: list[str]) -> Summary | None | Literal[False]:
     """The discussion's summary, None where none was started, False where it cannot be read (a warning)."""
     try:
         return summary_of(folder)
@@ -189,7 +192,7 @@ def _summary(folder: Path, warnings: list[str]) -> Summary | None | Literal[Fals
     from . import discussions as store
 
     try:
-        return store.summary(folder)
+        return store.summary(Path(folder))
     except InputError as exc:
         warnings.append(f"{exc}; left out")  # one broken discussion hides no other
         return False

@@ -10,6 +10,7 @@ with the one YAML reader.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,15 +38,16 @@ class Summary:
     audits: Usage | None = None  # what its audits' re-asks spent, where it has any
 
 
-def with_audits(s: Summary | None, folder: Path) -> Summary | None:
+def with_audits(s: Summary | None, folder: Path | str) -> Summary | None:
     """`s` with what the discussion's audits spent: one look for the folder, read only where it exists."""
-    if s is None or not (folder / "audit").is_dir():  # audits.AUDIT, whose module reads YAML: not imported here
+    # audits.AUDIT, whose module reads YAML: not imported here
+    if s is None or not os.path.isdir(os.path.join(folder, "audit")):
         return s
     from dataclasses import replace
 
     from . import audits
 
-    return replace(s, audits=audits.spent(audits.recorded(folder)))
+    return replace(s, audits=audits.spent(audits.recorded(Path(folder))))
 
 
 def quick_load(text: str) -> Any:
