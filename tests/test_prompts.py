@@ -105,3 +105,17 @@ def test_a_cache_folder_others_can_write_in_is_not_used(tmp_path, monkeypatch):
     (tmp_path / "discuss" / "shared").mkdir(mode=0o777)
     (tmp_path / "discuss" / "shared").chmod(0o777)
     assert user_cache("shared") is None
+
+
+def test_an_environment_with_a_function_for_a_setting_keeps_one_folder(tmp_path, monkeypatch):
+    """A function's address differs from process to process: named by it, each build made a new folder."""
+    import jinja2
+
+    from discuss.text.compiled import compiled_templates
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folders = {compiled_templates(jinja2.Environment(autoescape=jinja2.select_autoescape()), "site").directory
+               for _ in range(3)}  # a new function each time, as in each new process
+    assert len(folders) == 1
+    other = compiled_templates(jinja2.Environment(autoescape=True), "site").directory
+    assert other not in folders  # what the compiled code depends on still names the folder

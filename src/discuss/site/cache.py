@@ -102,10 +102,17 @@ class RenderCache:
         return hashlib.sha256(f"{self.common}\n{src_uri}\n{inputs_digest(files)}".encode(
             "utf-8", "surrogatepass")).hexdigest()
 
+    def _file(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def has(self, key: str) -> bool:
+        """Whether a page is kept under `key` (not read: whether it still holds is for `get` to say)."""
+        return self._file(key).exists()
+
     def get(self, key: str) -> list[Any] | None:
         self.asked.add(key)
         try:
-            kept = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+            kept = json.loads(self._file(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         if not isinstance(kept, dict) or kept.get("key") != key or not isinstance(kept.get("parts"), list):
@@ -120,7 +127,7 @@ class RenderCache:
             fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump({"key": key, "parts": parts}, f, ensure_ascii=False)
-            os.replace(temporary, self.folder / f"{key}.json")
+            os.replace(temporary, self._file(key))
         except OSError:
             return
 

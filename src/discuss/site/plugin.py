@@ -205,7 +205,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             if known is not None and known[:2] == (entry.signature, self.common):
                 continue
             key = self.keys[entry.src_uri] = self._key(entry)
-            if not (self.cache.folder / f"{key}.json").exists():
+            if not self.cache.has(key):
                 jobs.append((key, entry))
         self.helper = prerender.start(jobs, self.cache.folder)
 

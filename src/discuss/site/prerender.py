@@ -80,7 +80,7 @@ def main() -> None:
             key, entry = pickle.load(stream)
         except EOFError:
             return
-        if (cache.folder / f"{key}.json").exists():
+        if cache.has(key):
             continue  # the build rendered it first
         shown = rendered(entry)
         if steady(entry.signature):

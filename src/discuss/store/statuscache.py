@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain import Usage
+from .layout import DISCUSSION_FILE
 from .summary import Summary
 
 VERSION = 1
@@ -32,7 +33,7 @@ def sources(question: str) -> list[Any]:
     """The identities of the files a question's row is read from (a follow-up part's too: it is a question
     file with a discussion folder of its own), by the question file's path (`<folder>.md`)."""
     folder = question[:-3]
-    return [_identity(question), _identity(folder + "/discussion.yaml"), _identity(folder + "/audit"),
+    return [_identity(question), _identity(f"{folder}/{DISCUSSION_FILE}"), _identity(folder + "/audit"),
             _identity(folder)]
 
 

@@ -152,7 +152,7 @@ def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str
 
 
 # The archive's paths stay text here: a first status over ten thousand discussions made a Path of each
-# file it looked at, a tenth of its time.
+# file it looked at, a sixth of its time.
 
 def _rows(path: str, warnings: list[str]) -> tuple[list[tuple[str, Summary | None]], list[str]]:
     """A question's row and its follow-ups' after it, and the follow-ups' question files."""
