@@ -205,3 +205,24 @@ def test_a_title_or_name_that_shows_something_else_is_refused_everywhere_by_name
         result = project.cli(*args)
         assert result.exit_code == 2 and f"U+{ord(char):04X}" in result.stderr, result.output
     assert not project.folder.exists()
+
+
+def test_a_discussion_folder_on_a_read_only_file_system_asks_no_one(project, fake):
+    """The folder made read-only for real (a read-only bind mount over it), where this machine allows one."""
+    import subprocess
+
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    folder = project.folder
+    folder.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("no bind mount here (not root, or no mount command)")
+    try:
+        if subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], capture_output=True).returncode != 0:
+            pytest.skip("no read-only remount here")
+        result = project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1")
+        assert result.exit_code == 1 and "cannot be written" in result.stderr, result.output
+        assert fake.requests == []
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True)
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1").exit_code == 0

@@ -202,8 +202,8 @@ def check_writable(folder: Path) -> None:
     """Refuse, before anything is paid for, a discussion folder that cannot be written (read-only, or on a
     disk that is all but full): a run's first write comes once its first requests are out."""
     if not os.access(folder, os.W_OK):
-        raise PermissionError(errno.EACCES, "Permission denied (the discussion's folder cannot be written; the "
-                              "panel was not asked)", str(folder))
+        raise PermissionError(errno.EACCES, "cannot be written (read-only, or another user's); the panel was not "
+                              "asked", str(folder))
     try:
         found = os.statvfs(folder)
     except OSError:
