@@ -53,3 +53,22 @@ def test_a_damaged_cache_is_read_past(project):
         entry[1] = [["swarm-power", {"status": "made up"}]]  # the sources still match: only the rows are bad
     path.write_text(json.dumps(kept))
     assert rows(project) == first
+
+
+def test_a_change_made_while_a_status_reads_is_seen_by_the_next(project, monkeypatch):
+    """The folders are looked at before what is in them is read: a follow-up part written just after its folder
+    was listed makes the kept row stale, not wrong for good."""
+    from discuss.store import statuses
+
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    real = statuses.part_names
+
+    def listed_then_changed(folder: str) -> list[str]:
+        found = real(folder)
+        (project.folder / "part-2.md").write_text("---\ntitle: And in eclipse?\nslug: swarm-power-part-2\n---\n")
+        return found
+
+    monkeypatch.setattr(statuses, "part_names", listed_then_changed)
+    assert [r["slug"] for r in uncached(project)] == ["swarm-power"]
+    monkeypatch.undo()
+    assert [r["slug"] for r in rows(project)] == ["swarm-power", "swarm-power-part-2"]

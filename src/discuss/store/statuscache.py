@@ -21,20 +21,39 @@ from .summary import Summary
 VERSION = 1
 
 
+def identity(s: os.stat_result | None) -> list[int] | None:
+    return None if s is None else [s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns]
+
+
 def _identity(path: str) -> list[int] | None:
     try:
-        s = os.stat(path)
+        return identity(os.stat(path))
     except OSError:
         return None
-    return [s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns]
 
 
-def sources(question: str) -> list[Any]:
+Seen = dict[str, os.stat_result | None]  # what a status looked at, by path: a file's as it was opened
+
+
+def look(path: str, seen: Seen) -> os.stat_result | None:
+    """The file or folder at `path` now (None where there is none), kept in `seen`."""
+    try:
+        found: os.stat_result | None = os.stat(path)
+    except OSError:
+        found = None
+    seen[path] = found
+    return found
+
+
+def sources(question: str, seen: Seen | None = None) -> list[Any]:
     """The identities of the files a question's row is read from (a follow-up part's too: it is a question
-    file with a discussion folder of its own), by the question file's path (`<folder>.md`)."""
+    file with a discussion folder of its own), by the question file's path (`<folder>.md`); where `seen`
+    has a path, as it was when read (a first status looks at each file once)."""
     folder = question[:-3]
-    return [_identity(question), _identity(f"{folder}/{DISCUSSION_FILE}"), _identity(folder + "/audit"),
-            _identity(folder)]
+    paths = (question, f"{folder}/{DISCUSSION_FILE}", folder + "/audit", folder)
+    if seen is None:
+        return [_identity(p) for p in paths]
+    return [identity(seen[p]) if p in seen else _identity(p) for p in paths]
 
 
 def fresh(entry: Any, identities: list[Any]) -> bool:

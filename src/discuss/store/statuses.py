@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..domain import FINISHED
 from ..text.naming import is_safe_id
@@ -20,21 +21,36 @@ from .layout import DISCUSSION_FILE, part_names, question_names
 from .summary import Summary, from_data, from_head, is_legacy, quick_load, with_audits
 from .yamlshape import MAX_BYTES
 
+if TYPE_CHECKING:
+    from .statuscache import Seen
+
 SCALARS = (str, int, float, type(None))
 FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)  # the line that closes the front matter
 
 
-def read_text(path: Path | str) -> str:
-    """A file's text as `Path.read_text` gives it (UTF-8, line ends made `\n`), read in one piece."""
-    with open(path, "rb") as f:
-        text = f.read().decode("utf-8")
+def read_text(path: Path | str, seen: Seen | None = None) -> str:
+    """A file's text as `Path.read_text` gives it (UTF-8, line ends made `\n`), read in one piece; the file
+    as it was opened kept in `seen`, by its path."""
+    # The system's calls, not open(): its buffered file object cost a first status over ten thousand
+    # discussions a tenth of its time, and the open file's identity spares the cache a second look.
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        found = os.fstat(fd)
+        chunks = [os.read(fd, found.st_size + 1)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 16))
+    finally:
+        os.close(fd)
+    if seen is not None:
+        seen[os.fspath(path)] = found
+    text = b"".join(chunks).decode("utf-8")
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def slug_of(path: str) -> str | None:
+def slug_of(path: str, seen: Seen | None = None) -> str | None:
     """The slug of a question file whose front matter is plain; None where the full reader must look."""
     try:
-        text = read_text(path)
+        text = read_text(path, seen)
     except (OSError, UnicodeDecodeError):
         return None
     closing = FENCE.search(text, 4) if text.startswith("---\n") else None
@@ -96,15 +112,18 @@ class NeedsFullReader(Exception):
     """A file this path does not read as the full reader would: the CLI answers instead."""
 
 
-def summary_of(folder: str) -> Summary | None:
+def summary_of(folder: str, seen: Seen | None = None) -> Summary | None:
     """The summary, None where no discussion was started."""
     try:
-        text = read_text(os.path.join(folder, DISCUSSION_FILE))
+        text = read_text(f"{folder}/{DISCUSSION_FILE}", seen)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError):
         raise NeedsFullReader from None
     if (found := from_head(text)) is not None:
+        audit = f"{folder}/audit"
+        if seen is not None and audit in seen:  # looked at already: only a folder there can hold audits
+            return with_audits(found, folder) if (s := seen[audit]) and stat.S_ISDIR(s.st_mode) else found
         return with_audits(found, folder)
     # Dyson's layout has no summary head: read it all, if libyaml reads it as the full reader would.
     data = quick_load(text)
@@ -127,47 +146,67 @@ def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str
     """Every discussion's summary by slug (None: not started), each with its follow-ups after it, and warnings
     about files left out. A file is read quickly where it is plain, by the full reader where not."""
     from . import statuscache
+    from .forked import share
 
-    out: list[tuple[str, Summary | None]] = []
-    warnings: list[str] = []
     kept, now = statuscache.load(content), {}
-    for key in question_names(content) if content.is_dir() else []:
-        sources = statuscache.sources(key)
-        if (known := kept.get(key)) is not None and statuscache.fresh(known, sources):
+    keys = question_names(content) if content.is_dir() else []
+    found: dict[str, tuple[list[tuple[str, Summary | None]], list[str]]] = {}
+    for key in keys:
+        if (known := kept.get(key)) is not None and statuscache.fresh(known, statuscache.sources(key)):
             try:
-                out += statuscache.decode(known[1])
+                found[key] = statuscache.decode(known[1]), []
             except (TypeError, KeyError, ValueError):  # a damaged cache is only a slower status: read again
-                pass
-            else:
-                now[key] = known
                 continue
-        said = len(warnings)
-        rows, parts = _rows(key, warnings)
-        out += rows
-        if len(warnings) == said:  # a row that warned is read again next time, and warns again
-            now[key] = [sources, statuscache.encode(rows), [[p, statuscache.sources(p)] for p in parts]]
+            now[key] = known
+    todo = [key for key in keys if key not in found]
+    for key, (rows, entry, said) in zip(todo, share(todo, _readings), strict=True):
+        found[key] = statuscache.decode(rows), said
+        if entry is not None:  # a row that warned is read again next time, and warns again
+            now[key] = entry
     if now != kept:
         statuscache.save(content, now)
-    return out, warnings
+    return [row for key in keys for row in found[key][0]], [w for key in keys for w in found[key][1]]
+
+
+def _readings(keys: list[str]) -> list[tuple[list[Any], list[Any] | None, list[str]]]:
+    """Each question's rows, read from its files and encoded as the cache keeps them, its cache entry (None
+    where a file warned) and its warnings."""
+    from . import statuscache
+
+    out: list[tuple[list[Any], list[Any] | None, list[str]]] = []
+    for key in keys:
+        warnings: list[str] = []
+        seen: Seen = {}
+        rows, parts = _rows(key, warnings, seen)
+        encoded = statuscache.encode(rows)
+        entry = [statuscache.sources(key, seen), encoded, [[p, statuscache.sources(p, seen)] for p in parts]]
+        out.append((encoded, None if warnings else entry, warnings))
+    return out
 
 
 # The archive's paths stay text here: a first status over ten thousand discussions made a Path of each
 # file it looked at, a sixth of its time.
 
-def _rows(path: str, warnings: list[str]) -> tuple[list[tuple[str, Summary | None]], list[str]]:
+def _rows(path: str, warnings: list[str], seen: Seen) -> tuple[list[tuple[str, Summary | None]], list[str]]:
     """A question's row and its follow-ups' after it, and the follow-ups' question files."""
-    found = _row(path, warnings)
+    found = _row(path, warnings, seen)
     # Only a finished discussion can have been followed up.
     parts = part_names(path[:-3]) if found and found[1] and found[1].status in FINISHED else []
-    return ([found] if found else []) + [row for row in (_row(p, warnings) for p in parts) if row], parts
+    return ([found] if found else []) + [row for row in (_row(p, warnings, seen) for p in parts) if row], parts
 
 
-def _row(path: str, warnings: list[str]) -> tuple[str, Summary | None] | None:
+def _row(path: str, warnings: list[str], seen: Seen) -> tuple[str, Summary | None] | None:
     """A question file's slug and its discussion's summary; None where either cannot be read (a warning)."""
-    slug = slug_of(path) or _full_slug(path, warnings)
+    from .statuscache import look
+
+    folder = path[:-3]  # the discussion's folder: the file's path without `.md`
+    # The folders before what is in them: a change made while they are read is seen by the next status.
+    look(folder, seen)
+    look(f"{folder}/audit", seen)
+    slug = slug_of(path, seen) or _full_slug(path, warnings)
     if slug is None:
         return None
-    found = _summary(path[:-3], warnings)  # the discussion's folder: the file's path without `.md`
+    found = _summary(folder, warnings, seen)
     return None if found is False else (slug, found)
 
 
@@ -182,10 +221,10 @@ def _full_slug(path: str, warnings: list[str]) -> str | None:
         return None
 
 
-def _summary(folder: str, warnings: list[str]) -> Summary | None | Literal[False]:
+def _summary(folder: str, warnings: list[str], seen: Seen) -> Summary | None | Literal[False]:
     """The discussion's summary, None where none was started, False where it cannot be read (a warning)."""
     try:
-        return summary_of(folder)
+        return summary_of(folder, seen)
     except NeedsFullReader:
         pass
     from ..errors import InputError
