@@ -72,3 +72,18 @@ def test_a_change_made_while_a_status_reads_is_seen_by_the_next(project, monkeyp
     assert [r["slug"] for r in uncached(project)] == ["swarm-power"]
     monkeypatch.undo()
     assert [r["slug"] for r in rows(project)] == ["swarm-power", "swarm-power-part-2"]
+
+
+def test_a_kept_row_gives_back_each_count_where_it_was_read(project):
+    import re
+
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1", "-q").exit_code == 0
+    index = project.folder / "discussion.yaml"
+    counts = ("usage:\n  calls: 3\n  promptTokens: 11\n  completionTokens: 7\n  totalTokens: 18\n  cost: 0.25\n"
+              "  cachedTokens: 2\n")
+    index.write_text(re.sub(r"(?m)^usage:\n(?:  .*\n)*", counts, index.read_text(), count=1))
+    expected = {"calls": 3, "promptTokens": 11, "completionTokens": 7, "totalTokens": 18, "cost": 0.25,
+                "cachedTokens": 2}
+    first = uncached(project)[0]
+    assert first["usage"] == expected
+    assert rows(project) == [first]  # the same, from what was kept

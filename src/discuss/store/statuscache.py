@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ from ..domain import Usage
 from .layout import DISCUSSION_FILE
 from .summary import Summary
 
-VERSION = 1
+FIELDS = tuple(f.name for f in fields(Summary))
+# Kept rows are positional: a field added, removed or moved in either record makes every kept row stale.
+VERSION = ",".join(FIELDS) + ";" + ",".join(f.name for f in fields(Usage))
 
 
 def identity(s: os.stat_result | None) -> list[int] | None:
@@ -87,18 +90,23 @@ def save(content: Path, rows: dict[str, Any]) -> None:
 
 
 def encode(rows: list[tuple[str, Summary | None]]) -> list[Any]:
-    # vars(), not dataclasses.asdict: that one deep-copies, and a first status encodes every discussion
-    return [[slug, None if s is None else {**vars(s), "usage": vars(s.usage),
-                                           "audits": vars(s.audits) if s.audits else None}] for slug, s in rows]
+    """Rows as kept: each summary's fields in order, a usage as its fields in order (a third of the size of
+    named fields, and of the time to write and read them back over ten thousand discussions)."""
+    return [[slug, None if s is None else [list(vars(v).values()) if isinstance(v, Usage) else v
+                                           for v in vars(s).values()]] for slug, s in rows]
 
 
 def decode(rows: list[Any]) -> list[tuple[str, Summary | None]]:
+    """`encode`'s rows read back; a TypeError, KeyError or ValueError where they are not its."""
     out: list[tuple[str, Summary | None]] = []
     for slug, raw in rows:
         if raw is None:
             out.append((slug, None))
             continue
-        raw = dict(raw, usage=Usage(**raw["usage"]), waiting_for=tuple(raw["waiting_for"]),
-                   audits=Usage(**raw["audits"]) if raw.get("audits") else None)
-        out.append((slug, Summary(**raw)))
+        values = dict(zip(FIELDS, raw, strict=True))
+        values["usage"] = Usage(*values["usage"])
+        values["waiting_for"] = tuple(values["waiting_for"])
+        if values["audits"] is not None:
+            values["audits"] = Usage(*values["audits"])
+        out.append((str(slug), Summary(**values)))
     return out
