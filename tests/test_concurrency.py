@@ -113,6 +113,11 @@ def test_pydantic_plugins_are_left_out_of_the_process_unless_asked_for(monkeypat
     else:
         monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", given)
     monkeypatch.setattr(quick, "status", lambda argv: 0)
+
+    def leaving(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(entry.os, "_exit", leaving)
     with pytest.raises(SystemExit):
         entry.main()
     assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == kept
