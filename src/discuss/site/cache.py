@@ -19,10 +19,11 @@ import json
 import os
 import platform
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from ..store.files import write_kept
 
 FORMAT = "1"  # what a kept file holds; a new format asks for new files
 LIBRARIES = ("markdown", "nh3", "jinja2", "markupsafe")
@@ -124,10 +125,7 @@ class RenderCache:
         self.asked.add(key)
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"key": key, "parts": parts}, f, ensure_ascii=False)
-            os.replace(temporary, self._file(key))
+            write_kept(self._file(key), json.dumps({"key": key, "parts": parts}, ensure_ascii=False))
         except OSError:
             return
 

@@ -130,6 +130,19 @@ def write_atomic(path: Path, text: str) -> bool:
     return True
 
 
+def write_kept(path: Path, text: str) -> None:
+    """Replace a file kept only to save time (a status's rows, a site's pages) whole, but without waiting for
+    the disk: a reader still sees the old file or the new one, and one a crash loses costs only time."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
 def _holds(path: Path, data: bytes) -> bool:
     # Its size first: a file that grew or shrank is not read (an index rewritten after every phase).
     try:

@@ -22,6 +22,7 @@ from .summary import Summary
 FIELDS = tuple(f.name for f in fields(Summary))
 # Kept rows are positional: a field added, removed or moved in either record makes every kept row stale.
 VERSION = ",".join(FIELDS) + ";" + ",".join(f.name for f in fields(Usage))
+USAGE, WAITING, AUDITS = (FIELDS.index(name) for name in ("usage", "waiting_for", "audits"))
 
 
 def identity(s: os.stat_result | None) -> list[int] | None:
@@ -81,10 +82,10 @@ def load(content: Path) -> dict[str, Any]:
 
 
 def save(content: Path, rows: dict[str, Any]) -> None:
-    from .files import write_atomic
+    from .files import write_kept
 
     try:
-        write_atomic(_file(content), json.dumps({"version": VERSION, "rows": rows}))
+        write_kept(_file(content), json.dumps({"version": VERSION, "rows": rows}))
     except OSError:
         pass  # a cache that cannot be written is only a slower next status
 
@@ -103,10 +104,12 @@ def decode(rows: list[Any]) -> list[tuple[str, Summary | None]]:
         if raw is None:
             out.append((slug, None))
             continue
-        values = dict(zip(FIELDS, raw, strict=True))
-        values["usage"] = Usage(*values["usage"])
-        values["waiting_for"] = tuple(values["waiting_for"])
-        if values["audits"] is not None:
-            values["audits"] = Usage(*values["audits"])
-        out.append((str(slug), Summary(**values)))
+        if len(raw) != len(FIELDS):
+            raise ValueError(raw)
+        values = list(raw)
+        values[USAGE] = Usage(*values[USAGE])
+        values[WAITING] = tuple(values[WAITING])
+        if values[AUDITS] is not None:
+            values[AUDITS] = Usage(*values[AUDITS])
+        out.append((str(slug), Summary(*values)))
     return out
