@@ -241,3 +241,20 @@ def test_panels_are_built_once_yet_never_stale_or_shared(project):
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # a coarse clock still sees the edit
     assert load_panels(path)["offline"][1].max_rounds == 2
+
+
+def test_a_kept_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
+    from discuss.store import files
+
+    path = tmp_path / "rows.json"
+    files.write_kept(path, "old")
+    files.write_kept(path, "new")
+    assert path.read_text() == "new"
+
+    def refused(*args):
+        raise OSError("no room")
+
+    monkeypatch.setattr(files.os, "replace", refused)
+    with pytest.raises(OSError):
+        files.write_kept(path, "newer")
+    assert path.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["rows.json"]
