@@ -117,9 +117,13 @@ def from_head(text: str) -> Summary | None:
     head = text.split("\npanel:\n", 1)[0]
     if head == text:
         return None  # an older or foreign layout
-    data = _by_lines(head) or quick_load(head)
-    if not isinstance(data, dict) or any(not isinstance(data.get(k), t) or isinstance(data.get(k), bool)
-                                         for k, t in HEAD_TYPES.items()):
+    data = _by_lines(head)
+    if data is None:
+        data = quick_load(head)
+        if not isinstance(data, dict) or any(not isinstance(data.get(k), t) or isinstance(data.get(k), bool)
+                                             for k, t in HEAD_TYPES.items()):
+            return None
+    elif "usage" not in data:  # the line reader gives every other field its type
         return None
     protocol = data.get("protocol") or DEFAULT
     if not isinstance(protocol, str):
