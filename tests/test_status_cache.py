@@ -87,3 +87,14 @@ def test_a_kept_row_gives_back_each_count_where_it_was_read(project):
     first = uncached(project)[0]
     assert first["usage"] == expected
     assert rows(project) == [first]  # the same, from what was kept
+
+
+def test_an_archive_whose_every_discussion_is_unreadable_says_so(project):
+    project.folder.mkdir()
+    (project.folder / "discussion.yaml").write_text("status: [unclosed\n")
+    result = project.cli("status")
+    assert result.exit_code == 0 and "left out" in result.stderr
+    assert "could be read (1 left out" in result.stdout and "no questions" not in result.stdout
+    (project.folder / "discussion.yaml").unlink()
+    project.folder.rmdir()
+    assert "swarm-power" in project.cli("status").stdout

@@ -39,13 +39,18 @@ def status_cells(row: dict[str, Any]) -> list[str]:
             ", ".join(row["waitingFor"]) or "-"]
 
 
-def status_output(rows: list[dict[str, Any]], as_json: bool, where: str) -> str:
-    """What `discuss status` prints on stdout for these rows (`where`: the content folder, for an empty one)."""
+def status_output(rows: list[dict[str, Any]], as_json: bool, where: str, left_out: int = 0) -> str:
+    """What `discuss status` prints on stdout for these rows (`where`: the content folder, for an empty one;
+    `left_out`: how many files could not be read, each a warning on stderr)."""
     import json
 
     if as_json:
         return json.dumps(rows, indent=2) + "\n"
-    return (table(STATUS_HEADER, [status_cells(r) for r in rows]) if rows else f"no questions under {where}") + "\n"
+    if rows:
+        return table(STATUS_HEADER, [status_cells(r) for r in rows]) + "\n"
+    if left_out:
+        return f"no question under {where} could be read ({left_out} left out: see the warnings)\n"
+    return f"no questions under {where}\n"
 
 
 def status_json(slug: str, s: Summary | None) -> dict[str, Any]:

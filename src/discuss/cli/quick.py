@@ -47,7 +47,7 @@ def show_status(content: Path, question: str | None, as_json: bool) -> None:
     found, warnings = status_rows(content, question)
     for warning in warnings:
         sys.stderr.write(f"warning: {warning}\n")
-    sys.stdout.write(status_output(found, as_json, str(content)))
+    sys.stdout.write(status_output(found, as_json, str(content), len(warnings)))
     sys.stdout.flush()
 
 
