@@ -5,8 +5,16 @@ a broken file)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from discuss.store import statuscache
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
 def rows(project) -> list[dict]:
@@ -98,3 +106,19 @@ def test_an_archive_whose_every_discussion_is_unreadable_says_so(project):
     (project.folder / "discussion.yaml").unlink()
     project.folder.rmdir()
     assert "swarm-power" in project.cli("status").stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_a_link_to_a_file_that_never_ends_is_left_out_not_read_forever(project):
+    """A pull request can carry links: one to a device is read up to the readers' limit, then left out."""
+    project.folder.mkdir()
+    (project.folder / "discussion.yaml").symlink_to("/dev/zero")
+    endless = project.content / "questions" / "endless.md"
+    endless.symlink_to("/dev/zero")
+    done = subprocess.run([sys.executable, "-m", "discuss", "--root", str(project.root), "status"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": SRC})
+    assert done.returncode == 0
+    warnings = done.stderr.splitlines()
+    assert len(warnings) == 2, done.stderr
+    assert "endless.md" in warnings[0] and "larger than 16 MB" in warnings[0]
+    assert "discussion.yaml" in warnings[1] and "not a regular file" in warnings[1]

@@ -30,17 +30,22 @@ FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)  # the line that closes the fro
 
 def read_text(path: Path | str, seen: Seen | None = None) -> str:
     """A file's text as `Path.read_text` gives it (UTF-8, line ends made `\n`), read in one piece; the file
-    as it was opened kept in `seen`, by its path."""
+    as it was opened kept in `seen`, by its path. ValueError past MAX_BYTES (the readers refuse it), which
+    a file that never ends (a link to a device) reaches too."""
     # The system's calls, not open(): its buffered file object cost a first status over ten thousand
     # discussions a tenth of its time, and the open file's identity spares the cache a second look.
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         found = os.fstat(fd)
-        chunks = [os.read(fd, found.st_size + 1)]
-        while chunks[-1]:
-            chunks.append(os.read(fd, 1 << 16))
+        chunks = [os.read(fd, min(found.st_size, MAX_BYTES) + 1)]
+        size = len(chunks[0])
+        while chunks[-1] and size <= MAX_BYTES:
+            chunks.append(os.read(fd, min(1 << 16, MAX_BYTES + 1 - size)))
+            size += len(chunks[-1])
     finally:
         os.close(fd)
+    if size > MAX_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_BYTES // (1024 * 1024)} MB")
     if seen is not None:
         seen[os.fspath(path)] = found
     text = b"".join(chunks).decode("utf-8")
@@ -51,7 +56,7 @@ def slug_of(path: str, seen: Seen | None = None) -> str | None:
     """The slug of a question file whose front matter is plain; None where the full reader must look."""
     try:
         text = read_text(path, seen)
-    except (OSError, UnicodeDecodeError):
+    except (OSError, ValueError):  # UnicodeDecodeError is one
         return None
     closing = FENCE.search(text, 4) if text.startswith("---\n") else None
     if closing is None:
@@ -118,7 +123,7 @@ def summary_of(folder: str, seen: Seen | None = None) -> Summary | None:
         text = read_text(f"{folder}/{DISCUSSION_FILE}", seen)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError):
+    except (OSError, ValueError):
         raise NeedsFullReader from None
     if (found := from_head(text)) is not None:
         audit = f"{folder}/audit"
