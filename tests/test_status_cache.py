@@ -109,16 +109,22 @@ def test_an_archive_whose_every_discussion_is_unreadable_says_so(project):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
-def test_a_link_to_a_file_that_never_ends_is_left_out_not_read_forever(project):
-    """A pull request can carry links: one to a device is read up to the readers' limit, then left out."""
+def test_a_link_out_and_a_file_past_the_limit_are_left_out_not_read(project):
+    """A pull request can carry links: one out of the project (to a file that never ends, here) is not
+    followed; a file past the readers' limit is left out by the quick reader as by the full one."""
+    outside = project.root.parent / "outside.yaml"  # a file of the machine's that reads as an index
+    outside.write_text("status: concluded\ncompletedRounds: 1\nleader: leaked\nusage:\n  calls: 1\npanel:\n")
     project.folder.mkdir()
-    (project.folder / "discussion.yaml").symlink_to("/dev/zero")
-    endless = project.content / "questions" / "endless.md"
-    endless.symlink_to("/dev/zero")
+    (project.folder / "discussion.yaml").symlink_to(outside)
+    (project.content / "questions" / "endless.md").symlink_to("/dev/zero")
+    large = project.content / "questions" / "large.md"
+    large.write_text("---\ntitle: Large?\n---\n\n" + "x" * (16 * 1024 * 1024))
     done = subprocess.run([sys.executable, "-m", "discuss", "--root", str(project.root), "status"],
                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": SRC})
     assert done.returncode == 0
     warnings = done.stderr.splitlines()
-    assert len(warnings) == 2, done.stderr
-    assert "endless.md" in warnings[0] and "larger than 16 MB" in warnings[0]
-    assert "discussion.yaml" in warnings[1] and "not a regular file" in warnings[1]
+    assert len(warnings) == 3, done.stderr
+    assert "endless.md" in warnings[0] and "a link out of the project (to /dev/zero)" in warnings[0]
+    assert "large.md" in warnings[1] and "larger than 16 MB" in warnings[1]
+    assert "discussion.yaml" in warnings[2] and f"a link out of the project (to {outside})" in warnings[2]
+    assert "leaked" not in done.stdout + done.stderr.replace(str(outside), "")

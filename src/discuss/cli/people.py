@@ -23,10 +23,10 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
     import subprocess
     import tempfile
 
-    from ..commands.running import answered_form, save_form, waiting_form
+    from ..commands.running import answered_form, form_text, save_form, waiting_form
 
     form = waiting_form(content(), question, person, ballot)
-    text = form.path.read_text(encoding="utf-8")
+    text = form_text(form)
     if sys.stdin.isatty() if edit is None else edit:
         with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as tmp:
             tmp.write(text)

@@ -148,11 +148,18 @@ def waiting_form(content: Path, ref: str, person: str, ballot: bool) -> Form:
     return Form(q, path, task, shapes.get(task))
 
 
+def form_text(form: Form) -> str:
+    """The form as the person left it; InputError where it cannot be read (a link out of the project, say)."""
+    from ..providers.human import form_text as read
+
+    return read(form.path)
+
+
 def answered_form(form: Form, text: str) -> str:
     """The form's text with `text` written below its line, as a person fills it in."""
     from ..providers.human import MARK
 
-    head = form.path.read_text(encoding="utf-8").split(MARK, 1)[0]
+    head = form_text(form).split(MARK, 1)[0]
     return head + MARK + "\n\n" + text.strip() + "\n"
 
 

@@ -52,8 +52,20 @@ def person_forms(folder: Path, person: str, shapes: dict[str, PersonForm]) -> li
         named = FORM.match(form.stem)
         if named and named.group(3) == person:
             task = named.group(2)
-            found.append((form, task, filled(form.read_text(encoding="utf-8"), task, shapes.get(task)) is None))
+            found.append((form, task, filled(form_text(form), task, shapes.get(task)) is None))
     return found
+
+
+def form_text(path: Path) -> str:
+    """A form as the person left it (line ends made `\n`); InputError saying why it cannot be read, a link
+    out of the project among the reasons (a form comes with the project's files, from a pull request too)."""
+    from ..errors import InputError
+
+    try:
+        text = documents.read_text(path)
+    except ValueError as exc:
+        raise InputError(f"{path}: cannot be read: {exc}") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def blank(spec: CallSpec, messages: list[dict[str, str]], now: str) -> str:
@@ -122,7 +134,7 @@ class HumanProvider(Local):
             stamp = self.clock().replace(microsecond=0).isoformat().replace("+00:00", "Z")
             write_atomic(path, blank(spec, messages, stamp))
             raise Waiting(path, "the form is not filled in yet")
-        text = path.read_text(encoding="utf-8")
+        text = form_text(path)
         problem = check(text, spec)
         if problem is None:
             return Completion(str(filled(text, spec.task, spec.form)), Usage(calls=1))

@@ -28,7 +28,8 @@ ALGORITHM = "sha256"
 
 
 def file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with open(path, "rb") as f:  # read in pieces: a file (or a link to one) may be larger than memory
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def round_hashes(folder: Path) -> dict[str, str]:

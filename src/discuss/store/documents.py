@@ -56,7 +56,12 @@ MAX_BYTES = 16 * 1024 * 1024  # no Markdown file of a discussion or a question c
 
 
 def read_text(path: Path, limit: int = MAX_BYTES) -> str:
-    """A text file's exact characters (no newline translation); ValueError saying why not."""
+    """A text file's exact characters (no newline translation); ValueError saying why not, a link out of
+    the project among them (`naming.leads_out`)."""
+    from ..text.naming import leads_out
+
+    if (target := leads_out(path)) is not None:
+        raise ValueError(f"a link out of the project (to {target}); discuss reads nothing through one")
     try:
         with open(path, "rb") as f:
             # Bytes, not read_text: universal newlines would turn \r\n into \n.

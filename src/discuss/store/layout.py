@@ -16,11 +16,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from stat import S_ISREG
 
-from ..text.naming import inside_project, portable_key
+from ..text.naming import PANELS_FILE, SETTINGS_DIR, inside_project, leads_out, portable_key
 
-SETTINGS_DIR = "discussions"
-PANELS_FILE = "panels.yaml"
 DISCUSSION_FILE = "discussion.yaml"  # a discussion's index, in the folder named like its question
 
 
@@ -67,6 +66,8 @@ def content_folder(panels: Path) -> str | None:
         stat = panels.stat()
     except OSError:
         return None
+    if not S_ISREG(stat.st_mode) or leads_out(panels) is not None:
+        return None  # the panel file's reader says what is wrong with it
     return _content_folder(panels, stat.st_mtime_ns, stat.st_size)
 
 

@@ -39,10 +39,11 @@ def _identity(path: str) -> list[int] | None:
 Seen = dict[str, os.stat_result | None]  # what a status looked at, by path: a file's as it was opened
 
 
-def look(path: str, seen: Seen) -> os.stat_result | None:
-    """The file or folder at `path` now (None where there is none), kept in `seen`."""
+def look(path: str, seen: Seen, link: bool = False) -> os.stat_result | None:
+    """The file or folder at `path` now (None where there is none), kept in `seen`; `link`: the link itself
+    where it is one (a folder of ours never is)."""
     try:
-        found: os.stat_result | None = os.stat(path)
+        found: os.stat_result | None = os.lstat(path) if link else os.stat(path)
     except OSError:
         found = None
     seen[path] = found

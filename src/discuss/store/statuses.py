@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 SCALARS = (str, int, float, type(None))
 FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)  # the line that closes the front matter
+NO_LINK = getattr(os, "O_NOFOLLOW", 0)
 
 
 def read_text(path: Path | str, seen: Seen | None = None) -> str:
@@ -34,7 +35,7 @@ def read_text(path: Path | str, seen: Seen | None = None) -> str:
     a file that never ends (a link to a device) reaches too."""
     # The system's calls, not open(): its buffered file object cost a first status over ten thousand
     # discussions a tenth of its time, and the open file's identity spares the cache a second look.
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | NO_LINK)  # a link: the full reader follows the rule
     try:
         found = os.fstat(fd)
         chunks = [os.read(fd, min(found.st_size, MAX_BYTES) + 1)]
@@ -119,6 +120,8 @@ class NeedsFullReader(Exception):
 
 def summary_of(folder: str, seen: Seen | None = None) -> Summary | None:
     """The summary, None where no discussion was started."""
+    if seen is not None and (s := seen.get(folder)) is not None and stat.S_ISLNK(s.st_mode):
+        raise NeedsFullReader  # which reads through a link only where it stays in the project
     try:
         text = read_text(f"{folder}/{DISCUSSION_FILE}", seen)
     except FileNotFoundError:
@@ -206,7 +209,9 @@ def _row(path: str, warnings: list[str], seen: Seen) -> tuple[str, Summary | Non
 
     folder = path[:-3]  # the discussion's folder: the file's path without `.md`
     # The folders before what is in them: a change made while they are read is seen by the next status.
-    look(folder, seen)
+    # The folder itself, where it is a link: its row is then read the full way, and read again each time
+    # (the next status looks through the link, and what it finds is never the link's own identity).
+    look(folder, seen, link=True)
     look(f"{folder}/audit", seen)
     slug = slug_of(path, seen) or _full_slug(path, warnings)
     if slug is None:

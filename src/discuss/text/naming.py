@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import unicodedata
 
+SETTINGS_DIR = "discussions"  # a project is the folder holding <SETTINGS_DIR>/<PANELS_FILE>
+PANELS_FILE = "panels.yaml"
 SAFE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")  # fullmatch: `$` would let a trailing newline through
 # Names Windows keeps for devices, with any extension: `con.md` cannot be created or checked out there.
 RESERVED = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")
@@ -97,3 +100,32 @@ def inside_project(folder: str) -> bool:
     parts = folder.strip("/").split("/")
     return not folder.startswith("/") and not any(p in ("", ".", "..") or p.startswith(".") for p in parts) \
         and parts[0] != "discussions"
+
+
+def leads_out(path: str | os.PathLike[str]) -> str | None:
+    """Where a file found in a project is, or lies below, a link leading out of that project (the nearest
+    folder above it holding a panel file): the link's target; None where it stays inside, or belongs to no
+    project (a path a command was given is confined by `store.layout.confined`).
+
+    The rule for every file a pull request can carry: one may be a link (git keeps links), and discuss
+    reads nothing of the machine through one (a key in /proc/self/environ, say) into a prompt, a page or
+    an error. A link inside the project is followed, as the site follows one.
+    """
+    absolute = os.path.abspath(path)
+    real = os.path.realpath(absolute)
+    if real == absolute:
+        return None  # no link on the way: the common case, one walk of the path
+    root = _project_above(os.path.dirname(absolute))
+    if root is None or real == (top := os.path.realpath(root)) or real.startswith(top.rstrip(os.sep) + os.sep):
+        return None
+    return real
+
+
+def _project_above(folder: str) -> str | None:
+    while True:
+        if os.path.isfile(os.path.join(folder, SETTINGS_DIR, PANELS_FILE)):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent

@@ -58,7 +58,11 @@ def patterns(overrides: Path | None = None) \
     the first, as one pattern)."""
     texts = list(_packaged())
     if overrides is not None and overrides.is_dir():
-        texts += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(overrides.rglob("*.j2"))]
+        from .naming import leads_out
+
+        # The project's templates as the prompts read them: a link out of the project, or no file, is not read.
+        texts += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(overrides.rglob("*.j2"))
+                  if p.is_file() and leads_out(p) is None]
     examples = [e for e in examples_in(texts) if _normal(JINJA.sub("", e))]  # "..." is handled apart
     long = [_pattern(e) for e in examples if len(e.split()) > 1] + [re.compile(re.escape(g)) for g in GENERIC]
     long.sort(key=lambda p: -len(p.pattern))  # the longest taken away first, so a shorter one inside it stays

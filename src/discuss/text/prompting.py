@@ -13,9 +13,11 @@ any other change.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 from typing import Protocol as Structural
 
 import jinja2
@@ -82,7 +84,7 @@ def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     env = ImmutableSandboxedEnvironment(
-        loader=jinja2.FileSystemLoader(list(folders)),
+        loader=_Templates(list(folders)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,  # prompts are plain text for a model, not HTML
@@ -91,6 +93,25 @@ def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
     env.globals["cache_break"] = BREAK
     env.bytecode_cache = compiled_templates(env, "prompts")
     return env
+
+
+class _Templates(jinja2.FileSystemLoader):
+    """The templates' folders, where a project's template that is a link out of the project is refused
+    before it is read (its text would be sent to every model: a key of the machine's, say)."""
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
+        from jinja2.loaders import split_template_path
+
+        from .naming import leads_out
+
+        for folder in self.searchpath:
+            path = os.path.join(folder, *split_template_path(template))
+            if os.path.isfile(path):  # the one jinja reads: the first found
+                if (target := leads_out(path)) is not None:
+                    raise jinja2.TemplateError(f"a link out of the project (to {target}); discuss reads nothing "
+                                               "through one")
+                break
+        return super().get_source(environment, template)
 
 
 class Prompts:

@@ -36,16 +36,22 @@ KEY_SHAPE = re.compile(
     r"|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{30,})")
 
 _project: list[str] = []  # keys read from the project's .env files
+ENV_BYTES = 1 << 20  # of a .env file, what is read: no file of keys comes near it
 _urls: list[str] = []  # credentials inside the panels' server addresses (`?key=...`, `user:password@`)
 
 
 def remember_project(root: Path) -> None:
     """Learn the keys of the project's `.env` files, so a provider echoing one is scrubbed too."""
+    from .naming import leads_out
+
     found = []
     for folder in (root, root / "discussions"):
         for path in sorted(folder.glob(".env*")) if folder.is_dir() else []:
+            if not path.is_file() or leads_out(path) is not None:
+                continue  # a device, or a link out of the project (from a pull request): never read
             try:
-                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[:10_000]
+                with open(path, "rb") as f:
+                    lines = f.read(ENV_BYTES).decode("utf-8", "replace").splitlines()[:10_000]
             except OSError:
                 continue
             for line in lines:
