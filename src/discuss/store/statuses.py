@@ -32,10 +32,10 @@ NO_LINK = getattr(os, "O_NOFOLLOW", 0)
 def read_text(path: Path | str, seen: Seen | None = None) -> str:
     """A file's text as `Path.read_text` gives it (UTF-8, line ends made `\n`), read in one piece; the file
     as it was opened kept in `seen`, by its path. ValueError past MAX_BYTES (the readers refuse it), which
-    a file that never ends (a link to a device) reaches too."""
+    a file that never ends reaches too; OSError for a link, which the full reader reads by the rule."""
     # The system's calls, not open(): its buffered file object cost a first status over ten thousand
     # discussions a tenth of its time, and the open file's identity spares the cache a second look.
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | NO_LINK)  # a link: the full reader follows the rule
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | NO_LINK)
     try:
         found = os.fstat(fd)
         chunks = [os.read(fd, min(found.st_size, MAX_BYTES) + 1)]
