@@ -142,3 +142,13 @@ def test_a_keys_file_that_links_out_is_not_read(project, machine, monkeypatch):
     (project.root / ".env.local").write_text("OPENAI_API_KEY=sk-project-0123456789abcdef\n")
     secrets.remember_project(project.root)
     assert secrets._project == ["sk-project-0123456789abcdef"]
+
+
+@pytest.mark.parametrize("folder,args", [("round-2", ["run", "swarm-power", "--rounds", "1"]),
+                                         ("audit", ["audit", "swarm-power", "--orders", "1"])])
+def test_a_folder_of_a_discussion_that_links_out_is_never_written_through(project, machine, folder, args):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1", "-q").exit_code == 0
+    (project.folder / folder).symlink_to(machine)
+    result = project.cli(*args)
+    assert result.exit_code != 0 and "out" in said(result) and folder in said(result), said(result)
+    assert list(machine.iterdir()) == []

@@ -108,7 +108,13 @@ FILE_MODE = 0o666  # narrowed by the umask, as any file a program creates
 
 
 def write_atomic(path: Path, text: str) -> bool:
-    """Write `text` to `path`; returns False when the file already held it."""
+    """Write `text` to `path`; returns False when the file already held it. PermissionError where its folder
+    is, or lies below, a link out of the project (`naming.leads_out`): nothing is written through one."""
+    from ..text.naming import leads_out
+
+    if (target := leads_out(path.parent)) is not None:
+        raise PermissionError(errno.EPERM, f"its folder is a link out of the project (to {target}); discuss "
+                                           "writes nothing through one", str(path))
     data = encode(text)
     if _holds(path, data):
         return False
