@@ -152,3 +152,19 @@ def test_a_folder_of_a_discussion_that_links_out_is_never_written_through(projec
     result = project.cli(*args)
     assert result.exit_code != 0 and "out" in said(result) and folder in said(result), said(result)
     assert list(machine.iterdir()) == []
+
+
+def test_the_kernels_name_of_a_file_is_the_resolved_path(tmp_path):
+    import os
+
+    from discuss.text.naming import _resolved
+
+    (tmp_path / "real" / "inner").mkdir(parents=True)
+    (tmp_path / "real" / "inner" / "file.md").write_text("x")
+    (tmp_path / "folder-link").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "file-link.md").symlink_to(tmp_path / "real" / "inner" / "file.md")
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    paths = [tmp_path / "real" / "inner" / "file.md", tmp_path / "folder-link" / "inner" / "file.md",
+             tmp_path / "folder-link" / "file-link.md", tmp_path / "folder-link" / "inner",
+             tmp_path / "dangling.md", tmp_path / "folder-link" / "not-yet" / "file.md"]
+    assert [_resolved(str(p)) for p in paths] == [os.path.realpath(p) for p in paths]
