@@ -110,6 +110,10 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
         return {"slug": q.slug, "round": number, **bound}
     _budget(d, bound)
     if pending:
+        from ..store.audits import AUDIT
+        from ..store.files import check_writable
+
+        check_writable(q.folder / AUDIT)  # the re-asked ballots are written there: refused before they are paid
         check_ready(d, root)
         gateway = gateway_for(d, root, on_event, folder=q.folder, on_note=on_note)
         providers.run(gateway.run_phase(pending, on_result=lambda r: _keep(q.folder, number, experiment, kept, r)))

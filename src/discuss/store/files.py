@@ -218,8 +218,16 @@ ROOM = 1 << 20  # bytes free a run wants before it spends: it writes its start o
 
 
 def check_writable(folder: Path) -> None:
-    """Refuse, before anything is paid for, a discussion folder that cannot be written (read-only, or on a
-    disk that is all but full): a run's first write comes once its first requests are out."""
+    """Refuse, before anything is paid for, a folder of a discussion that cannot be written (read-only, a link
+    out of the project, or on a disk that is all but full): a run's first write comes once its first requests
+    are out. A folder not made yet is judged by the nearest one above it."""
+    from ..text.naming import leads_out
+
+    if (target := leads_out(folder)) is not None:
+        raise PermissionError(errno.EPERM, f"a link out of the project (to {target}); discuss writes nothing "
+                              "through one, and the panel was not asked", str(folder))
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
     if not os.access(folder, os.W_OK):
         raise PermissionError(errno.EACCES, "cannot be written (read-only, or another user's); the panel was not "
                               "asked", str(folder))
