@@ -46,7 +46,7 @@ def test_a_prompt_template_that_links_out_is_refused_before_any_request(project,
     assert "from inside" in sent(fake)
 
 
-def test_a_recorded_reply_that_links_out_is_never_shown_sent_or_published(project, fake, machine):
+def test_a_recorded_reply_that_links_out_is_never_shown_or_exported(project, fake, machine):
     project.write_panels(fake_panel(fake.url))
     assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
     reply = next((project.folder / "round-1").glob("alpha*.md"))
