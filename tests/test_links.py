@@ -169,3 +169,14 @@ def test_the_kernels_name_of_a_file_is_the_resolved_path(tmp_path):
              tmp_path / "folder-link" / "file-link.md", tmp_path / "folder-link" / "inner",
              tmp_path / "dangling.md", tmp_path / "folder-link" / "not-yet" / "file.md"]
     assert [_resolved(str(p)) for p in paths] == [os.path.realpath(p) for p in paths]
+
+
+def test_where_the_questions_are_is_never_read_from_a_panel_file_that_links_out(project, machine):
+    settings = project.root / "discussions" / "panels.yaml"
+    (machine / "panels.yaml").write_text("content: elsewhere\n" + settings.read_text())
+    settings.unlink()
+    settings.symlink_to(machine / "panels.yaml")
+    (project.root / "elsewhere").mkdir()
+    (project.root / "elsewhere" / "decoy.md").write_text("---\ntitle: Decoy?\n---\n")
+    status = project.cli("status")
+    assert "swarm-power" in status.stdout and "decoy" not in status.stdout

@@ -225,3 +225,15 @@ def test_a_source_edited_after_the_run_is_named(project):
     notes.write_text("The bus runs at 400 volts.\n")
     code, found = verified(project)
     assert code == 1 and [f["kind"] for f in found] == ["source-changed"] and found[0]["file"] == "notes.md"
+
+
+def test_a_recorded_file_replaced_by_a_link_out_of_the_project_is_caught_and_never_read(recorded):
+    """A pull request can carry a link where a ballot was: verify names the change and reads nothing through it."""
+    votes = next(recorded.folder.glob("round-1/votes.yaml"))
+    outside = recorded.root.parent / "machine.yaml"
+    outside.write_text(votes.read_text().replace("reasoning: ", "reasoning: LEAKED-7f3a ", 1))
+    votes.unlink()
+    votes.symlink_to(outside)
+    result = recorded.cli("verify", "--base", "HEAD", "--json")
+    assert result.exit_code == 1 and "round-1/votes.yaml" in result.stdout
+    assert "LEAKED" not in result.output + (result.stderr or "")

@@ -25,7 +25,7 @@ def main() -> None:
 
     code = status(sys.argv[1:])
     if code is not None:
-        leave(code)  # a status over ten thousand discussions took 40 ms more to tear down what it read
+        leave(code)  # a status over ten thousand discussions took 0.14 s to tear down what it read
     if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__":
         sys.modules.setdefault("pydantic.plugin._loader", _NoPlugins("pydantic.plugin._loader"))
     from .app import main as cli

@@ -16,8 +16,7 @@ from ..domain import Usage
 from . import yamlio
 from .documents import read_text
 from .files import write_atomic
-
-AUDIT = "audit"
+from .layout import AUDIT
 
 
 def round_folder(folder: Path, number: int) -> Path:

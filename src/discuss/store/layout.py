@@ -21,6 +21,7 @@ from stat import S_ISREG
 from ..text.naming import PANELS_FILE, SETTINGS_DIR, inside_project, leads_out, portable_key
 
 DISCUSSION_FILE = "discussion.yaml"  # a discussion's index, in the folder named like its question
+AUDIT = "audit"  # a discussion's audits (`discuss audit`), in a folder of its own beside its rounds
 
 
 def part_paths(folder: Path) -> list[Path]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain import Usage
-from .layout import DISCUSSION_FILE
+from .layout import AUDIT, DISCUSSION_FILE
 from .summary import Summary
 
 FIELDS = tuple(f.name for f in fields(Summary))
@@ -55,7 +55,7 @@ def sources(question: str, seen: Seen | None = None) -> list[Any]:
     file with a discussion folder of its own), by the question file's path (`<folder>.md`); where `seen`
     has a path, as it was when read (a first status looks at each file once)."""
     folder = question[:-3]
-    paths = (question, f"{folder}/{DISCUSSION_FILE}", folder + "/audit", folder)
+    paths = (question, f"{folder}/{DISCUSSION_FILE}", f"{folder}/{AUDIT}", folder)
     if seen is None:
         return [_identity(p) for p in paths]
     return [identity(seen[p]) if p in seen else _identity(p) for p in paths]

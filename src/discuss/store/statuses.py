@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..domain import FINISHED
 from ..text.naming import is_safe_id
-from .layout import DISCUSSION_FILE, part_names, question_names
+from .layout import AUDIT, DISCUSSION_FILE, part_names, question_names
 from .summary import Summary, from_data, from_head, is_legacy, quick_load, with_audits
 from .yamlshape import MAX_BYTES
 
@@ -129,7 +129,7 @@ def summary_of(folder: str, seen: Seen | None = None) -> Summary | None:
     except (OSError, ValueError):
         raise NeedsFullReader from None
     if (found := from_head(text)) is not None:
-        audit = f"{folder}/audit"
+        audit = f"{folder}/{AUDIT}"
         if seen is not None and audit in seen:  # looked at already: only a folder there can hold audits
             return with_audits(found, folder) if (s := seen[audit]) and stat.S_ISDIR(s.st_mode) else found
         return with_audits(found, folder)
@@ -212,7 +212,7 @@ def _row(path: str, warnings: list[str], seen: Seen) -> tuple[str, Summary | Non
     # The folder itself, where it is a link: its row is then read the full way, and read again each time
     # (the next status looks through the link, and what it finds is never the link's own identity).
     look(folder, seen, link=True)
-    look(f"{folder}/audit", seen)
+    look(f"{folder}/{AUDIT}", seen)
     slug = slug_of(path, seen) or _full_slug(path, warnings)
     if slug is None:
         return None

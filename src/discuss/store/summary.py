@@ -18,6 +18,7 @@ from typing import Any
 
 from ..domain import Usage, leader_of, usage_from
 from ..protocols import DEFAULT
+from .layout import AUDIT
 
 HEAD_TYPES: dict[str, type | tuple[type, ...]] = {
     "status": str, "completedRounds": int, "leader": (str, type(None)),
@@ -40,8 +41,7 @@ class Summary:
 
 def with_audits(s: Summary | None, folder: Path | str) -> Summary | None:
     """`s` with what the discussion's audits spent: one look for the folder, read only where it exists."""
-    # audits.AUDIT, whose module reads YAML: not imported here
-    if s is None or not os.path.isdir(os.path.join(folder, "audit")):
+    if s is None or not os.path.isdir(os.path.join(folder, AUDIT)):  # audits' module reads YAML: not imported here
         return s
     from dataclasses import replace
 

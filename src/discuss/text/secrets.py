@@ -35,8 +35,8 @@ KEY_SHAPE = re.compile(
     r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|gh[pousr]_[A-Za-z0-9]{30,}"
     r"|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|hf_[A-Za-z0-9]{30,})")
 
-_project: list[str] = []  # keys read from the project's .env files
 ENV_BYTES = 1 << 20  # of a .env file, what is read: no file of keys comes near it
+_project: list[str] = []  # keys read from the project's .env files
 _urls: list[str] = []  # credentials inside the panels' server addresses (`?key=...`, `user:password@`)
 
 
