@@ -82,7 +82,8 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     import dataclasses
 
     from .. import providers
-    from ..engine.prepare import check_ready, gateway_for
+    from ..engine.client import PanelClient
+    from ..engine.prepare import check_ready
     from ..engine.runner import prompts_for
     from ..protocols import get_protocol
     from ..store import discussions as store
@@ -115,7 +116,7 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
 
         check_writable(q.folder / AUDIT)  # the re-asked ballots are written there: refused before they are paid
         check_ready(d, root)
-        gateway = gateway_for(d, root, on_event, folder=q.folder, on_note=on_note)
+        gateway = PanelClient(root, d.settings, on_event=on_event, on_note=on_note).gateway(folder=q.folder)
         providers.run(gateway.run_phase(pending, on_result=lambda r: _keep(q.folder, number, experiment, kept, r)))
     usable = ballots(q.folder).get(number, [])
     names = {m.id: m.name for m in d.panel.members}

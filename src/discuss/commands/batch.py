@@ -11,14 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..domain import Discussion, Question, Usage
-from ..engine.gateway import ProviderLimits
-from ..engine.prepare import Options, gateway_for
-from ..engine.runner import Plan, Runner, prompts_for
+from ..engine.client import PanelClient
+from ..engine.prepare import Options
+from ..engine.runner import Plan, Runner
 from ..errors import Busy, DiscussError, InputError, WaitingForPeople
 from ..store import discussions as store
 from ..store.followups import part_files
-from ..store.layout import Layout
-from ..store.panels import load_limits
 from ..store.questions import question_files, read_question
 
 
@@ -148,12 +146,12 @@ def run_all(root: Path, prepared: list[tuple[Question, Discussion]], concurrency
 
 async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
                    report: Callable[[str], None], allowance: Allowance | None = None,
-                   limits: ProviderLimits | None = None) -> dict[str, Outcome]:
-    """Run every prepared discussion to its end, `concurrency` at a time; its name -> how it ended. `limits`:
-    the providers' limits shared with other work of the same event loop (default: the project's own)."""
-    limits = limits or ProviderLimits(load_limits(Layout(root).panels), on_note=lambda note: report(f"note: {note}"))
+                   client: PanelClient | None = None) -> dict[str, Outcome]:
+    """Run every prepared discussion to its end, `concurrency` at a time; its name -> how it ended. `client`:
+    the command's model client, shared with other work of the same event loop (default: one of its own); each
+    discussion calls through it under its own settings."""
+    client = client or PanelClient(root, on_note=lambda note: report(f"note: {note}"))
     gate = asyncio.Semaphore(max(1, concurrency))
-    prompts = prompts_for(root)
 
     async def one(q: Question, d: Discussion) -> tuple[str, Outcome]:
         async with gate:
@@ -162,7 +160,7 @@ async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], conc
                 return name, Outcome("held", f"not started: {allowance.spent()}")
             before = d.spent
             try:
-                done = await Runner(gateway_for(d, root, limits=limits, folder=q.folder), prompts).run(
+                done = await Runner(client.gateway(d.settings, folder=q.folder), client.prompts).run(
                     q, d, Plan(auto=True))
             except WaitingForPeople as exc:
                 outcome = Outcome("waiting", f"waiting: {exc}")

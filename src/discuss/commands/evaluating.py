@@ -68,12 +68,13 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
              report: Any = None, max_cost: float | None = None, max_tokens: int | None = None) -> dict[str, Any]:
     """Run (or price) every arm over the set's items; the figures as `--json` gives them. `max_cost` and
     `max_tokens` bound what this run spends in all: no item starts once they are reached."""
+    from ..engine.client import PanelClient
     from ..engine.prepare import default_panel
     from ..store.evalsets import load_set
     from ..store.panels import pick_panel
 
     chosen = panel or default_panel(layout.panels)
-    members, _ = pick_panel(layout.panels, chosen)
+    members, settings = pick_panel(layout.panels, chosen)
     arms = parse_arms(arms_text, list(members.ids))
     found = load_set(layout.root, set_name, items, seed)
     folder = layout.root / "evals" / found.name
@@ -86,7 +87,9 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
     from .batch import Allowance
 
     allowance = Allowance(max_cost, max_tokens)
-    concurrency = concurrency or _filling(layout, members)
+    # One client for every arm: the baselines run under the panel's settings as its discussions do.
+    client = PanelClient(layout.root, settings, on_note=lambda note: echo(f"note: {note}"))
+    concurrency = concurrency or _filling(client, members)
     everyone = [pair for pairs in prepared.values() for pair in pairs if not pair[1].concluded]
     plain = _baseline_work(folder, found.items, members, [a for a in arms if a.kind in ("single", "majority")], {})
     consistent = [a for a in arms if a.kind == "self-consistency"]
@@ -112,7 +115,7 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
         return work
 
     if everyone or plain or consistent:
-        providers.run(_together(layout, everyone, plain, consistency, concurrency, echo, allowance))
+        providers.run(_together(client, everyone, plain, consistency, concurrency, echo, allowance))
     if allowance.held_back:
         echo(f"the budget is spent ({allowance.spent()}): {allowance.held_back} item(s) not started; the report "
              "counts what was answered, and the same command with a larger budget goes on")
@@ -189,15 +192,10 @@ def _protocol_tokens(folder: Path, arms: list[Arm], items: list[Any]) -> float |
     return statistics.median(per_arm) if per_arm else None
 
 
-def _filling(layout: Layout, members: Any) -> int:
+def _filling(client: Any, members: Any) -> int:
     """Item discussions at once where none is given: enough to keep the members' tightest named provider limit
     full (each item asks every member at once, and half its time it is between phases), at least 8."""
-    from ..engine.gateway import ProviderLimits
-    from ..store.panels import load_limits
-
-    limits = ProviderLimits(load_limits(layout.panels), local=None)
-    named = [n for p in members.members for k in [p.api_base.rstrip("/") if p.api_base else "",
-                                                    limits.provider(p)] if k and (n := limits.limit_of(k))]
+    named = [n for p in members.members if (n := client.named_limit(p))]
     return max(8, -(-2 * min(named) // max(1, len(members.members)))) if named else 8
 
 
@@ -221,41 +219,34 @@ def _baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Arm]
     return work
 
 
-async def _together(layout: Layout, everyone: list[Any], plain: list[Any], then: Callable[[], list[Any]],
+async def _together(client: Any, everyone: list[Any], plain: list[Any], then: Callable[[], list[Any]],
                     concurrency: int, echo: Any, allowance: Any) -> None:
-    """Every arm in one event loop under one set of limits: the protocol arms' discussions, then the answers
+    """Every arm in one event loop through one client: the protocol arms' discussions, then the answers
     `then` gives (self-consistency, sized by them), and beside both the plain baselines, whose calls wait
     behind theirs at a provider's limit: a discussion's next phase waits for its slowest call, a baseline
     answer for nothing, so the baselines fill what the discussions leave of the limit, and no arm waits for
     another to finish before the next can start."""
     import asyncio
 
-    from ..engine.gateway import ProviderLimits
-    from ..store.panels import load_limits
     from .batch import run_many
-
-    limits = ProviderLimits(load_limits(layout.panels), on_note=lambda note: echo(f"note: {note}"))
 
     async def discussions_then() -> None:
         if everyone:
-            await run_many(layout.root, everyone, concurrency, echo, allowance, limits)
-        await _answer(layout, then(), allowance, concurrency, limits)
+            await run_many(client.root, everyone, concurrency, echo, allowance, client)
+        await _answer(client, then(), allowance, concurrency)
 
-    await asyncio.gather(discussions_then(), _answer(layout, plain, allowance, concurrency, limits, LATER))
+    await asyncio.gather(discussions_then(), _answer(client, plain, allowance, concurrency, LATER))
 
 
 LATER = 1  # the plain baselines' priority at a provider's limit: behind the discussions' calls
 
 
-async def _answer(layout: Layout, work: list[Any], allowance: Any, concurrency: int, limits: Any,
-                  priority: int = 0) -> None:
-    """The baseline answers `work` lists, each item's file written as it completes."""
-    from ..engine.runner import prompts_for
-
+async def _answer(client: Any, work: list[Any], allowance: Any, concurrency: int, priority: int = 0) -> None:
+    """The baseline answers `work` lists, each item's file written as it completes, under the panel's
+    settings (its timeout, attempts, retries and reply cap, as its discussions have them)."""
     if work:
-        # of this loop: its locks belong to it
-        gateway, prompts = _gateway(layout, limits, priority), prompts_for(layout.root)
-        await _all([_item_calls(gateway, prompts, *w) for w in work], allowance, concurrency)
+        gateway = client.gateway(priority=priority)
+        await _all([_item_calls(gateway, client.prompts, *w) for w in work], allowance, concurrency)
 
 
 async def _all(work: list[Any], allowance: Any, concurrency: int) -> None:
@@ -290,20 +281,6 @@ def _samples(folder: Path, items: list[Any], arm: Arm, budget: float | None, fal
     if not one:
         return fallback
     return max(1, min(MAX_SAMPLES, round(budget / max(statistics.mean(one), 1))))
-
-
-def _gateway(layout: Layout, limits: Any, priority: int = 0) -> Any:
-    from functools import partial
-
-    from ..domain import Settings
-    from ..engine.gateway import Gateway
-    from ..providers import route
-    from ..providers.human import HumanProvider
-
-    s = Settings()
-    return Gateway(providers=partial(route, scripts=layout.scripts, people=HumanProvider()),
-                   timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
-                   limits=limits, max_chars=s.max_reply_chars, priority=priority)
 
 
 async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]],

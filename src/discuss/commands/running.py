@@ -70,11 +70,11 @@ def run_ready(root: Path, r: Ready, plan: Plan, prompts: Any, on_event: Any = No
               on_note: Any = None, on_round: Any = None) -> Discussion:
     """Run `r` under `plan` to where the plan or a stopping rule ends it; what it paid for is on disk."""
     from .. import providers
-    from ..engine.prepare import gateway_for
+    from ..engine.client import PanelClient
     from ..engine.runner import Runner
 
-    runner = Runner(gateway_for(r.d, root, on_event, on_tokens=on_tokens, on_note=on_note, folder=r.q.folder),
-                    prompts, on_round=on_round)
+    client = PanelClient(root, r.d.settings, on_event=on_event, on_tokens=on_tokens, on_note=on_note)
+    runner = Runner(client.gateway(folder=r.q.folder), prompts, on_round=on_round)
     return providers.run(runner.run(r.asked, r.d, plan))
 
 

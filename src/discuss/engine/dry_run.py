@@ -11,14 +11,14 @@ import copy
 from ..domain import Usage
 from ..providers import route
 from ..providers.estimator import EstimatorProvider
-from .gateway import Gateway
+from .client import estimating
 
 
 async def estimate_run(runner_factory, q, d, plan) -> tuple[Usage, list[tuple[str, str, bool]], list[str], Usage]:
     """Total usage, the calls in order (panelist, task, structured), the models whose price is unknown,
     and the most the re-asks of structured replies could add."""
     stand_ins = EstimatorProvider(route)
-    gateway = Gateway(attempts=1, asks=1, providers=lambda p: stand_ins)
+    gateway = estimating(stand_ins)
     trial = copy.deepcopy(d)
     await runner_factory(gateway).run(q, trial, plan, dry=True)
     unpriced = sorted({m.id for m in trial.panel.everyone if gateway.price(m, 1, 1) is None})

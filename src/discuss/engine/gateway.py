@@ -209,7 +209,7 @@ class Gateway:
         self.retry_timeouts = retry_timeouts
         self.max_chars = max_chars
         self.route = providers
-        self.limits = limits or ProviderLimits(local=None)  # a bare gateway holds no limit; commands set them
+        self.limits = limits  # None: a bare gateway holds no limit; a command's client gives its own
         self.timeout = timeout
         self.attempts = max(1, attempts)
         self.base_delay = base_delay
@@ -295,7 +295,9 @@ class Gateway:
             result.attempts += 1
             try:
                 # the slot is held for the request, not the backoff; a timer, not a task of its own per call
-                async with self.limits.gate(spec.panelist, self.priority), asyncio.timeout(self.timeout):
+                gate = contextlib.nullcontext() if self.limits is None else self.limits.gate(spec.panelist,
+                                                                                              self.priority)
+                async with gate, asyncio.timeout(self.timeout):
                     return await self._complete(spec, messages)
             except Exception as exc:
                 if isinstance(exc, TransientError) and exc.usage is not None:

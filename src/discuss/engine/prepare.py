@@ -7,20 +7,18 @@ is made and before any file is written.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 from ..domain import SCRIPTED_PREFIX, Discussion, Question, Settings
 from ..errors import InputError
 from ..protocols import DEFAULT, get_protocol, own_settings, refuse_strangers
 from ..protocols.base import Setup
-from ..providers import check_keys, route
+from ..providers import check_keys
 from ..providers.scripted import ScriptedProvider
 from ..store import discussions as store
 from ..store.layout import Layout
 from ..store.panels import ADHOC, adhoc_panel, pick_panel
 from ..store.personas import load_personas
-from .gateway import Gateway, ProviderLimits
 from .runner import start, utc_now
 
 
@@ -183,22 +181,3 @@ def check_ready(d: Discussion, root: Path) -> None:
     if scripted:
         ScriptedProvider(Layout(root).scripts).check(scripted)
     get_protocol(d.protocol).check_ready(d)
-
-
-def gateway_for(d: Discussion, root: Path, on_event=None, limits: ProviderLimits | None = None,
-                on_tokens=None, folder: Path | None = None, on_note=None) -> Gateway:
-    """`folder`: the discussion's, where a person on the panel finds the forms to fill in; `on_note` hears
-    what the user should know of the servers (one held to a request at a time)."""
-    from ..providers.human import HumanProvider
-
-    s = d.settings
-    people = HumanProvider(folder, s.person_wait_hours)
-    if limits is None:  # `limits:` in panels.yaml hold for every command that calls, not only run --all
-        from ..store.panels import load_limits
-
-        limits = ProviderLimits(load_limits(Layout(root).panels), on_note=on_note)
-    return Gateway(providers=partial(route, scripts=Layout(root).scripts, people=people,
-                                     mark_cache=s.prompt_cache != "off"),
-                   timeout=s.timeout_seconds, attempts=s.attempts, base_delay=s.retry_base_delay,
-                   asks=s.vote_attempts, on_event=on_event, limits=limits, retry_timeouts=s.retry_timeouts,
-                   max_chars=s.max_reply_chars, on_tokens=on_tokens)
