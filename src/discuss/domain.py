@@ -17,6 +17,8 @@ STATUSES = ("active", *FINISHED)  # a started discussion's; a question without o
 OFFLINE_PREFIX = "offline/"
 SCRIPTED_PREFIX = "scripted/"
 HUMAN_PREFIX = "human/"  # a person on the panel: answers and ballots through files
+CLI_PREFIX = "cli/"  # a coding agent's command-line tool on the panel (cli/claude, cli/codex, cli/gemini)
+CLI_TOOLS = ("claude", "codex", "gemini")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,12 @@ class Panelist:
     # Options the discussion gives where the member gives none (a Project Dyson thread's temperature):
     # a model that refuses one is asked without it. Derived each run, never recorded.
     defaults: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    # A coding agent's tool (`cli/...`): the executable to run (else found on PATH) and flags added to ours.
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    # What answered for a `cli/...` member, found before a run: tool, version (its `--version`) and the flags
+    # used; recorded with the panel in the index. Empty until then.
+    agent: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def simulated(self) -> bool:
@@ -132,6 +140,9 @@ class Usage:
     cached_tokens: int = 0
     # Calls whose counts the provider gave absurd (missing, negative, beyond what was sent): counted here.
     recounted: int = 0
+    # Calls nobody priced (a coding agent's tool that reports no cost, with no price of the member's own):
+    # their cost is unknown, not nothing.
+    unpriced: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -143,6 +154,7 @@ class Usage:
         self.cached_tokens += other.cached_tokens
         self.calls += other.calls
         self.recounted += other.recounted
+        self.unpriced += other.unpriced
         if other.cost is not None:
             self.cost = round((self.cost or 0.0) + other.cost, 8)
 
@@ -157,6 +169,8 @@ def usage_dict(u: Usage) -> dict[str, Any]:
         out["cachedTokens"] = u.cached_tokens
     if u.recounted:
         out["recounted"] = u.recounted
+    if u.unpriced:
+        out["unpriced"] = u.unpriced
     return out
 
 
@@ -178,6 +192,7 @@ def usage_from(raw: Any) -> Usage:
         calls=_whole(raw.get("calls")),
         cached_tokens=_whole(raw.get("cachedTokens")),
         recounted=_whole(raw.get("recounted")),
+        unpriced=_whole(raw.get("unpriced")),
     )
 
 

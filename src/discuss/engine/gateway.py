@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..calls import CallResult, CallSpec, without_break
-from ..domain import Panelist, Usage
+from ..domain import CLI_PREFIX, Panelist, Usage
 from ..providers import Provider, TransientError, Waiting, route
 from ..text.clean import clean, without_thinking
 from ..text.jsonreply import ReplyError
@@ -106,8 +106,9 @@ class ProviderLimits:
     one that says nothing takes one at a time, since a local model server
     (ollama, llama-cpp-python) often has one slot and a second request either
     waits inside it (spending its timeout) or cuts the stream in progress;
-    `on_note` is told so, with how to widen it. A call waits for its slots
-    before its timeout starts.
+    `on_note` is told so, with how to widen it. A coding agent's tool is
+    limited by its own name (`cli/claude`), one call at a time unless
+    `limits:` names it. A call waits for its slots before its timeout starts.
     """
 
     def __init__(self, limits: dict[str, int] | None = None, local: int | None = 1,
@@ -121,7 +122,8 @@ class ProviderLimits:
 
     @staticmethod
     def provider(p: Panelist) -> str:
-        return p.model.split("/", 1)[0]
+        """The model string's prefix; a coding agent's tool by its own name (`cli/claude`), each a process here."""
+        return p.model if p.model.startswith(CLI_PREFIX) else p.model.split("/", 1)[0]
 
     def named(self, key: str) -> bool:
         return key in self.limits or key.rstrip("/") in self.limits
@@ -134,7 +136,7 @@ class ProviderLimits:
     def limit_of(self, key: str) -> int | None:
         if self.named(key):
             return self.limits.get(key, self.limits.get(key.rstrip("/")))
-        if self.on_this_machine(key) and self.local is not None:
+        if (self.on_this_machine(key) or key.startswith(CLI_PREFIX)) and self.local is not None:
             return self.widths.get(key, self.local)
         return None
 

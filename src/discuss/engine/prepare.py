@@ -177,6 +177,9 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
 def check_ready(d: Discussion, root: Path) -> None:
     """What must hold before spending: keys present, scripts readable, the agreement measure available."""
     check_keys(d.panel.everyone)
+    from ..providers.agents import ready
+
+    d.panel = ready(d.panel, root)  # coding agents' tools found, new enough, logged in; what answers recorded
     scripted = [p for p in d.panel.everyone if p.model.startswith(SCRIPTED_PREFIX)]
     if scripted:
         ScriptedProvider(Layout(root).scripts).check(scripted)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..domain import OFFLINE_PREFIX, SCRIPTED_PREFIX, Panelist
+from ..domain import CLI_PREFIX, OFFLINE_PREFIX, SCRIPTED_PREFIX, Panelist
 from .base import Provider
 from .registry import ProviderPlugin, Where
 
@@ -43,6 +43,18 @@ class Offline(ProviderPlugin):
         return found
 
 
+class Agents(ProviderPlugin):
+    """`cli/claude`, `cli/codex`, `cli/gemini`: a coding agent's own command-line tool, read-only."""
+
+    def claims(self, p: Panelist) -> bool:
+        return p.model.startswith(CLI_PREFIX)
+
+    def provider(self, where: Where) -> Provider:
+        from .agents import AgentProvider
+
+        return AgentProvider(where.root)
+
+
 class OpenAIHTTP(ProviderPlugin):
     """OpenAI's chat models and OpenAI-compatible servers litellm does not know: the light client."""
 
@@ -69,4 +81,4 @@ class Litellm(ProviderPlugin):
         return LITELLM if where.mark_cache else LITELLM_UNMARKED
 
 
-PEOPLE, SCRIPTED, OFFLINE, OPENAI_HTTP, LITELLM = People(), Scripted(), Offline(), OpenAIHTTP(), Litellm()
+PEOPLE, SCRIPTED, OFFLINE, AGENTS, OPENAI_HTTP, LITELLM = People(), Scripted(), Offline(), Agents(), OpenAIHTTP(), Litellm()

@@ -2,10 +2,10 @@
 
 Each entry names a `ProviderPlugin`: whether it claims a panelist, and the
 provider that answers for it. The built-in ones (people, scripted,
-offline, the light OpenAI-compatible client, litellm) are registered the
-way another package adds one; `BUILT_IN` repeats them, in the order they
-are asked, so routing a built-in model scans no installed package's
-metadata. Another package's providers are asked after the built-in ones
+offline, coding agents' tools, the light OpenAI-compatible client,
+litellm) are registered the way another package adds one; `BUILT_IN`
+repeats them, in the order they are asked, so routing a built-in model
+scans no installed package's metadata. Another package's providers are asked after the built-in ones
 that claim by prefix and before litellm, which takes whatever is left.
 """
 
@@ -25,6 +25,7 @@ BUILT_IN: dict[str, str] = {
     "people": "discuss.providers.builtin:PEOPLE",
     "scripted": "discuss.providers.builtin:SCRIPTED",
     "offline": "discuss.providers.builtin:OFFLINE",
+    "agents": "discuss.providers.builtin:AGENTS",
     "openai-http": "discuss.providers.builtin:OPENAI_HTTP",
     "litellm": "discuss.providers.builtin:LITELLM",
 }
@@ -40,6 +41,12 @@ class Where:
     scripts: Path | None = None
     people: Provider | None = None
     mark_cache: bool = True
+
+    @property
+    def root(self) -> Path:
+        """The project's root, where a coding agent's tool runs: the scripts folder is in its settings folder
+        (discussions/scripts); the current folder where no project is named."""
+        return self.scripts.parent.parent if self.scripts is not None else Path.cwd()
 
 
 class ProviderPlugin:

@@ -7,6 +7,8 @@ least a byte, plus a chat template's few per message) or received (at most
 the reply's bytes or the tokens asked for); otherwise, and where a non-empty
 reply is said to cost nothing, the call is counted here and marked
 `recounted`. Cached tokens are at most the prompt; a cost is never negative.
+A coding agent's counts (`agent_usage`) have no bound from what was sent:
+it reads the repository and works in turns of its own.
 """
 
 from __future__ import annotations
@@ -60,3 +62,22 @@ def sane_cost(cost: Any) -> float | None:
     if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost):
         return None
     return max(float(cost), 0.0)
+
+
+def agent_usage(prompt: Any, completion: Any, cached: Any, messages: list[dict[str, Any]], text: str) -> Usage:
+    """A coding agent's usage from its tool's counts. An agent reads the repository and runs its own turns,
+    so its prompt may be far larger than what was sent, and its reply larger than the text it ends with:
+    no bound from either. The rest holds as for a server: a count that is no whole, non-negative number, or a
+    call said to cost no token, is counted here and marked `recounted`; cached tokens are at most the prompt."""
+    p, c = whole(prompt), whole(completion)
+    recount = False
+    if p is None or p == 0:
+        from ..text import tokens
+
+        p, recount = sum(tokens.count(text_of(m.get("content"))) for m in messages), True
+    if c is None or (c == 0 and text.strip()):
+        from ..text import tokens
+
+        c, recount = tokens.count(text), True
+    return Usage(prompt_tokens=p, completion_tokens=c, calls=1, cached_tokens=min(whole(cached) or 0, p),
+                 recounted=int(recount))

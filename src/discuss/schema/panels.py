@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator, model_validator
 
-from ..domain import SCRIPTED_PREFIX
+from ..domain import CLI_PREFIX, CLI_TOOLS, SCRIPTED_PREFIX
 from ..text.naming import derived_id, inside_project, is_safe_id, unprintable
 from ..text.secrets import looks_like_key
 
@@ -75,6 +75,9 @@ class MemberModel(BaseModel):
     price: PriceModel | None = None
     # A model litellm does not know is a typo until the member says otherwise (or gives its price).
     allow_unknown_model: bool = Field(False, alias="allowUnknownModel")
+    # A coding agent's tool (`cli/...`): its executable (else the tool's name on PATH) and flags of ours to add.
+    command: StrictStr | None = None
+    args: list[StrictStr] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -97,7 +100,25 @@ class MemberModel(BaseModel):
         if value.startswith(SCRIPTED_PREFIX) and not is_safe_id(value.removeprefix(SCRIPTED_PREFIX)):
             raise ValueError(f"{value!r}: a scripted member names a script of discussions/scripts/ by a safe name "
                              "(lowercase letters, digits, '.', '_' or '-'; no '/' or '..'), such as scripted/alice")
+        if value.startswith(CLI_PREFIX) and value.removeprefix(CLI_PREFIX) not in CLI_TOOLS:
+            raise ValueError(f"{value!r}: a coding agent on the panel is one of "
+                             + ", ".join(CLI_PREFIX + t for t in CLI_TOOLS))
         return value
+
+    @model_validator(mode="after")
+    def _agent_only(self) -> MemberModel:
+        """`command:` and `args:` belong to a coding agent's tool; each a line of printable text."""
+        given = [k for k in ("command", "args") if getattr(self, k) is not None]
+        if given and not self.model.startswith(CLI_PREFIX):
+            raise ValueError(f"{' and '.join(given)}: only a coding agent's member (model: cli/claude, cli/codex "
+                             "or cli/gemini) runs a command")
+        for text in [self.command or "", *(self.args or [])]:
+            if unprintable(text) is not None:
+                raise ValueError(f"command and args are printable text on one line; {text[:40]!r} is not")
+            if looks_like_key(text):
+                raise ValueError("command and args hold what looks like a key (not shown here); a tool reads its key "
+                                 "from its own environment variable or login")
+        return self
 
     @field_validator("name")
     @classmethod

@@ -56,6 +56,8 @@ def _member_dict(m: Panelist) -> dict[str, Any]:
         entry["responseFormat"] = m.response_format
     if m.price is not None:
         entry["price"] = {"input": m.price[0], "output": m.price[1]}
+    if m.agent:  # a coding agent's tool: what answered (its name, version and flags), so a reader knows
+        entry["agent"] = dict(m.agent)
     return entry
 
 
@@ -224,7 +226,17 @@ def _panelist_from(m: dict) -> Panelist:
     return Panelist(id=str(m["id"]), model=str(m.get("model", "")), name=str(m.get("name") or m["id"]),
                     persona=str(m.get("persona") or ""),
                     options=dict(m["options"]) if isinstance(m.get("options"), dict) else {},
-                    response_format=str(m.get("responseFormat") or "auto"), price=_price(m.get("price")))
+                    response_format=str(m.get("responseFormat") or "auto"), price=_price(m.get("price")),
+                    agent=_agent(m.get("agent")))
+
+
+def _agent(raw) -> dict:
+    """A coding agent's record as the index keeps it (tool, version, flags), read back as plain text."""
+    if not isinstance(raw, dict):
+        return {}
+    flags = raw.get("flags")
+    return {"tool": str(raw.get("tool") or ""), "version": str(raw.get("version") or ""),
+            "flags": [str(f) for f in flags] if isinstance(flags, list) else []}
 
 
 def _price(raw) -> tuple[float, float] | None:

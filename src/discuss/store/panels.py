@@ -23,7 +23,7 @@ def _panelist(m) -> Panelist:
                     api_base=m.api_base, api_key_env=m.api_key_env,
                     options=m.options.model_dump(exclude_none=True) if m.options else {},
                     response_format=m.response_format, price=(m.price.input, m.price.output) if m.price else None,
-                    allow_unknown_model=m.allow_unknown_model)
+                    allow_unknown_model=m.allow_unknown_model, command=m.command, args=tuple(m.args or ()))
 
 
 def _special(raw, members: tuple[Panelist, ...], where: str, role: str) -> Panelist | None:
