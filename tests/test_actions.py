@@ -25,6 +25,30 @@ def test_follow_up_of_an_unfinished_discussion_is_refused_before_anything_is_wri
 
 
 def test_ask_file_is_written_once_and_found_again(project):
-    first, created = actions.ask_file(project.content, "questions", "Which orbit first?", "Some background.")
-    again, created_again = actions.ask_file(project.content, "questions", "Which orbit first?", None)
-    assert created and not created_again and first == again and "Some background." in first.read_text()
+    first, how = actions.ask_file(project.content, "questions", "Which orbit first?", "Some background.")
+    again, how_again = actions.ask_file(project.content, "questions", "Which orbit first?", None)
+    assert (how, how_again) == ("new", "same") and first == again and "Some background." in first.read_text()
+    spaced, how_spaced = actions.ask_file(project.content, "questions", "Which orbit first?", " Some\nbackground. ")
+    assert (spaced, how_spaced) == (first, "same")  # the same words, however they are spaced
+
+
+def test_new_facts_go_to_a_question_of_their_own_and_are_found_again(project):
+    first, _ = actions.ask_file(project.content, "questions", "May we drop this table?", "Nothing reads it.")
+    newer, how = actions.ask_file(project.content, "questions", "May we drop this table?", "The billing job reads it.")
+    assert how == "new facts" and newer != first and newer.parent == first.parent
+    assert "billing job" in newer.read_text() and "billing job" not in first.read_text()
+    again, how_again = actions.ask_file(project.content, "questions", "May we drop this table?",
+                                        "The billing job reads it.")
+    assert (again, how_again) == (newer, "new facts")
+    decided, how_decided = actions.ask_file(project.content, "questions", "May we drop this table?",
+                                            "Nothing reads it.", "yes-no")
+    assert how_decided == "new facts" and decided not in (first, newer)
+    assert "decision: yes-no" in decided.read_text()
+
+
+def test_an_unknown_model_is_refused_before_anything_is_written_by_ask(project):
+    before = project.snapshot()
+    for args in (["-m", "nosuch/model-x"], ["-m", "nosuch/model-x", "--estimate"]):
+        refused = project.cli("ask", "Which orbit first?", *args)
+        assert refused.exit_code == 2 and "nosuch/model-x" in refused.output and "no provider knows" in refused.output
+        assert project.snapshot() == before

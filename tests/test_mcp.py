@@ -38,7 +38,8 @@ def test_the_tools_are_listed_with_their_schemas(project):
     assert {"ask", "status", "show", "follow_up", "reply", "estimate", "audit", "trials", "panels",
             "protocols"} <= set(tools)
     assert tools["ask"].input_schema["required"] == ["question"]
-    assert {"background", "panel", "models", "protocol", "max_rounds", "max_cost", "settings", "wait_seconds"} <= \
+    assert {"background", "panel", "models", "protocol", "max_rounds", "max_cost", "settings", "decision",
+            "wait_seconds"} <= \
         set(tools["ask"].input_schema["properties"])
 
 
@@ -83,6 +84,35 @@ def test_ask_with_wait_seconds_reports_progress_and_returns_the_conclusion(proje
     assert seen and all(row["slug"] in m for m in seen)
 
 
+def test_new_facts_never_get_the_old_answer_and_the_result_says_which_discussion_answered(project, fake):
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    asked = {"question": "May we drop the orders table?", "panel": "fake", "wait_seconds": 60,
+             "background": "Nothing reads the table any more."}
+    first = call(project.root, "ask", asked).structured_content
+    assert first["status"] == "concluded" and first["asked"] == "new", first
+    again = call(project.root, "ask", asked).structured_content
+    assert again["slug"] == first["slug"] and again["asked"] == "same" and "asked before" in again["note"]
+    newer = call(project.root, "ask", {**asked, "background": "The billing job reads it nightly."})
+    row = newer.structured_content
+    assert row["slug"] != first["slug"] and row["asked"] == "new facts" and "of their own" in row["note"], row
+    assert row["status"] == "concluded" and row["verdict"]["slug"] == row["slug"], row
+    asked_of = (project.root / row["path"]).read_text()
+    assert "billing job" in asked_of and "billing job" not in (project.root / first["path"]).read_text()
+    told = [r for r in fake.requests if "billing job" in json.dumps(r["messages"])]
+    assert told and {r["model"] for r in told} >= {r["model"] for r in fake.requests if r["task"] == "respond"}
+
+
+def test_ask_takes_a_decision_and_the_verdict_carries_it(project):
+    row = call(project.root, "ask", {"question": "Should the swarm keep a spare unit?", "panel": "offline",
+                                     "decision": "yes-no", "wait_seconds": 60}).structured_content
+    assert row["status"] == "concluded", row
+    assert "decision: yes-no" in (project.root / row["path"]).read_text()
+    assert row["verdict"]["decision"] in ("yes", "no", "unclear")
+    options = call(project.root, "ask", {"question": "Which orbit first?", "panel": "offline",
+                                         "decision": ["low orbit", "high orbit"], "wait_seconds": 60})
+    assert options.structured_content["verdict"]["decision"] in ("low orbit", "high orbit", "unclear")
+
+
 def test_ask_gives_the_protocol_its_own_settings(project):
     from discuss.store import yamlio
 
@@ -113,6 +143,9 @@ def test_ask_gives_the_protocol_its_own_settings(project):
     ("ask", {"question": "Q " * 200_000}, "at most 1000"),
     ("ask", {"question": "Q?", "settings": {"foo": 1}}, "not a setting of any protocol"),
     ("audit", {"question": "swarm-power", "orders": 10**6}, "1 to 50"),
+    ("ask", {"question": "Q?", "models": ["nosuch/model-x"]}, "nosuch/model-x (model-x): no provider knows"),
+    ("ask", {"question": "Q?", "decision": "maybe"}, "decision"),
+    ("ask", {"question": "Q?", "decision": ["only one"]}, "2 to 12 different options"),
 ])
 def test_a_refusal_is_a_named_tool_error_with_nothing_written_and_the_server_goes_on(project, tool, arguments, words,
                                                                                    monkeypatch):
@@ -160,6 +193,28 @@ def test_the_server_over_stdio_as_a_client_starts_it(project):
     tools, rows = asyncio.run(go())
     assert "ask" in {t.name for t in tools.tools}
     assert [r["slug"] for r in rows.structured_content["discussions"]] == ["swarm-power"]
+
+
+def test_status_pages_filters_and_counts_without_looking_each_row_up(project, monkeypatch):
+    from discuss.store import questions
+
+    for n in range(7):
+        (project.content / "questions" / f"q{n}.md").write_text(f"---\ntitle: Question {n}?\n---\n\nWhy.\n")
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    looked_up = []
+    find = questions.find_question
+    monkeypatch.setattr(questions, "find_question", lambda *a: looked_up.append(a) or find(*a))
+    first = call(project.root, "status", {"limit": 3}).structured_content
+    assert first["total"] == 8 and len(first["discussions"]) == 3 and first["offset"] == 0
+    rest = call(project.root, "status", {"limit": 100, "offset": 3}).structured_content
+    slugs = [r["slug"] for r in first["discussions"] + rest["discussions"]]
+    assert len(slugs) == len(set(slugs)) == 8 and "swarm-power" in slugs
+    assert all(r["running"] is False for r in rest["discussions"])
+    assert looked_up == []  # the page's rows are found in one walk, not one search each
+    done = call(project.root, "status", {"status": "concluded"}).structured_content
+    assert done["total"] == 1 and done["discussions"][0]["slug"] == "swarm-power"
+    assert call(project.root, "status", {"status": "done"}).is_error
+    assert call(project.root, "status", {"limit": 0}).is_error
 
 
 def wait_until(root: Path, slug: str, done, seconds: float = 60) -> dict:

@@ -164,3 +164,13 @@ def test_files_are_read_as_path_read_text_reads_them(text):
         path = Path(folder, "q.md")
         path.write_bytes(text.encode("utf-8"))
         assert statuses.read_text(path) == path.read_text(encoding="utf-8")
+
+
+def test_status_keeps_the_rows_of_one_status_and_refuses_another_word(archive):
+    every = json.loads(archive.cli("status", "--json").stdout)
+    for wanted in ("concluded", "active", "not started"):
+        shown = archive.cli("status", "--json", "--status", wanted)
+        assert shown.exit_code == 0, shown.output
+        assert json.loads(shown.stdout) == [r for r in every if r["status"] == wanted] != []
+    wrong = archive.cli("status", "--status", "done")
+    assert wrong.exit_code == 2 and "give one of not started, active, concluded, closed" in wrong.output

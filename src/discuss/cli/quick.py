@@ -40,11 +40,12 @@ def parse(argv: list[str], env: Mapping[str, str]) -> tuple[Path | None, bool] |
     return (Path(root).resolve() if root else None), rest[-1] == "--json"
 
 
-def show_status(content: Path, question: str | None, as_json: bool) -> None:
-    """`discuss status`, whichever way it was asked: the warnings on stderr, the rows on stdout."""
+def show_status(content: Path, question: str | None, as_json: bool, only: str | None = None) -> None:
+    """`discuss status`, whichever way it was asked: the warnings on stderr, the rows on stdout (`only`: those
+    of this status)."""
     from ..commands.reading import status_rows
 
-    found, warnings = status_rows(content, question)
+    found, warnings = status_rows(content, question, only)
     for warning in warnings:
         sys.stderr.write(f"warning: {warning}\n")
     sys.stdout.write(status_output(found, as_json, str(content), len(warnings)))

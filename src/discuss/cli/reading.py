@@ -19,11 +19,13 @@ FAMILY = "Read"  # the panel of `discuss --help` these commands are listed under
 @app.command(rich_help_panel=FAMILY)
 @handled
 def status(question: str | None = typer.Argument(None, help="One question; default all."),
-           as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the documentation's commands page).")):
+           as_json: bool = typer.Option(False, "--json", help="JSON: a list of rows (see the documentation's commands page)."),
+           only: str | None = typer.Option(None, "--status", help="Only the discussions of this status: not "
+                                           "started, active, concluded or closed.")):
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost, protocol."""
     from .quick import show_status  # the one status: `discuss status` reaches it before typer loads, too
 
-    show_status(content(), question, as_json)
+    show_status(content(), question, as_json, only)
 
 
 @app.command(rich_help_panel=FAMILY)

@@ -270,6 +270,8 @@ def ask(
     max_cost: float | None = typer.Option(None, "--max-cost", min=0, help="Budget: dollars (0: none)."),
     assigned: list[str] = typer.Option([], "--set", metavar="KEY=VALUE", help="A setting of the protocol's own "
                                        "(`--set critiqueRounds=2`); repeatable."),
+    decision: list[str] = typer.Option([], "--decision", help="Ask for a decision: yes-no, or an option to "
+                                       "choose from (repeat it for each); `verdict` then gives the one chosen."),
     as_json: bool = typer.Option(False, "--json", help="Print the discussion as `show --json` does."),
     estimate: bool = typer.Option(False, "--estimate", help="Print the calls, tokens and cost the discussion "
                                   "would take at most, without making a call or leaving a file."),
@@ -297,16 +299,18 @@ def ask(
         except ValueError as exc:
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
     from ..commands.asking import AskRequest
-    from ..commands.running import ask_file
+    from ..commands.running import ASKED, ask_file
     from ..store.layout import Layout
 
-    request = AskRequest(question, text, panel, list(model), protocol, max_rounds, max_cost, assignments(assigned))
+    request = AskRequest(question, text, panel, list(model), protocol, max_rounds, max_cost, assignments(assigned),
+                         decision[0] if decision == ["yes-no"] else list(decision) or None)
     request.check(Layout(root()), section, ready=not estimate)  # before a file is written
 
     made = [] if (content() / section).is_dir() else [content() / section]  # to take away after an estimate
-    path, created = ask_file(content(), section, question, text)
+    path, how = ask_file(content(), section, question, text, request.decision)
+    created = how != "same"
     if not quiet and not estimate:
-        typer.echo(f"question: {path}" + ("" if created else " (asked before: going on with it)"), err=True)
+        typer.echo(f"question: {path}" + (f" ({ASKED[how]})" if how in ASKED else ""), err=True)
     options = request.options()
     if estimate:
         try:

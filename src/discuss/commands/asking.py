@@ -11,12 +11,14 @@ to a log beside the lock, outside the project, so nothing stray reaches git.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..errors import InputError
 from ..store.layout import Layout
@@ -34,6 +36,7 @@ class AskRequest:
     max_rounds: int | None = None
     max_cost: float | None = None
     settings: dict[str, Any] = field(default_factory=dict)  # the protocol's own (as `--set KEY=VALUE`)
+    decision: str | list[str] | None = None  # `yes-no` or the options: written into the question's front matter
 
     def check(self, layout: Layout, section: str = "questions", ready: bool = True) -> Path:
         """Everything a run of this request would refuse, refused now, before a file is written or a process
@@ -41,16 +44,19 @@ class AskRequest:
         their ranges. The CLI's `ask` and the MCP server's both call it. Returns where the question's file is
         (or will be)."""
         from ..domain import Question
-        from ..engine.prepare import check_ready, prepare
-        from ..store.questions import question_path, read_question
+        from ..engine.prepare import check_ready, check_routes, prepare
+        from ..store.questions import asked, options_of, read_question
 
         self._check_options()
-        path = question_path(layout.content, section, self.question)
+        path, _ = asked(layout.content, section, self.question, self.background, self.decision)
         q = read_question(path) if path.is_file() else Question(
-            path=path, slug=path.stem, title=" ".join(self.question.split()), background=self.background or "")
+            path=path, slug=path.stem, title=" ".join(self.question.split()), background=self.background or "",
+            decision=options_of(self.decision))
         d = prepare(layout.root, q, self.options())
-        if ready and not d.concluded:  # an estimate needs no key
-            check_ready(d, layout.root)
+        if not d.concluded:
+            check_routes(d)  # a model no provider can reach is refused, estimate or not
+            if ready:  # an estimate needs no key
+                check_ready(d, layout.root)
         return path
 
     def options(self) -> Any:
@@ -74,6 +80,11 @@ class AskRequest:
             raise InputError("max_cost must be 0 (no budget) or more dollars")
         if self.background is not None and len(self.background.encode("utf-8", "replace")) > BACKGROUND_BYTES:
             raise InputError(f"the background is larger than {BACKGROUND_BYTES // 1024} KB")
+        if self.decision is not None:
+            from ..schema import validated
+            from ..schema.question import FrontMatterModel
+
+            self.decision = validated(FrontMatterModel, {"title": "-", "decision": self.decision}, "decision").decision
         self._check_settings()
 
     def _check_settings(self) -> None:
@@ -102,6 +113,11 @@ class AskRequest:
                 args += [flag, str(value)]
         for model in self.models:
             args += ["--model", model]
+        if self.background is not None:
+            args += ["--background", "-"]  # handed over on stdin: see `launch`
+        for option in [] if self.decision is None else [self.decision] if isinstance(self.decision, str) \
+                else self.decision:
+            args += ["--decision", option]
         for key, value in self.settings.items():
             args += ["--set", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
         return args
@@ -132,38 +148,53 @@ def starting(folder: Path) -> bool:
 def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
     """Write the question (or find the one an identical ask wrote) and start its run unless one is going.
 
-    Returns `{slug, path, status, started}` at once: `started` is False where a
-    run was already going, or the discussion had ended.
+    Returns `{slug, path, status, started, asked}` at once: `started` is False where a run was already going,
+    or the discussion had ended; `asked` says how the question was found ("new", "same": an earlier ask of
+    this text, whose discussion answers this one, or "new facts": the title was asked before with another
+    background or decision, and this ask has a discussion of its own), and `note` says it in words.
     """
     from ..store import discussions as store
     from ..store.questions import read_question
-    from .running import ask_file
+    from .running import ASKED, ask_file
 
     request.check(layout)
-    path, _ = ask_file(layout.content, "questions", request.question, request.background)
+    path, how = ask_file(layout.content, "questions", request.question, request.background, request.decision)
     q = read_question(path)
-    row = {"slug": q.slug, "path": path.relative_to(layout.root).as_posix()}
+    row = {"slug": q.slug, "path": path.relative_to(layout.root).as_posix(), "asked": how}
+    if how in ASKED:
+        row["note"] = ASKED[how]
     summary = store.summary(q.folder)
     if summary is not None and summary.status in ("concluded", "closed"):
-        return row | {"status": summary.status, "started": False}
-    started = launch(layout, q.folder, request.argv(layout.root))
+        return row | {"status": summary.status, "started": False,
+                      "note": f"asked before and {summary.status}: this is that discussion's answer; "
+                              "`follow_up` asks it again with more to go on"}
+    started = launch(layout, q.folder, request.argv(layout.root), request.background)
     return row | {"status": "running", "started": started}
 
 
-def launch(layout: Layout, folder: Path, argv: list[str]) -> bool:
+def launch(layout: Layout, folder: Path, argv: list[str], stdin: str | None = None) -> bool:
     """Start `argv` (a `discuss` command) as a process of its own for the discussion in `folder`, unless a run
-    of it is going already; False then."""
+    of it is going already; False then. `stdin`: what the command reads there (an ask's background, which
+    with its title tells the question apart from another of that title)."""
     from ..store.files import is_running
 
     if is_running(folder) or starting(folder):
         return False
     log = log_path(folder)
     with open(log, "wb") as out:
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
-                                 close_fds=True, cwd=layout.root, env={**os.environ, "NO_COLOR": "1"})
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, stdout=out,
+                                 stderr=out, start_new_session=True, close_fds=True, cwd=layout.root,
+                                 env={**os.environ, "NO_COLOR": "1"})
+    if stdin is not None and child.stdin is not None:
+        threading.Thread(target=_hand, args=(child.stdin, stdin), daemon=True).start()  # more than a pipe holds
     STARTED.append(child)
     log.with_suffix(".pid").write_text(str(child.pid))
     return True
+
+
+def _hand(pipe: IO[bytes], text: str) -> None:
+    with contextlib.suppress(OSError), pipe:
+        pipe.write(text.encode("utf-8", "replace"))
 
 
 def command(root: Path, *args: str) -> list[str]:

@@ -5,25 +5,75 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..domain import FINISHED, STATUSES
 from ..errors import InputError
 from ..store.layout import Layout
 
 
-def status_rows(content: Path, question: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+def status_rows(content: Path, question: str | None = None,
+                status: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """`status --json`'s rows (every discussion with its follow-ups after it, or one), and warnings about
-    files left out; a question that was asked for and cannot be read is an InputError."""
+    files left out; a question that was asked for and cannot be read is an InputError. `status`: only the
+    rows of that status (`not started`, `active`, `concluded`, `closed`)."""
     from ..archive.listing import status_json
 
+    if status is not None and status not in LISTED:
+        raise InputError(f"status {status!r}: give one of {', '.join(LISTED)}")
     if question is None:
         from ..store.statuses import summaries
 
         found, warnings = summaries(content)
-        return [status_json(slug, s) for slug, s in found], warnings
+        rows = [status_json(slug, s) for slug, s in found]
+        return [r for r in rows if status is None or r["status"] == status], warnings
     from ..store import discussions as store
     from ..store.questions import find_question
 
     q = find_question(content, question)
-    return [status_json(q.slug, store.summary(q.folder))], []
+    return [r for r in [status_json(q.slug, store.summary(q.folder))] if status is None or r["status"] == status], []
+
+
+LISTED = ("not started", *STATUSES)  # what a status row says of a discussion
+
+
+def status_page(content: Path, status: str | None = None, limit: int = 100,
+                offset: int = 0) -> dict[str, Any]:
+    """A page of the status rows (those of `status`, where given) as an agent reads them: `{discussions,
+    total, offset, limit, warnings}`, each row with `running` (a run of it is going now). Whether a run is
+    going is asked only of the page's unfinished rows, whose files are found in one walk of the archive."""
+    if limit < 1 or offset < 0:
+        raise InputError("limit must be 1 or more, and offset 0 or more")
+    rows, warnings = status_rows(content, None, status)
+    page = rows[offset:offset + limit]
+    unfinished = [r for r in page if r["status"] not in FINISHED]
+    folders = folders_of(content, [r["slug"] for r in unfinished]) if unfinished else {}
+    for row in page:
+        row["running"] = row["slug"] in folders and running(folders[row["slug"]])
+    return {"discussions": page, "total": len(rows), "offset": offset, "limit": limit, "warnings": warnings}
+
+
+def folders_of(content: Path, slugs: list[str]) -> dict[str, Path]:
+    """The discussion folder of each of `slugs`: file names settle most in one walk; the rest are found one by
+    one (a slug its front matter gives, a follow-up part's)."""
+    from ..store.layout import question_names
+    from ..store.questions import find_question
+
+    by_name = {Path(name).stem: Path(name) for name in question_names(content)}
+    found = {}
+    for slug in slugs:
+        try:
+            path = by_name.get(slug) or find_question(content, slug).path
+        except InputError:
+            continue
+        found[slug] = path.with_suffix("")
+    return found
+
+
+def running(folder: Path) -> bool:
+    """Whether a run of the discussion in `folder` is going (it holds the lock, or was started a moment ago)."""
+    from ..store.files import is_running
+    from .asking import starting
+
+    return is_running(folder) or starting(folder)
 
 
 def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, Any] | None:

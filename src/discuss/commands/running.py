@@ -16,7 +16,7 @@ from ..domain import Discussion, Question
 from ..engine.prepare import Options, ground, prepare
 from ..protocols.base import Plan
 
-__all__ = ["Form", "Options", "Plan", "Ready", "ask_file", "follow_up_file", "ready", "run_ready", "save_form",
+__all__ = ["ASKED", "Form", "Options", "Plan", "Ready", "ask_file", "follow_up_file", "ready", "run_ready", "save_form",
            "startable", "waiting_form"]
 from ..errors import InputError
 from ..protocols import get_protocol
@@ -78,14 +78,24 @@ def run_ready(root: Path, r: Ready, plan: Plan, prompts: Any, on_event: Any = No
     return providers.run(runner.run(r.asked, r.d, plan))
 
 
-def ask_file(content: Path, section: str, question: str, background: str | None) -> tuple[Path, bool]:
-    """The question file `ask` runs: the one an earlier identical ask wrote, else a new one (True)."""
-    from ..store.questions import create_question, question_path
+def ask_file(content: Path, section: str, question: str, background: str | None,
+             decision: str | list[str] | None = None) -> tuple[Path, str]:
+    """The question file `ask` runs, and how it was found (`store.questions.asked`): an earlier identical ask's
+    ("same"), or one written now ("new", or "new facts" where the title was asked before with another
+    background or decision)."""
+    from ..store.questions import asked, create_question
 
-    earlier = question_path(content, section, question)
-    if earlier.is_file():
-        return earlier, False
-    return create_question(content, section, question, [], background=background, placeholder=False)[0], True
+    path, how = asked(content, section, question, background, decision)
+    if not path.is_file():
+        extra: dict[str, object] = {} if decision is None else {"decision": decision}
+        create_question(content, section, question, [], background=background, placeholder=False, extra=extra,
+                        at=path)
+    return path, how
+
+
+ASKED = {"same": "asked before: going on with it",
+         "new facts": "asked before with another background or decision: these facts go to a discussion of "
+                      "their own"}
 
 
 def follow_up_file(content: Path, ref: str, text: str | None, panel: str | None, protocol: str | None) -> Path:

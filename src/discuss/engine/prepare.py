@@ -174,8 +174,23 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
     return (replace(q, background=f"{q.background.rstrip()}\n\n{block}") if block else q), warnings
 
 
+def check_routes(d: Discussion) -> None:
+    """Every member's model one a provider can reach: else InputError naming each, and the ways there are."""
+    from ..providers import unroutable
+    from ..providers.litellm import KEY_VARIABLES
+
+    if lost := unroutable(d.panel.everyone):
+        names = ", ".join(f"{p.model} ({p.id})" for p in lost)
+        raise InputError(f"{names}: no provider knows this model; name it with a provider's prefix litellm "
+                         f"knows ({', '.join(f'{k}/' for k in KEY_VARIABLES)}, ...), give its server's api_base "
+                         "in discussions/panels.yaml, or use a panel there (`discuss panels` lists them); "
+                         "nothing was written")
+
+
 def check_ready(d: Discussion, root: Path) -> None:
-    """What must hold before spending: keys present, scripts readable, the agreement measure available."""
+    """What must hold before spending: every model reachable, keys present, scripts readable, the agreement
+    measure available."""
+    check_routes(d)
     check_keys(d.panel.everyone)
     from ..providers.agents import ready
 

@@ -80,12 +80,15 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
     async def ask(question: str, ctx: Context, background: str | None = None, panel: str | None = None,
                   models: list[str] | None = None, protocol: str | None = None, max_rounds: int | None = None,
                   max_cost: float | None = None, settings: dict[str, str | int | float | bool] | None = None,
-                  wait_seconds: float = 0) -> dict[str, Any]:
-        """Put a research question to the panel. Returns at once with {slug, status, path}; with wait_seconds,
-        waits up to that long (reporting progress) and returns the conclusion if it came. `settings`: the
-        protocol's own, by name ({"critiqueRounds": 2}; the `protocols` tool lists each protocol's)."""
+                  decision: str | list[str] | None = None, wait_seconds: float = 0) -> dict[str, Any]:
+        """Put a research question to the panel. Returns at once with {slug, status, path, asked, note}; with
+        wait_seconds, waits up to that long (reporting progress) and returns the conclusion if it came.
+        `decision`: "yes-no", or 2 to 12 options, to get a decision `verdict` gives. `settings`: the
+        protocol's own, by name ({"critiqueRounds": 2}; the `protocols` tool lists each protocol's). The same
+        title with another background or decision is a discussion of its own (`asked: "new facts"`); the same
+        text asked again returns that discussion (`asked: "same"`)."""
         request = asking.AskRequest(question, background, panel, list(models or []), protocol, max_rounds, max_cost,
-                                    dict(settings or {}))
+                                    dict(settings or {}), decision)
         started = answered(lambda: asking.start(layout, request))
         ends = time.monotonic() + min(max(wait_seconds, 0.0), MAX_WAIT)
         row = started
@@ -131,17 +134,19 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
     from ..commands import reading
 
     @app.tool()
-    def status(question: str | None = None) -> dict[str, Any]:
-        """Every discussion's row (status, rounds, leader, termination, usage, protocol) as {discussions}; with
-        a question, that question's row alone (with `lastOutput` where its run stopped before the end)."""
-        rows, warnings = answered(lambda: reading.status_rows(layout.content, question))
-        for row in rows:
-            row["running"] = _running(layout, row["slug"])
-            if question is not None and not row["running"] and row["status"] not in ("concluded", "closed"):
-                row["lastOutput"] = _last_words(layout, row["slug"])
-        if question is not None:
-            return {k: v for k, v in rows[0].items() if v is not None}
-        return {"discussions": rows, "warnings": warnings}
+    def status(question: str | None = None, status: str | None = None, limit: int = 100,
+               offset: int = 0) -> dict[str, Any]:
+        """With a question: that question's row (status, rounds, leader, termination, usage, protocol, running,
+        and `lastOutput` where its run stopped before the end). Without: a page of every discussion's rows,
+        {discussions, total, offset, limit, warnings}; `status` keeps only the rows of one status (not started,
+        active, concluded, closed); `limit` rows from `offset` (from 0) of `total`."""
+        if question is None:
+            return answered(lambda: reading.status_page(layout.content, status, limit, offset))
+        row = answered(lambda: reading.status_rows(layout.content, question))[0][0]
+        row["running"] = _running(layout, row["slug"])
+        if not row["running"] and row["status"] not in ("concluded", "closed"):
+            row["lastOutput"] = _last_words(layout, row["slug"])
+        return {k: v for k, v in row.items() if v is not None}
 
     @app.tool()
     def show(question: str, full: bool = False, record: bool = False) -> dict[str, Any]:
@@ -232,15 +237,13 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
 
 
 def _running(layout: Layout, slug: str) -> bool:
-    from ..commands.asking import starting
-    from ..store.files import is_running
+    from ..commands.reading import running
     from ..store.questions import find_question
 
     try:
-        folder = find_question(layout.content, slug).folder
+        return running(find_question(layout.content, slug).folder)
     except DiscussError:
         return False
-    return is_running(folder) or starting(folder)
 
 
 def _last_words(layout: Layout, slug: str) -> str | None:

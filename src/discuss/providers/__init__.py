@@ -75,6 +75,15 @@ def missing_keys(panelists: list[Panelist]) -> list[str]:
     return [m for provider, members in by_provider.values() for m in provider.missing_keys(members)]
 
 
+def unroutable(panelists: list[Panelist]) -> list[Panelist]:
+    """The panelists whose model no provider can reach (an unknown provider's prefix, no address given)."""
+    lost: list[Panelist] = []
+    for p in panelists:
+        if (check := getattr(route(p), "unroutable", None)) is not None:  # optional: a plugin may not say
+            lost += check([p])
+    return lost
+
+
 def check_keys(panelists: list[Panelist]) -> None:
     missing = missing_keys(panelists)
     if missing:

@@ -22,6 +22,9 @@ class Local:
     def missing_keys(self, panelists: list[Panelist]) -> list[str]:
         return []
 
+    def unroutable(self, panelists: list[Panelist]) -> list[Panelist]:
+        return []
+
     def warm_up(self, panelists: list[Panelist]) -> None:
         pass
 
@@ -88,6 +91,9 @@ class Provider(Protocol):
 
     def diagnose(self, p: Panelist, timeout: float) -> Diagnosis:
         ...
+
+    # Optional: `unroutable(panelists) -> list[Panelist]`, those whose model this provider cannot reach at all
+    # (an unknown provider's name), refused before a file is written; a provider without it reaches all.
 
     def warm_up(self, panelists: list[Panelist]) -> None:
         """Load what the first calls of `panelists` need, so their timeouts count only the provider's time."""

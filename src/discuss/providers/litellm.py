@@ -371,6 +371,18 @@ class LitellmProvider:
                 missing += [f"{var} (for {p.id})" for var in one_of(report.get("missing_keys") or [])]
         return missing
 
+    def unroutable(self, panelists: list[Panelist]) -> list[Panelist]:
+        """Those whose model litellm cannot place with a provider (and no `api_base` says where it is)."""
+        unknown = []
+        for p in panelists:
+            if p.api_base or p.model.split("/", 1)[0] in KEY_VARIABLES:
+                continue  # the usual providers: no need to import litellm to know
+            try:
+                load().get_llm_provider(model=p.model)
+            except Exception:  # noqa: BLE001 - litellm's BadRequestError, or whatever a release raises instead
+                unknown.append(p)
+        return unknown
+
     def warm_up(self, panelists: list[Panelist]) -> None:
         # Seconds of import that must not eat into the first call's timeout: litellm's own, the OpenAI SDK's
         # resources (450 modules, 0.6 s), and whatever else litellm's first call to a provider imports, which

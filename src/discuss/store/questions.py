@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..domain import Question
 from ..errors import InputError
-from ..text.naming import did_you_mean, distinct_slug, is_safe_id, lossy, same_text, slugify
+from ..text.naming import did_you_mean, distinct_slug, is_safe_id, lossy, same_text, slugify, text_digest
 from . import documents
 from .files import write_atomic
 from .layout import confined, part_paths, question_files
@@ -219,6 +219,40 @@ def question_path(content: Path, section: str, title: str) -> Path:
                      f"({', '.join(p.name for p in paths)}); reword the title")
 
 
+def asked(content: Path, section: str, title: str, background: str | None,
+          decision: str | list[str] | None = None) -> tuple[Path, str]:
+    """The question file an ask of `title` runs, and how it was found: "new" (no question of this title
+    yet), "same" (asked before, and what it asks is this ask's: its answer is this ask's answer), or
+    "new facts" (asked before with another background or decision: this ask goes to a question of its own,
+    named by a digest of the title and what differs, so an earlier answer never answers other facts).
+
+    An ask that gives no background or decision asks nothing new of an earlier question of its title.
+    """
+    earlier = question_path(content, section, title)
+    if not earlier.is_file() or _asks_the_same(read_question(earlier), background, decision):
+        return earlier, "same" if earlier.is_file() else "new"
+    digest = text_digest("\n".join([title.strip(), " ".join((background or "").split()), repr(options_of(decision))]))
+    path = earlier.parent / f"{slugify(title, 79 - len(digest)) or 'q'}-{digest}.md"
+    if path.is_file():
+        found = read_question(path)
+        if same_text(found.title, title) and _asks_the_same(found, background, decision):
+            return path, "new facts"
+        raise InputError(f"{path}: another question holds the name this one would take; reword the title")
+    return path, "new facts"
+
+
+def _asks_the_same(q: Question, background: str | None, decision: str | list[str] | None) -> bool:
+    same_background = background is None or " ".join(background.split()) == " ".join(q.background.split())
+    return same_background and (decision is None or options_of(decision) == q.decision)
+
+
+def options_of(decision: str | list[str] | None) -> tuple[str, ...]:
+    """A decision as front matter gives it (`yes-no`, or the options), as the question holds it."""
+    if decision is None:
+        return ()
+    return ("yes", "no") if decision == "yes-no" else tuple(str(o).strip() for o in decision)
+
+
 def _title_of(path: Path) -> str:
     try:
         meta, _ = documents.read(path)
@@ -229,7 +263,8 @@ def _title_of(path: Path) -> str:
 
 def create_question(content: Path, section: str, title: str, tags: list[str], dyson: bool = False,
                     background: str | None = None, bom: tuple[str | None, str | None] = (None, None),
-                    extra: dict[str, object] | None = None, placeholder: bool = True) -> tuple[Path, str]:
+                    extra: dict[str, object] | None = None, placeholder: bool = True,
+                    at: Path | None = None) -> tuple[Path, str]:
     """A new question file, and where its BOM item came from (Dyson's) or "".
 
     `placeholder`: a question without a background gets the scaffold's line asking for one (`new`, which
@@ -238,7 +273,7 @@ def create_question(content: Path, section: str, title: str, tags: list[str], dy
     `dyson`: named and numbered as Project Dyson's site expects, in a phase folder. `extra`: more
     front matter (a follow-up's `followUpOf` and `part`).
     """
-    path = question_path(content, section, title)
+    path = at or question_path(content, section, title)  # `at`: where `asked` puts a question with new facts
     folder, slug, note = path.parent, path.stem, ""
     meta: dict[str, object] = {"title": title.strip(), "slug": slug, "questionType": "discussion", "status": "open"}
     if dyson:
