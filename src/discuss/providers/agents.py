@@ -212,9 +212,17 @@ def _checked(name: str, path: str, stamp: tuple[int, int], root: str) -> tuple[t
     return version, said.strip()[:200], _logged_in(tool, path, env, cwd)
 
 
+# Where a tool without a documented login check keeps what logs it in: a key in its environment, or a login
+# saved under the home folder. Their presence is taken as logged in; their absence proves nothing.
+SAVED = {"gemini": (("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA"),
+                    ".gemini/oauth_creds.json")}
+
+
 def _logged_in(tool: Tool, path: str, env: dict[str, str], cwd: Path) -> str:
     if not tool.login:
-        return "unknown"
+        names, saved = SAVED.get(tool.name, ((), ""))
+        home = Path(env.get("HOME") or "~").expanduser()
+        return "yes" if any(env.get(n) for n in names) or (saved and (home / saved).is_file()) else "unknown"
     code, said = processes.probe([path, *tool.login], env, cwd, PROBE_SECONDS)
     try:
         state = json.loads(said).get("loggedIn") if said.lstrip().startswith("{") else None
