@@ -44,7 +44,7 @@ def edit(path, old: str, new: str, count: int = 1) -> None:
     path.write_text(re.sub(old, new, text, count=count))
 
 
-def test_every_protocol_run_to_its_end_holds_and_vote_is_recomputed(project):
+def test_every_protocol_run_to_its_end_holds_and_each_is_recomputed(project):
     for protocol in PROTOCOLS:
         result = project.cli("ask", f"Which unit first, by {protocol}?", "--protocol", protocol, "--panel", "offline",
                              "-q")
@@ -53,8 +53,7 @@ def test_every_protocol_run_to_its_end_holds_and_vote_is_recomputed(project):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["findings"] == [] and report["discussions"] == len(PROTOCOLS)
-    without = {n["question"] for n in report["notes"] if "no recomputation" in n["note"]}
-    assert not any("-vote" in q for q in without) and len(without) == len(PROTOCOLS) - 1
+    assert not [n for n in report["notes"] if "no recomputation" in n["note"]]
 
 
 TAMPERS = {

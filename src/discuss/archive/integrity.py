@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..domain import Discussion, usage_dict
+from ..domain import Discussion, Question, usage_dict
 from ..protocols import get_protocol
 
 
@@ -25,16 +25,53 @@ def finding(number: int | None, file: str, kind: str, before: Any, after: Any, m
     return {"round": number, "file": file, "kind": kind, "before": before, "after": after, "message": message}
 
 
-def check(d: Discussion, folder: Path, index: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The findings of one discussion, and notes on what could not be checked (no chain, no recomputation)."""
+def check(d: Discussion, folder: Path, index: dict[str, Any],
+          q: Question | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The findings of one discussion, and notes on what could not be checked (no chain, no recomputation);
+    `q`, its question as read where the record lives, where it is at hand."""
     found, notes = basics(d, folder, index), []
-    recomputed = get_protocol(d.protocol).figures.recompute(d)
-    if recomputed is None:
-        notes.append(f"the {d.protocol} protocol has no recomputation of its outcome; its files are checked")
+    again = recomputed(d, q)
+    if again is None:
+        notes.append(f"{NO_RECOMPUTATION}: the {d.protocol} protocol offers none, so its outcome is not known to "
+                     "hold; its files and chain are checked")
     else:
-        found += recomputed
+        found += again
     found += chained(d, folder, notes)
+    if q is not None:
+        found += asked(d, q)
     return found, notes
+
+
+def asked(d: Discussion, q: Question) -> list[dict[str, Any]]:
+    """The question as written now against what the recorded rounds were asked (the record's digest of its
+    title and background): an edit after a round answered it is a finding naming that round."""
+    from ..store.chain import question_hash
+
+    recorded = (d.record or {}).get("question")
+    answered = [int(e["round"]) for e in (d.record or {}).get("rounds") or []]
+    if not isinstance(recorded, str) or not answered or question_hash(q.title, q.background) == recorded:
+        return []
+    last = answered[-1]
+    return [finding(last, q.path.name, "question-changed", recorded, question_hash(q.title, q.background),
+                    f"the question's title or background was edited after round {last} answered it: the recorded "
+                    "rounds answered other text (to ask again, `discuss follow-up` adds a part; the record is "
+                    "kept as it was asked)")]
+
+
+NO_RECOMPUTATION = "no recomputation"
+
+
+def recomputed(d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
+    """The protocol's recomputation (None where it offers none); a plugin's written before the question was
+    handed to it takes the discussion alone."""
+    import inspect
+
+    figures = get_protocol(d.protocol).figures
+    try:
+        takes = len(inspect.signature(figures.recompute).parameters) >= 2
+    except (TypeError, ValueError):
+        takes = False
+    return figures.recompute(d, q) if takes else figures.recompute(d)
 
 
 def basics(d: Discussion, folder: Path, index: dict[str, Any]) -> list[dict[str, Any]]:

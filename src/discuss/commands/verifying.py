@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from ..domain import Question
 from ..errors import InputError
 from ..store.layout import DISCUSSION_FILE, Layout
 
@@ -43,13 +44,29 @@ def verify(layout: Layout, questions: list[str], base: str | None = None) -> dic
             continue
         if d is None:
             continue
-        found, said = check(d, folder, index if isinstance(index, dict) else {})
+        q = _question(folder)
+        found, said = check(d, folder, index if isinstance(index, dict) else {}, q)
         findings += [{"question": name, **f} for f in found]
         notes += [{"question": name, "note": n} for n in said]
     if commit is not None:
         findings += history(layout, commit, {f.relative_to(layout.root).as_posix() for f in folders} if questions
                             else None)
     return {"discussions": len(folders), "base": base, "findings": findings, "notes": notes}
+
+
+def _question(folder: Path) -> Question | None:
+    """The question file beside a discussion folder, as read now; None where there is none (a trial's) or it
+    cannot be read (a finding of `check`, not of the record)."""
+    from ..store.questions import read_question
+    from ..text.naming import leads_out
+
+    path = folder.with_suffix(".md")
+    if not path.is_file() or leads_out(path) is not None:
+        return None
+    try:
+        return read_question(path)
+    except (InputError, ValueError, OSError):
+        return None
 
 
 def verdict(layout: Layout, question: str) -> dict[str, Any]:

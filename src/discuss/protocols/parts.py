@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..domain import Discussion, Round, RoundFigures
+from ..domain import Discussion, Question, Round, RoundFigures
 from ..errors import InputError
 
 
@@ -141,10 +141,12 @@ class Figures:
         """Where outcomes may lean on something other than merit (a report with `lines()`), if it can tell."""
         return None
 
-    def recompute(self, d: Discussion) -> list[dict[str, Any]] | None:
+    def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
         """The recorded outcome checked against what its recorded judgements give under the recorded rules
         (`discuss verify`): a finding per difference ({round, file, kind, before, after, message}); None for
-        a protocol whose outcome has nothing to recompute from."""
+        a protocol that offers no recomputation (said so, never taken to hold). `q`, the question as read
+        where the record lives, where the rules read it (a task type, the stakes); None where it is not at hand.
+        What a model wrote freely is not recomputed; its frame is (who may write it, in which role)."""
         return None
 
     def confidence(self, d: Discussion) -> float | None:

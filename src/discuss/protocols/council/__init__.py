@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Round
+from ...domain import Discussion, Panelist, Question, Round
 from ...rules.agreement import agreement, measure, pairwise
 from ...text import replyschemas
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
@@ -33,15 +34,14 @@ from ..base import (
     dissent_context,
     make_labels,
     messages,
-    question_turn,
     record_reply,
-    referee,
     require_measure,
 )
-from ..parts import Presentation, RoundStorage
+from ..parts import Figures, Presentation, RoundStorage
 from . import moves
 from .critiques import parse_critiques
 from .notes import CouncilNotes, Critique, notes
+from .roles import HIGH_STAKES, REVIEW_TASKS, converger, drafter, reviewers
 from .settings import AdversarialSettings, AutoSettings, DebateSettings
 
 
@@ -52,31 +52,10 @@ class Stage:
     members: tuple[Panelist, ...]
 
 
-def drafter(d: Discussion) -> Panelist:
-    chosen = AdversarialSettings.of(d.settings).drafter
-    return d.panel.member(chosen) if chosen else d.panel.members[0]
-
-
-def converger(d: Discussion) -> Panelist:
-    """Who judges the reviews: the chairman, a referee outside the panel, else a member who did not draft."""
-    return referee(d, d.panel.chairman, question_turn(d), avoid=(drafter(d).id,))
-
-
-def reviewers(d: Discussion) -> tuple[Panelist, ...]:
-    """Everyone but the drafter; a converger from the panel sits out while two reviewers remain."""
-    lead, judge = drafter(d), converger(d)
-    others = tuple(m for m in d.panel.members if m.id != lead.id)
-    without_judge = tuple(m for m in others if m.id != judge.id)
-    return (without_judge if len(without_judge) >= 2 else others) or (lead,)
-
-
 def escalated(d: Discussion) -> bool:
     return bool(d.rounds and notes(d.rounds[0]).get("escalation", {}).get("debate"))
 
 
-HIGH_STAKES = "high"
-# Task types that ask the panel to review an artefact (a draft, a design, code) rather than answer.
-REVIEW_TASKS = ("review", "artefact-review", "artifact-review")
 
 
 class CouncilPresentation(Presentation):
@@ -97,10 +76,20 @@ class ConvergerPresentation(CouncilPresentation):
     conclusion_title = "Final answer by the converger"
 
 
+class StagedFigures(Figures):
+    def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
+        from .. import get_protocol
+        from .verify import recompute
+
+        protocol = get_protocol(d.protocol)
+        return recompute(protocol, d, q) if isinstance(protocol, Staged) else None
+
+
 class Staged(Protocol):
     runs_to_end = True
     storage = RoundStorage(CouncilNotes)
     presentation = CouncilPresentation()
+    figures = StagedFigures()
 
     def check_ready(self, d: Discussion) -> None:
         require_measure(d)

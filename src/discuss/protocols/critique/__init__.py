@@ -13,9 +13,10 @@ synthesizer that did not debate writes the attributed answer.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Reply, Round
+from ...domain import Discussion, Panelist, Question, Round
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import agreement_test, in_words, judge_test, title_overlap, titles
 from ...text import replyschemas
@@ -29,29 +30,16 @@ from ..base import (
     dissent_context,
     make_labels,
     messages,
-    question_turn,
     record_failure,
     record_reply,
-    referee,
     require_measure,
 )
-from ..parts import Presentation, RoundStorage
+from ..parts import Figures, Presentation, RoundStorage
 from . import moves
 from .notes import CritiqueNotes, Verdict, notes
 from .replies import parse_judge, parse_stance
+from .roles import JUDGE, judge_of, positions, synthesizer_of
 from .settings import CritiqueSettings
-
-JUDGE = "judge"  # role of the judge's record in a round
-
-
-def judge_of(d: Discussion, number: int) -> Panelist:
-    """Round `number`'s judge: the panel's, a referee who did not debate, else members in turn round by round."""
-    return referee(d, d.panel.judge, question_turn(d) + number)
-
-
-def synthesizer_of(d: Discussion) -> Panelist:
-    """The synthesizer (else the chairman) named; a referee who did not debate; else a member fixed by the question."""
-    return referee(d, d.panel.synthesizer or d.panel.chairman, question_turn(d))
 
 
 def dissenter(d: Discussion, rnd: Round) -> Panelist | None:
@@ -59,10 +47,6 @@ def dissenter(d: Discussion, rnd: Round) -> Panelist | None:
     stances = notes(rnd).get("stances", {})
     counts = {pid: len(s["disagreements"]) for pid, s in stances.items() if s["disagreements"]}
     return d.panel.member(max(counts, key=lambda pid: counts[pid])) if counts else None
-
-
-def positions(rnd: Round) -> dict[str, Reply]:
-    return {pid: r for pid, r in rnd.replies.items() if r.role != JUDGE}
 
 
 def new_round(d: Discussion) -> Round:
@@ -212,11 +196,19 @@ class CritiquePresentation(Presentation):
         return out + convergence_line(notes(r).get("convergence"))
 
 
+class CritiqueFigures(Figures):
+    def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
+        from .verify import recompute
+
+        return recompute(d, q)
+
+
 class Critique(Protocol):
     summary = "answers, then rounds of structured critique scored by a judge, then an attributed synthesis"
     settings_model = CritiqueSettings
     storage = RoundStorage(CritiqueNotes)
     presentation = CritiquePresentation()
+    figures = CritiqueFigures()
 
     # The rules are module functions, testable alone; the protocol is them.
     new_round = staticmethod(new_round)

@@ -7,15 +7,18 @@ turn; the splitter reassembles one answer as the conclusion.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Round
+from ...domain import Discussion, Question, Round
 from ...text import replyschemas
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ..base import Context, Phase, Protocol, Step, messages, record_failure, record_reply, require_replies
-from ..parts import Presentation, RoundStorage
+from ..parts import Figures, Presentation, RoundStorage
 from . import moves
 from .notes import DecomposeNotes, Part, notes
 from .replies import parse_split
+from .roles import splitter
 from .settings import DecomposeSettings
 
 MIN_PARTS, MAX_PARTS = 2, 6
@@ -25,17 +28,22 @@ class DecomposePresentation(Presentation):
     conclusion_title = "Reassembled answer by the splitter"
 
 
+class DecomposeFigures(Figures):
+    def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
+        from .verify import recompute
+
+        return recompute(d, q)
+
+
 class Decompose(Protocol):
     summary = "one panelist splits the question, the others answer the parts, the splitter reassembles"
     runs_to_end = True
     settings_model = DecomposeSettings
     storage = RoundStorage(DecomposeNotes)
     presentation = DecomposePresentation()
+    figures = DecomposeFigures()
 
-    @staticmethod
-    def splitter(d: Discussion) -> Panelist:
-        chosen = DecomposeSettings.of(d.settings).drafter
-        return d.panel.member(chosen) if chosen else d.panel.members[0]
+    splitter = staticmethod(splitter)
 
     def finished_rounds(self, d: Discussion) -> bool:
         return len(d.rounds) >= 2

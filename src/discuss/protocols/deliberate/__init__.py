@@ -15,11 +15,10 @@ with the dissent and the conformity warnings before it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import cast
+from typing import Any, cast
 
 from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Round
+from ...domain import Discussion, Panelist, Question, Round
 from ...text import replyschemas
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 from ..base import (
@@ -33,24 +32,15 @@ from ..base import (
     messages,
     record_reply,
 )
-from ..parts import Presentation, RoundStorage
+from ..parts import Figures, Presentation, RoundStorage
 from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
 from .replies import parse_alternatives, parse_ranking, parse_research, parse_triage
 from .rules import DIMENSIONS, WEIGHTS, confidence, conformity, consensus, dissenters, gate_one, gate_two, threshold
 from .settings import DeliberateSettings
+from .stages import ROLES, mean, participants, stage, stages
 
-STAGES = ("research", "alternatives", "ranking")
-ROLES = {"triage": "triage", "research": "researcher", "alternatives": "proposer", "ranking": "ranker"}
 MIN_ALTERNATIVES, MAX_ALTERNATIVES = 2, 5
-
-
-def stages(d: Discussion) -> tuple[str, ...]:
-    return ("triage", *STAGES) if DeliberateSettings.of(d.settings).triage else STAGES
-
-
-def stage(d: Discussion, name: str) -> Round:
-    return next(r for r in d.rounds if r.stage == name)
 
 
 def finished_rounds(d: Discussion) -> bool:
@@ -61,14 +51,6 @@ def new_round(d: Discussion) -> Round:
     rnd = Round(number=len(d.rounds) + 1, seed=0, stage=stages(d)[len(d.rounds)])
     d.rounds.append(rnd)
     return rnd
-
-
-def participants(d: Discussion, rnd: Round) -> list[Panelist]:
-    if rnd.stage in ("triage", "alternatives"):
-        return [d.panel.chair]
-    if rnd.stage == "ranking":
-        return [m for m in d.panel.members if m.id in stage(d, "research").replies]
-    return list(d.panel.members)
 
 
 def alternatives(d: Discussion) -> dict[str, Alternative]:
@@ -138,11 +120,6 @@ def round_step(d: Discussion, rnd: Round, ctx: Context) -> Step:
                           lambda r: apply(d, rnd, r, ctx.clock())):
         return step
     return Step("", after=lambda: close(d, rnd, ctx))
-
-
-def mean(found: Iterable[float]) -> float | None:
-    values = list(found)
-    return round(sum(values) / len(values), 4) if values else None
 
 
 def close(d: Discussion, rnd: Round, ctx: Context) -> str:
@@ -228,12 +205,20 @@ class DeliberatePresentation(Presentation):
         return out
 
 
+class DeliberateFigures(Figures):
+    def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
+        from .verify import recompute
+
+        return recompute(d, q)
+
+
 class Deliberate(Protocol):
     summary = "personas research alone, propose alternatives, rank them; two gates check the consensus"
     runs_to_end = True
     settings_model = DeliberateSettings
     storage = RoundStorage(DeliberateNotes)
     presentation = DeliberatePresentation()
+    figures = DeliberateFigures()
 
     # The rules are module functions, testable alone; the protocol is them.
     new_round = staticmethod(new_round)

@@ -12,9 +12,10 @@ champion, and its answer is the result.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Round
+from ...domain import Discussion, Panelist, Question, Round
 from ...errors import RunError
 from ...rules.agreement import agreement
 from ..base import (
@@ -23,24 +24,17 @@ from ..base import (
     Protocol,
     Step,
     messages,
-    question_turn,
     record_failure,
     record_reply,
-    referee,
 )
 from ..parts import Figures, Presentation, RoundStorage
 from . import moves
 from .notes import TournamentNotes, notes
 from .replies import MATCH_SCHEMA, parse_match
+from .roles import DEBATER, JUDGE, argument_key, judge_of
 from .settings import TournamentSettings
 
-JUDGE = "judge"
-DEBATER = "debater"
 ARGUMENT_WORDS = 150  # a short debate: one answer to the other side, no more
-
-
-def argument_key(i: int, pid: str) -> str:
-    return f"match-{i + 1}-{pid}"
 
 
 def _answers_spec(d: Discussion, p: Panelist, ctx: Context) -> CallSpec:
@@ -63,6 +57,11 @@ class TournamentPresentation(Presentation):
 
 
 class TournamentFigures(Figures):
+    def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
+        from .verify import recompute
+
+        return recompute(d, q)
+
     def matches(self, d: Discussion) -> list[tuple[str, str, str | None]] | None:
         return [(m["a"], m["b"], m["winner"]) for r in d.rounds for m in notes(r).get("matches", [])]
 
@@ -152,10 +151,7 @@ class Tournament(Protocol):
             return record_failure(rnd, "debate", result)
         record_reply(rnd, result.spec.panelist, result, result.spec.key, DEBATER, result.text or "", now)
 
-    @staticmethod
-    def judge_of(d: Discussion, rnd: Round, i: int) -> Panelist:
-        match = notes(rnd)["matches"][i]
-        return referee(d, d.panel.judge, question_turn(d) + rnd.number + i, avoid=(match["a"], match["b"]))
+    judge_of = staticmethod(judge_of)
 
     def match_spec(self, d: Discussion, rnd: Round, i: int, ctx: Context) -> CallSpec:
         match = notes(rnd)["matches"][i]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...domain import Discussion, Judgement, Round, RoundFigures, Score
+from ...domain import Discussion, Judgement, Question, Round, RoundFigures, Score
 from ..base import convergence_line
 from ..parts import Figures, Presentation, RoundStorage
 from . import files
@@ -182,7 +182,7 @@ class VoteFigures(Figures):
 
         return EXPERIMENT
 
-    def recompute(self, d: Discussion) -> list[dict[str, Any]] | None:
+    def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
         from .verify import recompute
 
         return recompute(d)
