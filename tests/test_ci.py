@@ -89,8 +89,8 @@ def test_a_branch_instead_of_a_pull_request(repo):
     assert repo.cli("ci", "init", "--branch", "discuss-results").exit_code == 0
     text = (repo.root / ".github" / "workflows" / "discuss.yml").read_text()
     assert '"HEAD:discuss-results"' in text and "create-pull-request" not in text
-    for action in re.findall(r"uses: (\S+)", text):
-        assert re.search(r"@v\d+\.\d+\.\d+$", action), action  # pinned to a released version
+    for action, release in re.findall(r"uses: (\S+)  # (\S+)", text):
+        assert re.search(r"@[0-9a-f]{40}$", action) and re.fullmatch(r"v\d+\.\d+\.\d+", release), action
 
 
 @pytest.mark.parametrize("direct_url, version, expected", [
@@ -154,3 +154,40 @@ def test_the_documentation_site_builds_strictly_and_its_cli_reference_is_current
     mkdocs_build(config)
     assert (tmp_path / "site" / "mcp" / "index.html").is_file()
     assert len((root / "README.md").read_text().splitlines()) <= 300
+
+
+def test_every_action_is_pinned_by_its_digest_with_its_release_beside_it(repo):
+    for branch in ([], ["--branch", "discuss-results"]):
+        assert repo.cli("ci", "init", "--force", "--install", "true", *branch).exit_code == 0
+        for name in ("discuss.yml", "discuss-verify.yml"):
+            text = (repo.root / ".github" / "workflows" / name).read_text()
+            uses = re.findall(r"uses: (\S+)(.*)", text)
+            assert uses, name
+            for action, rest in uses:
+                assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", action), action
+                assert re.fullmatch(r"  # v\d+\.\d+\.\d+", rest), (action, rest)
+
+
+def test_the_run_verifies_what_it_commits_before_it_opens_a_pull_request_or_pushes(repo):
+    for branch in ([], ["--branch", "discuss-results"]):
+        assert repo.cli("ci", "init", "--force", "--install", "true", *branch).exit_code == 0
+        flow = yamlio.load((repo.root / ".github" / "workflows" / "discuss.yml").read_text())
+        steps = flow["jobs"]["gather"]["steps"]
+        verify = next(i for i, s in enumerate(steps) if "discuss verify --base HEAD" in s.get("run", ""))
+        commits = next(i for i, s in enumerate(steps) if "create-pull-request" in s.get("uses", "")
+                       or "git push" in s.get("run", ""))
+        assert verify < commits
+
+
+def test_the_gate_watches_every_path_the_record_spans_wherever_the_content_lives(repo):
+    assert repo.cli("ci", "init", "--force", "--install", "true").exit_code == 0
+    gate = yamlio.load((repo.root / ".github" / "workflows" / "discuss-verify.yml").read_text())
+    assert gate["on"]["pull_request"]["paths"] == ["content/**", "sources/**", "evals/**", "discussions/panels.yaml"]
+    panels = repo.root / "discussions" / "panels.yaml"
+    (repo.root / "research").mkdir()
+    panels.write_text("content: research\n" + panels.read_text())
+    assert repo.cli("ci", "init", "--force", "--install", "true").exit_code == 0
+    gate = yamlio.load((repo.root / ".github" / "workflows" / "discuss-verify.yml").read_text())
+    assert gate["on"]["pull_request"]["paths"][0] == "research/**"
+    flow = (repo.root / ".github" / "workflows" / "discuss.yml").read_text()
+    assert "git add -A 'research'" in flow and "research/**" in flow and "content/**" not in flow

@@ -236,3 +236,40 @@ def test_a_recorded_file_replaced_by_a_link_out_of_the_project_is_caught_and_nev
     result = recorded.cli("verify", "--base", "HEAD", "--json")
     assert result.exit_code == 1 and "round-1/votes.yaml" in result.stdout
     assert "LEAKED" not in result.output + (result.stderr or "")
+
+
+def test_a_pull_request_that_moves_the_record_is_named_and_the_bases_folder_still_checked(recorded):
+    """`content: elsewhere` in the panel file, with a flipped ballot: the base says where the record lives."""
+    edit(recorded.folder / "round-1" / "votes.yaml", r"vote: (APPROVE|NEUTRAL)", "vote: REJECT")
+    (recorded.root / "elsewhere").mkdir()
+    panels = recorded.root / "discussions" / "panels.yaml"
+    panels.write_text("content: elsewhere\n" + panels.read_text())
+    code, found = verified(recorded, "--base", "HEAD")
+    kinds = {f["kind"] for f in found}
+    assert code == 1 and "content-moved" in kinds and kinds & {"vote-vote", "score"}, found
+    moved = next(f for f in found if f["kind"] == "content-moved")
+    assert moved["before"] == "content" and moved["after"] == "elsewhere"
+
+
+def test_a_frozen_source_rehashed_and_a_panel_rewritten_are_named_against_the_base(project):
+    notes = project.content / "questions" / "notes.md"
+    notes.write_text("The bus runs at 48 volts.\n")
+    project.question.write_text(project.question.read_text().replace("title:", "sources: [notes.md]\ntitle:", 1))
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q", "--yes").exit_code == 0
+    git(project.root, "init", "-q", "--initial-branch=main")
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-qm", "base")
+    import hashlib
+
+    index = project.folder / "discussion.yaml"
+    old = hashlib.sha256(notes.read_bytes()).hexdigest()
+    notes.write_text("The bus runs at 400 volts.\n")
+    index.write_text(index.read_text().replace(old, hashlib.sha256(notes.read_bytes()).hexdigest()))
+    assert verified(project) == (0, [])  # the source and its recorded hash agree: only the base can tell
+    code, found = verified(project, "--base", "HEAD")
+    assert code == 1 and [f for f in found if f["kind"] == "sources-rebound" and "notes.md" in f["message"]], found
+    git(project.root, "checkout", "-q", "--", ".")
+    edit(index, r"model: offline/skeptic", "model: anthropic/claude-opus-4-6")
+    code, found = verified(project, "--base", "HEAD")
+    panel = [f for f in found if f["kind"] == "panel-rebound"]
+    assert code == 1 and panel and "anthropic/claude-opus-4-6" in panel[0]["message"], found

@@ -172,12 +172,13 @@ def ci_init(
     install = install or _install_line()
     secrets = secrets_of(layout().panels)
     try:
-        text = workflow(shards, secrets, install, branch, _current_branch())
+        text = workflow(shards, secrets, install, branch, _current_branch(),
+                        layout().content.relative_to(root()).as_posix())
     except ValueError as exc:  # a branch a shell would read as code
         raise InputError(str(exc)) from None
     write_atomic(target, text)
     typer.echo(f"wrote {target}")
-    write_atomic(gate, verify_workflow(install, layout().content.relative_to(root()).as_posix()))
+    write_atomic(gate, verify_workflow(install, layout().record_paths()))
     typer.echo(f"wrote {gate} (pull requests that rewrite a recorded round fail it)")
     if secrets:
         typer.echo("add these repository secrets (Settings > Secrets and variables > Actions): "

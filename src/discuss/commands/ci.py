@@ -4,8 +4,11 @@ N jobs each run `discuss run --all --shard i/N` (a stride over the questions
 in slug order, so shards never share a question) with the panel's keys from
 repository secrets, and hand their new files on as a patch. One job then
 applies every patch, builds the site, and opens a pull request with the new
-rounds (or pushes them to a branch). Actions are pinned to released
-versions; keys reach the runs as environment variables, never echoed.
+rounds (or pushes them to a branch), after `discuss verify` held what it
+commits against the commit it started from: a pull request the job opens
+with the default token starts no other workflow, so the gate runs here.
+Actions are pinned by commit digest, their release in a comment; keys reach
+the runs as environment variables, never echoed.
 """
 
 from __future__ import annotations
@@ -17,11 +20,23 @@ from .. import DISTRIBUTION
 from ..store import yamlio
 
 WORKFLOW = ".github/workflows/discuss.yml"
-CHECKOUT = "actions/checkout@v4.2.2"
-SETUP_PYTHON = "actions/setup-python@v5.6.0"
-UPLOAD = "actions/upload-artifact@v4.6.2"
-DOWNLOAD = "actions/download-artifact@v4.3.0"
-CREATE_PR = "peter-evans/create-pull-request@v7.0.8"
+# Each action by the commit its release tag named when pinned (a tag can be moved; a digest cannot).
+PINS = {
+    "actions/checkout": ("11bd71901bbe5b1630ceea73d27597364c9af683", "v4.2.2"),
+    "actions/setup-python": ("a26af69be951a213d495a4c3e4e4022e16d87065", "v5.6.0"),
+    "actions/upload-artifact": ("ea165f8d65b6e75b540449e92b4886f43607fa02", "v4.6.2"),
+    "actions/download-artifact": ("d3f86a106a0bac45b974a628896c90dbdf5c8093", "v4.3.0"),
+    "peter-evans/create-pull-request": ("271a8d0340265f705b14b6d32b9829c1cb33d45e", "v7.0.8"),
+}
+CHECKOUT, SETUP_PYTHON, UPLOAD, DOWNLOAD, CREATE_PR = (f"{name}@{sha}" for name, (sha, _) in PINS.items())
+
+
+def _dump(data: dict) -> str:
+    """The workflow as YAML, each pinned action's release beside its digest."""
+    text = yamlio.dump(data)
+    for name, (sha, version) in PINS.items():
+        text = re.sub(rf"(uses: {re.escape(name)}@{sha})$", rf"\1  # {version}", text, flags=re.M)
+    return text
 
 
 def _setup(install: str) -> list[dict]:
@@ -32,9 +47,9 @@ def _setup(install: str) -> list[dict]:
             {"name": "Install discuss", "run": install}]
 
 
-def shard_job(shards: int, secrets: list[str], install: str) -> dict:
+def shard_job(shards: int, secrets: list[str], install: str, content: str = "content") -> dict:
     run = ("discuss run --all --shard \"${{ matrix.shard }}/" + str(shards) + "\" -q || status=$?\n"
-           "git add -A content\n"
+           f"git add -A {_quoted(content)}\n"
            "git diff --cached --binary > \"shard-${{ matrix.shard }}.patch\"\n"
            "exit \"${status:-0}\"\n")
     return {
@@ -52,7 +67,7 @@ def shard_job(shards: int, secrets: list[str], install: str) -> dict:
     }
 
 
-def gather_job(install: str, branch: str | None) -> dict:
+def gather_job(install: str, branch: str | None, content: str = "content") -> dict:
     apply = ("for patch in shards/*.patch; do\n"
              "  if [ -s \"$patch\" ]; then git apply --index \"$patch\"; fi\n"
              "done\n")
@@ -60,6 +75,9 @@ def gather_job(install: str, branch: str | None) -> dict:
              {"name": "Collect the shards' files", "uses": DOWNLOAD,
               "with": {"pattern": "shard-*", "path": "shards", "merge-multiple": True}},
              {"name": "Apply them", "run": apply},
+             # What is committed below is held to the commit it started from: the pull request this job opens
+             # with the default token starts no workflow of its own, so the gate runs here.
+             {"name": "Verify the new rounds before they are committed", "run": "discuss verify --base HEAD"},
              {"name": "Build the site", "run": "mkdocs build"},
              {"uses": UPLOAD, "with": {"name": "site", "path": "site"}}]
     if branch:
@@ -73,12 +91,19 @@ def gather_job(install: str, branch: str | None) -> dict:
     else:
         steps.append({"name": "Open a pull request with the new rounds", "uses": CREATE_PR,
                       "with": {"branch": "discuss/new-rounds", "title": "New rounds from discuss",
-                               "add-paths": "content/**",
+                               "add-paths": f"{content}/**",
                                "commit-message": "New rounds from discuss",
                                "body": "Rounds, votes and conclusions written by `discuss run --all`."}})
     return {"name": "Gather the shards and build the site", "needs": "run", "if": "always()",
             "runs-on": "ubuntu-latest", "permissions": {"contents": "write", "pull-requests": "write"},
             "steps": steps}
+
+
+def _quoted(path: str) -> str:
+    """A project path for a shell line: single-quoted (layout paths hold no quote; refused if one does)."""
+    if "'" in path:
+        raise ValueError(f"the content folder {path!r} holds a quote")
+    return f"'{path}'"
 
 
 BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
@@ -117,19 +142,20 @@ def install_line(direct_url: str | None, version: str) -> str | None:
 
 
 def workflow(shards: int, secrets: list[str], install: str,
-             branch: str | None = None, main: str = "main") -> str:
+             branch: str | None = None, main: str = "main", content: str = "content") -> str:
     """The workflow file's text for `shards` machines; `secrets` the key variables the panels read; `main` the
-    branch whose pushes start it (the repository's own)."""
+    branch whose pushes start it (the repository's own); `content` the content folder (the layout's)."""
     if shards < 1:
         raise ValueError("shards must be at least 1")
+    content = content.strip("/")
     data = {
         "name": "discuss",
-        "on": {"workflow_dispatch": None, "push": {"branches": [check_branch(main)], "paths": ["content/**"]}},
+        "on": {"workflow_dispatch": None, "push": {"branches": [check_branch(main)], "paths": [f"{content}/**"]}},
         "permissions": {},  # each job asks for what it needs
         "concurrency": {"group": "discuss", "cancel-in-progress": False},
-        "jobs": {"run": shard_job(shards, secrets, install), "gather": gather_job(install, branch)},
+        "jobs": {"run": shard_job(shards, secrets, install, content), "gather": gather_job(install, branch, content)},
     }
-    return "# Written by `discuss ci init`; the documentation's \"Many questions\" page explains it.\n" + yamlio.dump(data)
+    return "# Written by `discuss ci init`; the documentation's \"Many questions\" page explains it.\n" + _dump(data)
 
 
 def secrets_of(panels: Path) -> list[str]:
@@ -144,9 +170,11 @@ def secrets_of(panels: Path) -> list[str]:
 VERIFY_WORKFLOW = ".github/workflows/discuss-verify.yml"
 
 
-def verify_workflow(install: str, content: str = "content") -> str:
+def verify_workflow(install: str, paths: list[str] | None = None) -> str:
     """The pull-request gate: `discuss verify --base` against the pull request's base, failing it on any finding,
-    with the findings in the job's summary. Read-only, no secrets: a pull request's files are untrusted."""
+    with the findings in the job's summary. Read-only, no secrets: a pull request's files are untrusted. `paths`:
+    what starts it, every path the record spans (`Layout.record_paths`: folders end in '/')."""
+    watched = [f"{p}**" if p.endswith("/") else p for p in paths or ["content/"]]
     run = ("status=0\n"
            "discuss verify --base \"$BASE_SHA\" > verify.txt 2>&1 || status=$?\n"
            "{ echo '## discuss verify'; echo; echo '```text'; tr -d '`' < verify.txt; echo '```'; } "
@@ -155,7 +183,7 @@ def verify_workflow(install: str, content: str = "content") -> str:
            "exit \"$status\"\n")
     data = {
         "name": "discuss verify",
-        "on": {"pull_request": {"paths": [f"{content.strip('/')}/**"]}},
+        "on": {"pull_request": {"paths": watched}},
         "permissions": {},
         "jobs": {"verify": {
             "name": "Recompute every outcome and check no recorded round changed",
@@ -169,5 +197,5 @@ def verify_workflow(install: str, content: str = "content") -> str:
                        "env": {"BASE_SHA": "${{ github.event.pull_request.base.sha }}"}}],
         }},
     }
-    return "# Written by `discuss ci init`: fails a pull request that rewrites a recorded round.\n" + yamlio.dump(data)
+    return "# Written by `discuss ci init`: fails a pull request that rewrites a recorded round.\n" + _dump(data)
 

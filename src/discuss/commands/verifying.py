@@ -34,8 +34,16 @@ def verify(layout: Layout, questions: list[str], base: str | None = None) -> dic
     folders = _folders(layout, questions)
     findings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
+    contents = [layout.content]
+    if commit is not None and (was := _content_at(layout, commit)) != layout.content:
+        # Where the record lives is the base's to say: a pull request that points `content:` elsewhere moves
+        # (or hides) the record, and the base's folder is checked all the same.
+        findings.append(_moved(layout, was))
+        contents.append(was)
+        if not questions:
+            folders = sorted(set(folders) | {p.parent for p in was.rglob(DISCUSSION_FILE) if p.is_file()})
     for folder in folders:
-        name = folder.relative_to(layout.content).as_posix()
+        name = _shown(folder, contents, layout.root)
         try:
             d = store.load(folder)
             index = yamlio.load(read_text(folder / DISCUSSION_FILE), written=True)
@@ -49,9 +57,39 @@ def verify(layout: Layout, questions: list[str], base: str | None = None) -> dic
         findings += [{"question": name, **f} for f in found]
         notes += [{"question": name, "note": n} for n in said]
     if commit is not None:
-        findings += history(layout, commit, {f.relative_to(layout.root).as_posix() for f in folders} if questions
-                            else None)
+        seen = {(f["question"], f["kind"]) for f in findings}
+        findings += [f for f in history(layout, commit, {f.relative_to(layout.root).as_posix() for f in folders}
+                                        if questions else None, contents)
+                     if (f["question"], f["kind"]) not in seen]
     return {"discussions": len(folders), "base": base, "findings": findings, "notes": notes}
+
+
+def _shown(folder: Path, contents: list[Path], root: Path) -> str:
+    """A discussion's name in findings: its path under the content folder it lies in."""
+    top = next((c for c in contents if folder.is_relative_to(c)), root)
+    return folder.relative_to(top).as_posix()
+
+
+def _content_at(layout: Layout, commit: str) -> Path:
+    """The content folder the base's panel file names (its `content:` line; content/ without one)."""
+    from ..store.layout import content_line
+    from ..text.naming import inside_project
+
+    top = Path(_git(layout.root, "rev-parse", "--show-toplevel").stdout.decode().strip())
+    panels = layout.panels.resolve().relative_to(top.resolve()).as_posix()
+    text = _text_at(top, commit, panels)
+    folder = content_line(text) if text is not None else None
+    return layout.root / folder if folder is not None and inside_project(folder) else layout.root / "content"
+
+
+def _moved(layout: Layout, was: Path) -> dict[str, Any]:
+    from ..archive.integrity import finding
+
+    panels = layout.panels.relative_to(layout.root).as_posix()
+    before, after = was.relative_to(layout.root).as_posix(), layout.content.relative_to(layout.root).as_posix()
+    return {"question": panels, **finding(None, panels, "content-moved", before, after,
+                                          f"the record lives in {before}/ at the base; this change points the "
+                                          f"panel file's content: at {after}/ (the base's folder is checked)")}
 
 
 def _question(folder: Path) -> Question | None:
@@ -111,12 +149,13 @@ def _commit(root: Path, ref: str) -> str:
     return done.stdout.decode().strip()
 
 
-def history(layout: Layout, commit: str, within: set[str] | None) -> list[dict[str, Any]]:
-    """Every file recorded at `commit` under the content folder that the working tree changed or deleted,
-    where that breaks the record (see the module's docstring)."""
+def history(layout: Layout, commit: str, within: set[str] | None,
+            contents: list[Path] | None = None) -> list[dict[str, Any]]:
+    """Every file recorded at `commit` under the content folders (the working tree's and the base's) that the
+    working tree changed or deleted, where that breaks the record (see the module's docstring)."""
     top = _git(layout.root, "rev-parse", "--show-toplevel").stdout.decode().strip()
-    prefix = Path(layout.content).resolve().relative_to(Path(top).resolve()).as_posix()
-    done = _git(Path(top), "diff", "--no-renames", "--name-status", "-z", commit, "--", prefix)
+    prefixes = [Path(c).resolve().relative_to(Path(top).resolve()).as_posix() for c in contents or [layout.content]]
+    done = _git(Path(top), "diff", "--no-renames", "--name-status", "-z", commit, "--", *prefixes)
     fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     changes = [(fields[i], fields[i + 1]) for i in range(0, len(fields) - 1, 2) if fields[i] in ("M", "D", "T")]
     base_index: dict[str, dict[str, Any] | None] = {}
@@ -129,7 +168,8 @@ def history(layout: Layout, commit: str, within: set[str] | None) -> list[dict[s
         before = base_index.setdefault(folder, _index_at(Path(top), commit, f"{folder}/{DISCUSSION_FILE}"))
         if before is None:
             continue  # no discussion there at the base: nothing recorded to keep
-        shown = folder[len(prefix) + 1:] if folder.startswith(prefix + "/") else folder
+        prefix = next((p for p in prefixes if folder.startswith(p + "/")), "")
+        shown = folder[len(prefix) + 1:] if prefix else folder
         found += [f | {"question": shown} for f in _judged(Path(top), commit, folder, kind, number, status, path,
                                                             before)]
     return found
@@ -238,10 +278,46 @@ def _index_changes(now: dict[str, Any], before: dict[str, Any]) -> list[dict[str
     if was_chain and chain[:len(was_chain)] != was_chain:
         found.append(finding(None, DISCUSSION_FILE, "chain-rewritten", None, None,
                              "the chain of digests recorded at the base was rewritten"))
+    found += _bindings(now, before)
     if isinstance(before.get("conclusion"), dict) and before.get("conclusion") != now.get("conclusion"):
         found.append(finding(None, DISCUSSION_FILE, "index-conclusion", before["conclusion"], now.get("conclusion"),
                              "the conclusion's entry in the index changed"))
     return found
+
+
+# What a recorded discussion is bound to, as its index keeps it: never rewritten once a round was recorded.
+BOUND = {"panel": "the panel recorded", "sources": "the sources and their sha256", "protocol": "the protocol",
+         "questionTitle": "the question's title"}
+
+
+def _bindings(now: dict[str, Any], before: dict[str, Any]) -> list[dict[str, Any]]:
+    """The panel, sources, protocol and question a discussion recorded at the base, as its index says now."""
+    from ..archive.integrity import finding
+
+    if not (before.get("record") or {}).get("rounds") and not before.get("rounds"):
+        return []  # nothing was answered yet at the base
+    found = []
+    for key, what in BOUND.items():
+        if key in before and before.get(key) != now.get(key):
+            found.append(finding(None, DISCUSSION_FILE, f"{key}-rebound", before.get(key), now.get(key),
+                                 f"{what} at the base {_changed_in(before.get(key), now.get(key))}"))
+    was, is_now = (before.get("record") or {}).get("question"), (now.get("record") or {}).get("question")
+    if was and was != is_now:
+        found.append(finding(None, DISCUSSION_FILE, "question-rebound", was, is_now,
+                             "the digest of the question the recorded rounds answered was rewritten"))
+    return found
+
+
+def _changed_in(before: Any, after: Any) -> str:
+    """How a bound value changed, in words: the entries (members, sources) that differ, by their id or label."""
+    def entries(value: Any) -> dict[str, Any]:
+        items = value.get("members") if isinstance(value, dict) else value
+        return {str(e.get("id") or e.get("label") or e.get("path") or i): e
+                for i, e in enumerate(items or []) if isinstance(e, dict)} if isinstance(items, list) else {}
+
+    old, new = entries(before), entries(after)
+    named = [f"{k}: {old.get(k)} -> {new.get(k)}" for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+    return ("was rewritten (" + "; ".join(named)[:400] + ")") if named else f"was rewritten ({before!r} -> {after!r})"
 
 
 def _ballots(top: Path, commit: str, path: str, number: int | None) -> list[dict[str, Any]]:

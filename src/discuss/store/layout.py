@@ -22,6 +22,8 @@ from ..text.naming import PANELS_FILE, SETTINGS_DIR, inside_project, leads_out, 
 
 DISCUSSION_FILE = "discussion.yaml"  # a discussion's index, in the folder named like its question
 AUDIT = "audit"  # a discussion's audits (`discuss audit`), in a folder of its own beside its rounds
+SOURCES = "sources"  # of the project: pages frozen by `discuss sources add`, read by questions that cite them
+EVALS = "evals"  # of the project: each eval's answers, items and report (`discuss eval`)
 
 
 def part_paths(folder: Path) -> list[Path]:
@@ -75,9 +77,14 @@ def content_folder(panels: Path) -> str | None:
 @lru_cache(maxsize=16)
 def _content_folder(panels: Path, mtime: int, size: int) -> str | None:
     try:
-        found = CONTENT_LINE.search(panels.read_text(encoding="utf-8", errors="replace"))
+        return content_line(panels.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
+
+
+def content_line(text: str) -> str | None:
+    """The folder a panel file's text names by its `content:` line; None where it names none."""
+    found = CONTENT_LINE.search(text)
     return (found.group(2).strip().rstrip("/") or None) if found else None
 
 
@@ -125,6 +132,13 @@ class Layout:
     @property
     def scripts(self) -> Path:
         return self.settings / "scripts"
+
+    def record_paths(self) -> list[str]:
+        """Every path of the project a discussion's record spans, relative to the root, folders ending in '/':
+        the content folder (questions, rounds, conclusions), the frozen sources, the evals, and the panel file
+        (whose `content:` line says where the record lives). What a pull-request gate watches."""
+        content = self.content.relative_to(self.root).as_posix()
+        return [f"{content}/", f"{SOURCES}/", f"{EVALS}/", self.panels.relative_to(self.root).as_posix()]
 
 
 def clashes(paths: list[Path]) -> dict[Path, Path]:
