@@ -342,3 +342,21 @@ def test_the_dark_scheme_dims_the_vote_matrix_and_badges(demo_site, page):
         return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
     assert colours and all(lightness(bg) < 0.3 < lightness(fg) for bg, fg in colours), colours
+
+
+def test_a_follow_up_is_announced_with_its_link_on_the_first_screen(project, page):
+    for args in (["run", "swarm-power", "--panel", "offline", "--auto", "-q"],
+                 ["follow-up", "swarm-power", "What if the bus fails for an hour?", "--auto", "-q"]):
+        assert project.cli(*args).exit_code == 0
+    shutil.copy(REPO / "mkdocs.yml", project.root / "mkdocs.yml")
+    shutil.copytree(REPO / "site_config", project.root / "site_config")
+    site = build(project.root)
+    page.send("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
+    page.open((site / "questions" / "swarm-power.html").as_uri())
+    page.wait_for("document.querySelector('[data-followed-up] a') !== null")
+    link = page.eval("(() => { const a = document.querySelector('[data-followed-up] a');"
+                     " return [a.getAttribute('href'), a.getBoundingClientRect().bottom]; })()")
+    assert link[0] == "#part-2-discussion-summary" and 0 < link[1] < 900, link
+    page.eval("document.querySelector('[data-followed-up] a').click()")
+    page.wait_for("document.getElementById('part-2-discussion-summary').getBoundingClientRect().top < 450")
+    assert page.errors == []

@@ -83,6 +83,13 @@ def test_the_page_shows_the_parts_in_order(project, fake):
     html = (site / "questions" / "swarm-power" / "index.html").read_text()
     first, second = html.index('id="discussion-summary"'), html.index('id="part-2-discussion-summary"')
     assert first < second and f"Follow-up 1: {FOLLOW_UP}" in html
+    # Announced before the first conclusion, with the follow-up's outcome and a link to it; linked back.
+    banner = html.index('data-followed-up="1"')
+    assert banner < html.index('class="discuss-conclusion"') < second
+    announced = html[banner:html.index("</div>", banner)]
+    part = store.load(project.folder / "part-2")
+    assert 'href="#part-2-discussion-summary"' in announced and part.conclusion.summary[:60] in announced
+    assert html.index('data-follows-up="verdict"') > second and 'id="verdict"' in html
     assert 'id="part-2-round-1"' in html and 'aria-controls="part-2-round-1-answer-1"' in html
     ids = Counter(re.findall(r'\sid="([^"]+)"', html))
     assert [i for i, n in ids.items() if n > 1] == []  # parts never share an id

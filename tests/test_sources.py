@@ -130,11 +130,51 @@ def test_the_page_lists_sources_and_who_cites_them(project, fake):
     (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\ntheme:\n  name: material\n"
                                               "plugins:\n  - discuss\n")
     html = (build(project.root) / "questions" / "swarm-power" / "index.html").read_text()
-    rows = dict(__import__("re").findall(r'<tr data-source="(S\d)">(.*?)</tr>', html))
+    rows = dict(__import__("re").findall(r'<tr data-source="(S\d)" id="source-S\d">(.*?)</tr>', html))
     assert set(rows) == {"S1", "S2", "S3", "S4", "S5"}
     assert "<bdi>Beta</bdi> (round 1)" in rows["S4"] and "<bdi>Beta</bdi> (round 1)" in rows["S2"]
     assert "none" in rows["S1"]
-    assert "<code>paper.pdf</code>" in rows["S4"] and "https://example.org/report (not fetched)" in rows["S5"]
+    assert "<code>paper.pdf</code>" in rows["S4"]
+    assert '<a href="https://example.org/report" rel="noopener noreferrer nofollow">https://example.org/report</a> ' \
+        "(not fetched)" in rows["S5"]
+
+
+def test_citations_link_to_their_source_and_bad_ones_are_marked_where_they_are_made(project, fake):
+    grounded(project)
+    fake.script("beta", Action(text='As [S1] puts it, "Bus voltage is 48 V" [S1]; yet "the bus runs at nine '
+                                    'hundred volts" [S1], and [S9] agrees.'), DEFAULT)
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    from sitekit import build
+
+    (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\ntheme:\n  name: material\n"
+                                              "plugins:\n  - discuss\n")
+    html = (build(project.root) / "questions" / "swarm-power" / "index.html").read_text()
+    marks = re.findall(r'<(a|span) class="discuss-cite([^"]*)" data-cite="(S\d)"(?: href="([^"]*)")? title="([^"]*)">'
+                       r'\[S\d\]([^<]*)</\1>', html)
+    assert [(kind.strip(), label, href, sign) for _, kind, label, href, _, sign in marks] == [
+        ("", "S1", "#source-S1", ""), ("", "S1", "#source-S1", ""),
+        ("discuss-cite-unfound", "S1", "#source-S1", "\u26a0"), ("discuss-cite-unknown", "S9", "", "\u26a0")]
+    assert "not found in it" in marks[2][4] and "is not a source" in marks[3][4]
+    assert 'id="source-S1"' in html and 'id="source-S9"' not in html
+
+
+def test_a_frozen_page_is_listed_by_its_address_and_title_not_its_path(project, fake):
+    frozen = project.root / "sources" / "swarm-power" / "bus-notes.md"
+    frozen.parent.mkdir(parents=True, exist_ok=True)
+    frozen.write_text("---\nurl: https://example.org/bus\nfinalUrl: https://example.org/bus\n"
+                      "fetchedAt: '2026-11-01T00:00:00Z'\ntitle: Notes on the bus\n---\n\nBus voltage is 48 V.\n")
+    question_with_sources(project, "../../sources/swarm-power/bus-notes.md")
+    project.write_panels(fake_panel(fake.url, settings="{retryBaseDelay: 0.0}"))
+    assert project.cli("run", "swarm-power", "--panel", "fake", "--rounds", "1", "-q").exit_code == 0
+    from sitekit import build
+
+    (project.root / "mkdocs.yml").write_text("site_name: t\ndocs_dir: content\ntheme:\n  name: material\n"
+                                              "plugins:\n  - discuss\n")
+    html = (build(project.root) / "questions" / "swarm-power" / "index.html").read_text()
+    row = re.search(r'<tr data-source="S1" id="source-S1">(.*?)</tr>', html).group(1)
+    assert 'Notes on the bus<br><a href="https://example.org/bus"' in row
+    assert "frozen as <code>sources/swarm-power/bus-notes.md</code>" in row and "../" not in row
 
 
 ENV_KEY = "sk-proj-Zq8X2mL4vB7nR1tY6wK3pF9s"  # a key kept in the project's .env, not in the environment

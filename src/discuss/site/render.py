@@ -60,6 +60,24 @@ def safe_markdown(text: str) -> Markup:
     return Markup(clean)
 
 
+def answer(text: str, view: dict[str, Any], prefix: str = "") -> Markup:
+    """An answer as its page shows it: safe Markdown, its citations linked to the sources or marked in place."""
+    html = safe_markdown(text)
+    if "source_texts" not in view:
+        return html
+    from .cited import cited
+
+    titles = {label: " - ".join(x for x in (o.get("title"), o.get("url")) if x) or label
+              for label, o in view["origins"].items()}
+    return cited(html, text, view["source_texts"], titles, prefix)
+
+
+def web_address(url: object) -> str:
+    """A recorded address a page may link to: an http(s) one as it is, anything else no link at all."""
+    text = str(url)
+    return text if text.lower().startswith(("https://", "http://")) and text.isprintable() else "#"
+
+
 def isolated(name: object) -> Markup:
     """A name people or a recorded file gave, shown in its own direction: right-to-left letters or a stray
     direction mark in it never reorder the text around it."""
@@ -148,6 +166,9 @@ def _env() -> Environment:
     env.globals["describe"] = describe
     env.globals["budget_line"] = budget_line
     env.globals["reply_marks"] = reply_marks
+    env.globals["answer"] = answer
+    env.filters["address"] = web_address
+    env.filters["frozen_name"] = lambda path: "/".join(p for p in str(path).split("/") if p not in ("..", "."))
     env.globals["bracket"] = lambda rounds, names: Markup(charts.bracket(rounds, names))
     return env
 
@@ -235,7 +256,7 @@ def view_of(entry: Entry) -> dict[str, Any] | None:
     if entry.discussion is None:
         return None
     view = discussion_view(entry.discussion)
-    view["quotes"] = quote_checks(entry)
+    view["quotes"] = quote_checks(entry, view)
     return view
 
 
@@ -249,16 +270,21 @@ def unfound_quotes(entries: list[Entry]) -> dict[str, int]:
     return counts
 
 
-def quote_checks(entry: Entry) -> dict[str, Any]:
+def quote_checks(entry: Entry, view: dict[str, Any] | None = None) -> dict[str, Any]:
     """Per source label, the quotes attributed to it that were found and those that were not; and the
-    labels cited that name no source."""
+    labels cited that name no source. With `view`, what the answers' citations are checked against, too."""
     from ..archive.integrity import citations
-    from ..store.sources import recorded_texts
+    from ..store.sources import origins, recorded_texts
 
     d = entry.discussion
     if d is None or not d.sources:
         return {"by": {}, "missing": [], "unknown": []}
-    rows = citations(d, recorded_texts(entry.question.path, d.sources), {str(s.get("label")) for s in d.sources})
+    texts = recorded_texts(entry.question.path, d.sources)
+    labels = {str(s.get("label")) for s in d.sources}
+    if view is not None:  # for the answers' citations, marked in place
+        view["source_texts"] = {label: texts.get(label, "") for label in labels}
+        view["origins"] = origins(entry.question.path, d.sources)
+    rows = citations(d, texts, labels)
     by: dict[str, dict[str, int]] = {}
     missing, unknown = [], []
     for row in rows:

@@ -225,3 +225,25 @@ def recorded_texts(question: Path, recorded: list[dict]) -> dict[str, str]:
         except (OSError, UnicodeDecodeError, ValueError):
             continue
     return found
+
+
+def origins(question: Path, recorded: list[dict]) -> dict[str, dict[str, str]]:
+    """Where each recorded source came from, by label: `{url, title}` for a frozen page (from its front
+    matter: the address asked for, and the page's title where it was kept), `{url}` for an address never
+    fetched, `{}` for a file of the project's own."""
+    from . import documents
+    from .frozen import MARK
+
+    paths = recorded_paths(question, recorded)
+    found: dict[str, dict[str, str]] = {}
+    for source in recorded:
+        label = str(source.get("label"))
+        if source.get("url"):
+            found[label] = {"url": str(source["url"])}
+            continue
+        try:
+            meta = documents.read(paths[label])[0] if label in paths else {}
+        except ValueError:
+            meta = {}
+        found[label] = {k: str(meta[k]) for k in ("url", "title") if meta.get(MARK) and meta.get(k)}
+    return found

@@ -45,3 +45,12 @@ def check(text: str, sources: dict[str, str]) -> dict[str, list]:
     quotes = [{"text": q, "source": label, "found": label in sources and quoted_in(q, sources[label])}
               for q, label in QUOTE.findall(text)]
     return {"unknown": unknown, "quotes": quotes}
+
+
+def marks(text: str, sources: dict[str, str]) -> list[str]:
+    """What each `[Sn]` of `text` is, in the order they come: "ok" (a source there is), "unknown" (no such
+    source) or "unfound" (it closes a quote that is not in that source). `sources`: each label's text."""
+    unfound = {m.end() for m in QUOTE.finditer(text)
+               if not (m.group(2) in sources and quoted_in(m.group(1), sources[m.group(2)]))}
+    return ["unknown" if m.group(1) not in sources else "unfound" if m.end() in unfound else "ok"
+            for m in LABEL.finditer(text)]
