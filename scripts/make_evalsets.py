@@ -31,13 +31,15 @@ MMLU_COMMIT = "785eba57b455b9f9be12a0d3c1106d67274fea0e"
 MMLU_PER_SUBJECT, MMLU_SEED = 4, 2026
 
 
-def write(name: str, source: str, licence: str, items: list[dict]) -> None:
+def write(name: str, source: str, licence: str, items: list[dict], choices: list[str] | None = None) -> None:
+    """`choices`: the closed list every answer of the set is one of (a read outside it is ungradable)."""
     from ruamel.yaml import YAML
 
     yaml = YAML()
     yaml.width = 4096
     with (OUT / f"{name}.yaml").open("w", encoding="utf-8") as out:
-        yaml.dump({"name": name, "source": source, "licence": licence, "items": items}, out)
+        yaml.dump({"name": name, "source": source, "licence": licence, **({"choices": choices} if choices else {}),
+                   "items": items}, out)
 
 
 def gsm8k(folder: Path) -> None:
@@ -65,7 +67,8 @@ def bbh(folder: Path) -> None:
             items.append({"id": f"{task.replace('_', '-')}-{n:03d}", "question": example["input"].strip(),
                           "answer": target, "answerType": kind})
         write(f"bbh-{task.replace('_', '-')}", f"BIG-Bench Hard, task {task} (suzgunmirac/BIG-Bench-Hard at "
-              f"{BBH_COMMIT[:12]}), all {len(items)} examples, in its order", "MIT (LICENSE-bbh.txt)", items)
+              f"{BBH_COMMIT[:12]}), all {len(items)} examples, in its order", "MIT (LICENSE-bbh.txt)", items,
+              sorted({i["answer"] for i in items}) if kind == "text" else None)
     (OUT / "LICENSE-bbh.txt").write_text((folder / "LICENSE").read_text(encoding="utf-8"), encoding="utf-8")
 
 

@@ -104,6 +104,56 @@ def test_the_grader(text, kind, answer, expected):
     assert grade(text, answer, kind) == expected
 
 
+@pytest.mark.parametrize("text, kind, answer, expected", [
+    ("Answer: B (I am fairly sure)", "choice", "B", ("B", True)),  # a letter is a whole token, not the "I"
+    ("Answer: C, I think.", "choice", "C", ("C", True)),
+    ("Answer: B or C", "choice", "B", (None, None)),  # two values named: ungradable, whichever is right
+    ("Answer: 12 or 13", "number", "12", (None, None)),
+    ("Answer: 12 or 13", "number", "13", (None, None)),
+    ("Answer: 42 (6 times 7)", "number", "42", ("42", True)),  # a remark in brackets is no part of it
+    ("So the total is 12.\nAnswer: 1,024", "number", "1024", ("1024", True)),
+])
+def test_the_grader_reads_a_whole_token_and_refuses_two_values(text, kind, answer, expected):
+    assert grade(text, answer, kind) == expected
+
+
+TRUE_FALSE = ("False", "True")
+
+
+@pytest.mark.parametrize("rule", ["answer-line", "bbh"])
+@pytest.mark.parametrize("text, answer, expected", [
+    ("not ( True ) is False, so the expression is False.\nThe answer is False.", "False", ("false", True)),
+    ("Let me see: True and True.\nthe final answer is true", "True", ("true", True)),
+    ("sure", "True", (None, None)),  # a small model's replies that say nothing gradable
+    ("exclamation!", "False", (None, None)),
+    ("It could be True or False.", "True", (None, None)),
+    ("Answer: maybe", "True", (None, None)),  # outside the closed list: ungradable, never wrong
+])
+def test_a_closed_list_reads_only_its_values(rule, text, answer, expected):
+    assert grade(text, answer, "text", (), rule, TRUE_FALSE) == expected
+
+
+@pytest.mark.parametrize("rule, text, expected", [
+    ("gsm8k-strict", "48/2 = 24 in May, 48+24 = 72.\nThe answer is 72.", "72"),  # lm-evaluation-harness strict
+    ("gsm8k-strict", "48+24 = 72 clips in all.", None),  # no "The answer is N": nothing read
+    ("gsm8k-flexible", "48+24 = 72 clips in all, $1,000 spent.", "1000"),  # the last number
+    ("bbh", "Step by step. So the answer is (B).", "B"),
+    ("bbh", "I would go with (C) here.", "C"),  # the multiple-choice fallback: the last (X)
+    ("bbh", "I would go with (Z) here.", None),  # not one of the letters offered
+])
+def test_the_extraction_rules_of_the_literature(rule, text, expected):
+    kind = "number" if rule.startswith("gsm8k") else "choice"
+    assert read_answer(text, kind, rule, ("A", "B", "C") if kind == "choice" else ()) == expected
+
+
+def test_a_shipped_set_declares_its_closed_list_and_rule(evaluated):
+    from discuss.store.evalsets import load_set
+
+    found = load_set(evaluated.root, "bbh-boolean-expressions", 3, 0)
+    assert found.rule == "answer-line" and all(i.choices == ("False", "True") for i in found.items)
+    assert all(len(i.choices) >= 3 for i in load_set(evaluated.root, "mmlu", 5, 0).items)  # its letters
+
+
 def test_the_statistics():
     assert wilson(0, 0)["estimate"] is None
     w = wilson(8, 10)

@@ -1,11 +1,19 @@
 """An eval's figures, from its files: accuracy per arm, paired differences, conformity and diversity.
 
-Every arm is graded by the one grader (`text/grading.py`). A protocol arm's
-final answer is its last round's winning answer where its rounds have
-winners, else its result's author's last answer, else its conclusion; a
-baseline arm's is the plurality of its answers. What cannot be read is
-ungradable and counts as wrong in the paired comparisons (it is no right
-answer), and is reported apart.
+Every arm is graded by the one grader (`text/grading.py`) under the set's
+extraction rule. A protocol arm's final answer is its last round's winning
+answer where its rounds have winners, else its result's author's last
+answer, else its conclusion; a baseline arm's is the plurality of its
+answers. What cannot be read is ungradable: it counts as not right in the
+accuracy and the paired comparisons (it is no right answer), and its share
+is reported beside each arm's accuracy.
+
+A difference between two arms counts when McNemar's exact test gives p <
+0.05 over the items both answered (`differs`); the paired-bootstrap
+interval says how large it is. Equal compute is shown, not assumed: each
+arm's tokens per item over the protocol arms' median (`computeRatio`), and
+an arm more than 10% off it (self-consistency capped by `--max-samples`,
+say) is marked `equalCompute: false`, as is every paired row it enters.
 
 Conformity, for arms whose panelists answer in several rounds: a flip is a
 panelist whose answer changed from one round to the next (both readable);
@@ -16,14 +24,58 @@ flips onto the previous round's winning answer (anchoring).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..domain import Discussion, Panel
 from ..protocols import get_protocol
-from ..rules.evalstats import paired, plurality, wilson
+from ..rules.evalstats import BOOTSTRAP_DRAWS, paired, plurality, wilson
 from ..store.evalsets import answers as baseline_answers
-from ..text.grading import grade, read_answer
+from ..text.grading import correct, grade, read_answer
+
+ALPHA = 0.05  # a paired difference counts when McNemar's exact p-value is below this
+EQUAL_COMPUTE = 0.10  # an arm within this share of the protocol arms' median tokens per item is at equal compute
+DIFFERENCE_RULE = ("a difference counts when McNemar's exact test gives p < 0.05 over the items both arms "
+                   "answered; the paired-bootstrap interval gives its size")
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str  # as given: vote, single:alpha, majority, self-consistency:alpha
+    kind: str  # protocol, single, majority, self-consistency
+    member: str | None = None
+
+    @property
+    def folder(self) -> str:
+        return self.name.replace(":", "-")
+
+    @classmethod
+    def named(cls, name: str) -> Arm:
+        """The arm a recorded name stands for (checked when it was first run)."""
+        kind, _, member = name.partition(":")
+        if kind in ("single", "self-consistency"):
+            return cls(name, kind, member)
+        return cls(name, "majority" if name == "majority" else "protocol")
+
+
+def recompute(root: Path, folder: Path) -> dict[str, Any] | None:
+    """An eval's figures recomputed from its items' files alone, under the settings its `eval.yaml` records
+    (the figures of report.yaml without its provenance): what `verify` compares a report with. None for a
+    folder that records no eval."""
+    from ..domain import Panel, Panelist
+    from ..store.evalfolder import bound
+    from ..store.evalsets import load_set
+
+    record = bound(folder)
+    if record is None:
+        return None
+    found = load_set(root, str(record["set"]), record.get("items"), int(record["seed"]))
+    found.rule = str(record.get("rule") or found.rule)
+    members = tuple(Panelist(str(m["id"]), str(m["model"]), str(m["id"]))
+                    for m in (record.get("panel") or {}).get("members") or [])
+    return figures(folder, found, Panel(str((record.get("panel") or {}).get("name") or ""), members),
+                   [Arm.named(str(a)) for a in record.get("arms") or []], int(record["seed"]))
 
 
 def final_text(d: Discussion) -> str:
@@ -60,6 +112,7 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
     from ..store import discussions as store
 
     load = load or store.load
+    rule = found.rule
     graded: dict[str, list[bool | None]] = {}
     out: dict[str, Any] = {}
     conformity: dict[str, Any] = {}
@@ -74,33 +127,84 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
                 if d is None or not d.concluded:
                     rows.append(None)
                     continue
-                read, right = grade(final_text(d), item.answer, item.kind, item.aliases)
+                read, right = grade(final_text(d), item.answer, item.kind, item.aliases, rule, item.choices)
                 rows.append(right)
                 spent.append((d.usage.calls, d.usage.total_tokens, d.usage.cost))
-                by_round.append([grade(t, item.answer, item.kind, item.aliases)[1] for t in _winner_by_round(d)])
-                flips.add(d, item)
+                by_round.append([grade(t, item.answer, item.kind, item.aliases, rule, item.choices)[1]
+                                 for t in _winner_by_round(d)])
+                flips.add(d, item, rule)
             else:
                 answers = baseline_answers(folder / arm.folder / f"{item.id}.yaml", folder.parent.parent)
                 if answers is None:
                     rows.append(None)
                     continue
-                read = plurality([read_answer(a["text"], item.kind) for a in answers])
-                right = None if read is None else grade(f"Answer: {read}", item.answer, item.kind, item.aliases)[1]
+                read = plurality([read_answer(a["text"], item.kind, rule, item.choices) for a in answers])
+                right = correct(read, item.answer, item.kind, item.aliases)
                 rows.append(right)
                 costs = [a.get("cost") for a in answers]
                 spent.append((sum(a.get("calls") or 0 for a in answers), sum(a.get("tokens") or 0 for a in answers),
                                None if any(c is None for c in costs) else sum(float(c or 0) for c in costs)))
             if items is not None:
                 calls, tokens, cost = spent[-1]
-                items.append({"set": found.name, "arm": arm.name, "item": item.id, "answer": item.answer,
-                              "read": read, "correct": right, "calls": calls, "tokens": tokens, "cost": cost})
+                items.append({"set": found.name, "arm": arm.name, "item": item.id,
+                              "answer": _cell(item.answer, item.kind), "read": _cell(read, item.kind),
+                              "correct": right, "calls": calls, "tokens": tokens, "cost": cost})
         graded[arm.name] = rows
         out[arm.name] = _arm(rows, spent, by_round)
         if arm.kind == "protocol" and flips.count:
             conformity[arm.name] = flips.as_dict()
+    _compute(out, arms)
     return {"set": found.name, "source": found.source, "licence": found.licence, "items": len(found.items),
-            "seed": seed, "arms": out, "paired": _pairs(graded, arms, seed), "conformity": conformity,
-            "diversity": diversity(panel)}
+            "seed": seed, "rule": rule, "arms": out, "paired": _pairs(graded, arms, seed, out),
+            "conformity": conformity, "diversity": diversity(panel)}
+
+
+def _cell(value: str | None, kind: str) -> str | int | float | None:
+    """A table's cell: a number as a number (a spreadsheet or pandas reads -133, not text)."""
+    if value is None or kind != "number":
+        return value
+    number = float(value.replace(",", ""))
+    return int(number) if number.is_integer() else number
+
+
+def _compute(out: dict[str, Any], arms: list[Any]) -> None:
+    """Each arm's tokens per item over the protocol arms' median, and whether that is equal compute."""
+    import statistics
+
+    spent = [out[a.name]["tokensPerItem"] for a in arms if a.kind == "protocol" and out[a.name]["tokensPerItem"]]
+    median = statistics.median(spent) if spent else None
+    for arm in arms:
+        mine = out[arm.name]["tokensPerItem"]
+        ratio = round(mine / median, 3) if median and mine is not None else None
+        out[arm.name]["computeRatio"] = ratio
+        if arm.kind == "self-consistency":
+            out[arm.name]["equalCompute"] = ratio is not None and abs(ratio - 1) <= EQUAL_COMPUTE
+
+
+STATISTICS = {"accuracy": "Wilson score interval, 95%",
+              "paired": f"paired bootstrap over items, 95% percentile interval, {BOOTSTRAP_DRAWS} draws seeded by "
+                        "the eval's seed; McNemar's exact test (two-sided binomial on the discordant items)",
+              "difference": DIFFERENCE_RULE,
+              "ungradable": "an answer that cannot be read, names two values or one outside the item's closed list "
+                            "is ungradable: not right, counted apart (ungradable, ungradableShare)"}
+
+
+def provenance(record: dict[str, Any], panel: Panel, command: str) -> dict[str, Any]:
+    """What a reader of the report needs to cite it: the panel and its members' models and options, the
+    discuss version and the date, the command, the set's digest, the seed, the grader and its rule, and the
+    statistics by name."""
+    import datetime as dt
+
+    from ..text.grading import DEFAULT_RULE
+
+    shown = record.get("panel") or {}
+    return {"panel": shown.get("name"), "members": shown.get("members") or
+            [{"id": m.id, "model": m.model, "options": dict(m.options)} for m in panel.members],
+            "settingsDigest": shown.get("settingsDigest"), "discussVersion": record.get("discussVersion"),
+            "date": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+            "command": command, "setDigest": record.get("setDigest"), "seed": record.get("seed"),
+            "grader": {"rule": record.get("rule") or DEFAULT_RULE, "module": "discuss.text.grading"},
+            "statistics": STATISTICS}
 
 
 def _arm(rows: list[bool | None], spent: list[tuple[int, int, float | None]], by_round: list[list[Any]]) \
@@ -114,7 +218,8 @@ def _arm(rows: list[bool | None], spent: list[tuple[int, int, float | None]], by
         at = [b[k] if k < len(b) else b[-1] for b in by_round if b]  # an item that stopped keeps its last
         per_round.append({"round": k + 1, **wilson(sum(x is True for x in at), len(at))})
     return {"accuracy": wilson(correct, done), "items": done, "correct": correct,
-            "ungradable": sum(r is None for r in rows) - (len(rows) - done),
+            "ungradable": (ungradable := sum(r is None for r in rows) - (len(rows) - done)),
+            "ungradableShare": round(ungradable / done, 4) if done else None,
             "callsPerItem": round(sum(c for c, _, _ in spent) / done, 3) if done else None,
             "tokensPerItem": round(sum(t for _, t, _ in spent) / done, 1) if done else None,
             "costPerItem": None if not done or any(c is None for c in costs)
@@ -122,19 +227,23 @@ def _arm(rows: list[bool | None], spent: list[tuple[int, int, float | None]], by
             "byRound": per_round}
 
 
-def _pairs(graded: dict[str, list[bool | None]], arms: list[Any], seed: int) -> dict[str, Any]:
-    """Each arm against `majority` and against the best single member, over the items both answered."""
+def _pairs(graded: dict[str, list[bool | None]], arms: list[Any], seed: int, out: dict[str, Any]) -> dict[str, Any]:
+    """Each arm against `majority` and against the best single member, over the items both answered; whether
+    the difference counts (`differs`, the one rule), and whether both arms are at equal compute."""
     singles = [a.name for a in arms if a.kind == "single"]
     best_single = max(singles, key=lambda n: sum(x is True for x in graded[n]), default=None)
-    out: dict[str, Any] = {}
+    figures, pairs = out, {}
     for arm in arms:
         for other in ("majority", best_single):
-            if other is None or other == arm.name or other not in graded or f"{other} vs {arm.name}" in out:
+            if other is None or other == arm.name or other not in graded or f"{other} vs {arm.name}" in pairs:
                 continue  # majority against the best single is one comparison, not two
             both = [(x is True, y is True) for x, y in zip(graded[arm.name], graded[other])
                     if x is not None or y is not None]
-            out[f"{arm.name} vs {other}"] = paired([x for x, _ in both], [y for _, y in both], seed)
-    return out
+            row: dict[str, Any] = dict(paired([x for x, _ in both], [y for _, y in both], seed))
+            row["differs"] = row["pValue"] is not None and row["pValue"] < ALPHA
+            row["equalCompute"] = all(figures[n].get("equalCompute", True) for n in (arm.name, other))
+            pairs[f"{arm.name} vs {other}"] = row
+    return pairs
 
 
 class _Flips:
@@ -144,14 +253,15 @@ class _Flips:
         self.by: dict[str, dict[str, int]] = {}
         self.count = 0
 
-    def add(self, d: Discussion, item: Any) -> None:
+    def add(self, d: Discussion, item: Any, rule: str) -> None:
         protocol = get_protocol(d.protocol)
         rounds = [r for r in d.rounds if r.complete]
         for before, after in zip(rounds, rounds[1:]):
             winner = protocol.figures.of_round(before).winner
-            leading = read_answer(before.replies[winner].text, item.kind) if winner in before.replies else None
+            leading = read_answer(before.replies[winner].text, item.kind, rule, item.choices) \
+                if winner in before.replies else None
             for pid in set(before.replies) & set(after.replies):
-                was, now = (read_answer(x.replies[pid].text, item.kind) for x in (before, after))
+                was, now = (read_answer(x.replies[pid].text, item.kind, rule, item.choices) for x in (before, after))
                 if was is None or now is None:
                     continue
                 row = self.by.setdefault(pid, {"pairs": 0, "flips": 0, "rightToWrong": 0, "wrongToRight": 0,
@@ -159,8 +269,8 @@ class _Flips:
                 row["pairs"] += 1
                 self.count += 1
                 if was != now:
-                    right_before = grade(f"Answer: {was}", item.answer, item.kind, item.aliases)[1]
-                    right_after = grade(f"Answer: {now}", item.answer, item.kind, item.aliases)[1]
+                    right_before = correct(was, item.answer, item.kind, item.aliases)
+                    right_after = correct(now, item.answer, item.kind, item.aliases)
                     row["flips"] += 1
                     row["rightToWrong"] += bool(right_before and not right_after)
                     row["wrongToRight"] += bool(right_after and not right_before)

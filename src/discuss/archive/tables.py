@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,8 +156,24 @@ def eval_item_rows(root: Path) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for path in sorted((root / "evals").glob("*/items.csv")):
         text = confined(path, root, what=str(path.relative_to(root))).read_text(encoding="utf-8")
-        rows += list(csv.DictReader(io.StringIO(text)))
+        rows += [{k: _number_or_text(v) for k, v in row.items()} for row in csv.DictReader(io.StringIO(text))]
     return rows
+
+
+def _number_or_text(cell: str | None) -> Any:
+    """A cell read back from a CSV: a number where it is one (written again as a number, never guarded as
+    text), else the text as it was."""
+    if cell is None or cell.strip() != cell or (cell.lstrip("-").isdigit() and str(int(cell)) != cell):
+        return cell  # "0001", an id, stays as written
+    try:
+        return int(cell)
+    except ValueError:
+        pass
+    try:
+        number = float(cell)
+    except ValueError:
+        return cell
+    return number if math.isfinite(number) else cell
 
 
 def as_csv(rows: list[dict[str, Any]]) -> str:

@@ -241,17 +241,29 @@ def eval_(
                                           "the same way."),
     estimate: bool = typer.Option(False, "--estimate", help="What the whole eval would take at most; no call, no "
                                   "file."),
+    name: str | None = typer.Option(None, "--name", help="The eval's folder, evals/NAME/ (default: the set's name): "
+                                    "another name for another panel, seed or rule."),
+    rule: str | None = typer.Option(None, "--rule", help="How an answer is read: answer-line, gsm8k-strict, "
+                                    "gsm8k-flexible or bbh (default: the set's, else answer-line)."),
+    fresh: bool = typer.Option(False, "--fresh", help="Remove the eval's folder first and answer everything again."),
+    max_samples: int | None = typer.Option(None, "--max-samples", min=1, help="At most this many samples an item "
+                                           "for self-consistency (the arm is then marked when not at equal "
+                                           "compute)."),
     as_json: bool = typer.Option(False, "--json", help="The report as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Measure whether deliberating helps: every arm over a labelled set, at compute shown, with intervals."""
     import json
+    import shlex
+    import sys
 
     from ..archive.listing import money
     from ..commands.evaluating import evaluate
 
     found = evaluate(layout(), labelled, panel, arms, items, seed, estimate, concurrency,
-                     None if quiet else lambda line: typer.echo(line, err=True), max_cost, max_tokens)
+                     None if quiet else lambda line: typer.echo(line, err=True), max_cost, max_tokens,
+                     name=name, rule=rule, fresh=fresh, max_samples=max_samples,
+                     command=shlex.join(["discuss", *sys.argv[1:]]))
     if as_json:
         typer.echo(json.dumps(found, indent=2))
         return
@@ -263,15 +275,20 @@ def eval_(
                    f"tokens, {money(total['cost'])}")
         return
     typer.echo(f"{found['set']}: {found['items']} item(s)")
-    for name, a in found["arms"].items():
+    for arm, a in found["arms"].items():
         acc = a["accuracy"]
         shown = "-" if acc["estimate"] is None else f"{acc['estimate']:.2f} (95% {acc['low']:.2f}-{acc['high']:.2f})"
-        typer.echo(f"  {name:<28} accuracy {shown}, {a['correct']}/{a['items']} right, {a['ungradable']} "
-                   f"ungradable, {a['tokensPerItem']} tokens an item")
+        ratio = "" if a.get("computeRatio") is None else f" ({a['computeRatio']:.2f}x the protocol arms' tokens)"
+        marked = ", NOT at equal compute" if a.get("equalCompute") is False else ""
+        typer.echo(f"  {arm:<28} accuracy {shown}, {a['correct']}/{a['items']} right, {a['ungradable']} "
+                   f"ungradable, {a['tokensPerItem']} tokens an item{ratio}{marked}")
     for pair, p in found["paired"].items():
         if p["difference"] is not None:
             typer.echo(f"  {pair}: {p['difference']:+.2f} (95% {p['low']:+.2f} to {p['high']:+.2f}), "
-                       f"McNemar p={p['pValue']:.3g}")
+                       f"McNemar p={p['pValue']:.3g}{', differs' if p.get('differs') else ''}"
+                       f"{'' if p.get('equalCompute', True) else ', not at equal compute'}")
+    typer.echo(f"  a difference counts where McNemar's exact p < 0.05; answers read by the "
+               f"{found.get('rule', 'answer-line')} rule")
     if found["diversity"]["oneFamily"]:
         typer.echo(f"  note: every member is of one model family ({found['diversity']['families'][0]}): their "
                    "errors may be alike", err=True)

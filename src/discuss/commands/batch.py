@@ -30,6 +30,7 @@ class Allowance:
     max_tokens: int | None = None
     used: Usage = field(default_factory=Usage)
     held_back: int = 0
+    on_add: Callable[[Usage], None] | None = None  # told what has been spent in all, as each piece of work ends
 
     @property
     def limited(self) -> bool:
@@ -37,6 +38,8 @@ class Allowance:
 
     def add(self, usage: Usage) -> None:
         self.used.add(usage)
+        if self.on_add is not None:
+            self.on_add(self.used)
 
     def spent(self) -> str | None:
         """Why no more work may start, or None while some of the allowance is left."""

@@ -1,9 +1,13 @@
 """`discuss eval`: a labelled set put to several arms at once, each item a file of the eval's folder.
 
-    evals/<set>/<arm>/<item>.md and <item>/   a protocol arm: a discussion per item, like any other
-    evals/<set>/<arm>/<item>.yaml             a baseline arm: the answers it took, with what they cost
-    evals/<set>/report.yaml                   the figures (`archive/evaluation.py`)
-    evals/<set>/items.csv                     a row per item and arm: read, right, calls, tokens, cost
+    evals/<name>/eval.yaml                     what its answers are bound to (`store/evalfolder.py`)
+    evals/<name>/<arm>/<item>.md and <item>/   a protocol arm: a discussion per item, like any other
+    evals/<name>/<arm>/<item>.yaml             a baseline arm: the answers it took, with what they cost
+    evals/<name>/report.yaml                   the figures and their provenance (`archive/evaluation.py`)
+    evals/<name>/items.csv, arms.csv           a row per item and arm; a row per arm
+    evals/<name>/progress.yaml                 how far the run under way has got
+
+The name is the set's unless `--name` gives another.
 
 Arms: a protocol's name; `single:MEMBER` (that member, one answer);
 `majority` (each member's one independent answer, the plurality);
@@ -15,28 +19,16 @@ on where it stopped. Items run at once within the providers' limits.
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..domain import Usage
+from ..archive.evaluation import Arm
 from ..errors import InputError
 from ..store.layout import Layout
 
-MAX_SAMPLES = 25
-
-
-@dataclass(frozen=True)
-class Arm:
-    name: str  # as given: vote, single:alpha, majority, self-consistency:alpha
-    kind: str  # protocol, single, majority, self-consistency
-    member: str | None = None
-
-    @property
-    def folder(self) -> str:
-        return self.name.replace(":", "-")
+DEFAULT_SAMPLES = 25  # what --estimate assumes of self-consistency where no protocol arm sizes it
 
 
 def parse_arms(text: str, member_ids: list[str]) -> list[Arm]:
@@ -63,248 +55,175 @@ def parse_arms(text: str, member_ids: list[str]) -> list[Arm]:
     return arms
 
 
-def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None = None,
-             seed: int = 1, estimate: bool = False, concurrency: int | None = None,
-             report: Any = None, max_cost: float | None = None, max_tokens: int | None = None) -> dict[str, Any]:
-    """Run (or price) every arm over the set's items; the figures as `--json` gives them. `max_cost` and
-    `max_tokens` bound what this run spends in all: no item starts once they are reached."""
-    from ..engine.client import PanelClient
+@dataclass
+class Eval:
+    """One eval as this run sees it: its set, panel, arms and folder, and what its answers are bound to."""
+
+    layout: Layout
+    name: str
+    found: Any  # the set (store.evalsets.EvalSet), its first `items` items
+    panel: str
+    members: Any
+    settings: Any
+    arms: list[Arm]
+    seed: int
+    items: int | None
+
+    @property
+    def folder(self) -> Path:
+        return self.layout.root / "evals" / self.name
+
+    def binding(self) -> dict[str, Any]:
+        from .. import __version__
+        from ..store.evalfolder import digest
+
+        shared = {k: v for k, v in dataclasses.asdict(self.settings).items() if k != "recorded"}
+        members = [{"id": m.id, "model": m.model, "options": dict(m.options), **({"persona": m.persona}
+                    if m.persona else {})} for m in self.members.members]
+        return {"set": self.found.name, "setDigest": self.found.digest, "seed": self.seed, "rule": self.found.rule,
+                "panel": {"name": self.panel, "members": members, "settingsDigest": digest(shared)},
+                "arms": [a.name for a in self.arms], "items": self.items, "discussVersion": __version__}
+
+
+def _eval(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None, seed: int,
+          name: str | None, rule: str | None) -> Eval:
     from ..engine.prepare import default_panel
     from ..store.evalsets import load_set
     from ..store.panels import pick_panel
+    from ..text.grading import RULES
+    from ..text.naming import is_safe_id
 
+    if name is not None and not is_safe_id(name):
+        raise InputError(f"--name {name!r}: an eval is named by a safe name (lowercase letters, digits, '.', '_', "
+                         "'-')")
+    if rule is not None and rule not in RULES:
+        raise InputError(f"--rule {rule!r}: one of {', '.join(RULES)}")
     chosen = panel or default_panel(layout.panels)
     members, settings = pick_panel(layout.panels, chosen)
-    arms = parse_arms(arms_text, list(members.ids))
     found = load_set(layout.root, set_name, items, seed)
-    folder = layout.root / "evals" / found.name
-    echo = report or (lambda line: None)
-    protocol_arms = [a for a in arms if a.kind == "protocol"]
-    prepared = {a.name: _prepared(layout, folder, found.items, chosen, a, write=not estimate) for a in protocol_arms}
-    if estimate:
-        return _estimate(layout, prepared, [a for a in arms if a.kind != "protocol"], found.items, members, folder)
-    from .. import providers
-    from .batch import Allowance
+    if rule is not None:
+        found.rule = rule
+    return Eval(layout, name or found.name, found, chosen, members, settings,
+                parse_arms(arms_text, list(members.ids)), seed, items)
 
-    allowance = Allowance(max_cost, max_tokens)
+
+def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None = None,
+             seed: int = 1, estimate: bool = False, concurrency: int | None = None,
+             report: Any = None, max_cost: float | None = None, max_tokens: int | None = None,
+             name: str | None = None, rule: str | None = None, fresh: bool = False,
+             max_samples: int | None = None, command: str = "") -> dict[str, Any]:
+    """Run (or price) every arm over the set's items; the figures as `--json` gives them. `max_cost` and
+    `max_tokens` bound what this run spends in all: no item starts once they are reached. A folder whose
+    answers were given under other settings is refused (or, with `fresh`, removed first)."""
+    from ..store import evalfolder
+
+    e = _eval(layout, set_name, panel, arms_text, items, seed, name, rule)
+    if estimate:
+        if not fresh:
+            evalfolder.check(e.folder, e.name, e.binding())
+        from .evalrun import prepared
+
+        ready = {a.name: prepared(layout, e.folder, e.found.items, e.panel, a, e.found.rule, write=False)
+                 for a in e.arms if a.kind == "protocol"}
+        return _estimate(layout, ready, [a for a in e.arms if a.kind != "protocol"], e.found.items, e.members,
+                         e.folder)
+    with evalfolder.Locked(e.folder, e.name):
+        if fresh:
+            evalfolder.fresh(e.folder, layout.root)
+            e.folder.mkdir(parents=True)
+        evalfolder.check(e.folder, e.name, e.binding())
+        record = evalfolder.bind(e.folder, e.binding())
+        ahead: list[Any] = []
+        held = _run(e, report or (lambda line: None), concurrency, max_cost, max_tokens, max_samples, ahead)
+        return _reported(e, record, held, command, ahead[0].result() if ahead else {})
+
+
+def _run(e: Eval, echo: Any, concurrency: int | None, max_cost: float | None, max_tokens: int | None,
+         max_samples: int | None, ahead: list[Any]) -> int:
+    """Every arm's items not answered yet, asked; how many were not started (the budget spent). `ahead` gets
+    the protocol arms' discussions, read while self-consistency's calls are out."""
+    from .. import providers
+    from ..engine.client import PanelClient
+    from ..store.evalfolder import Progress
+    from .batch import Allowance
+    from .evalrun import baseline_work, filling, prepared, protocol_tokens, read_ahead, samples, together
+
+    folder, items, members = e.folder, e.found.items, e.members
+    progress = Progress(folder)
+    allowance = Allowance(max_cost, max_tokens, on_add=lambda used: progress.finished(used.calls, used.total_tokens))
     # One client for every arm: the baselines run under the panel's settings as its discussions do.
-    client = PanelClient(layout.root, settings, on_note=lambda note: echo(f"note: {note}"))
-    concurrency = concurrency or _filling(client, members)
-    everyone = [pair for pairs in prepared.values() for pair in pairs if not pair[1].concluded]
-    plain = _baseline_work(folder, found.items, members, [a for a in arms if a.kind in ("single", "majority")], {})
-    consistent = [a for a in arms if a.kind == "self-consistency"]
+    client = PanelClient(e.layout.root, e.settings, on_note=lambda note: echo(f"note: {note}"))
+    protocol_arms = [a for a in e.arms if a.kind == "protocol"]
+    ready = [pair for a in protocol_arms for pair in prepared(e.layout, folder, items, e.panel, a, e.found.rule)]
+    everyone = [pair for pair in ready if not pair[1].concluded]
+    plain = baseline_work(folder, items, members, [a for a in e.arms if a.kind in ("single", "majority")], {})
+    consistent = [a for a in e.arms if a.kind == "self-consistency"]
     if everyone:
         echo(f"{len(everyone)} item discussion(s) to run over {len(protocol_arms)} protocol arm(s)")
     if plain:
         echo(f"{len(plain)} baseline item(s) to answer")
-
-    ahead: list[Any] = []
+    progress.planned(len(everyone) + len(plain))
 
     def consistency() -> list[Any]:
         """Once the protocol arms are done: their discussions read for the report while the rest is out, and
         self-consistency's answers still to ask, sized by what those arms took."""
-        ahead.append(_read_ahead([folder / a.folder / item.id for a in protocol_arms for item in found.items]))
+        ahead.append(read_ahead([folder / a.folder / item.id for a in protocol_arms for item in items]))
         if not consistent:
             return []
-        tokens = _protocol_tokens(folder, protocol_arms, found.items)
-        counts = {a.name: _samples(folder, found.items, a, tokens, len(members.members)) for a in consistent}
-        for name, count in counts.items():
-            echo(f"{name}: {count} sample(s) an item")
-        if work := _baseline_work(folder, found.items, members, consistent, counts):
+        tokens = protocol_tokens(folder, protocol_arms, items)
+        counts = {a.name: samples(folder, items, a, tokens, len(members.members), max_samples) for a in consistent}
+        for arm, count in counts.items():
+            echo(f"{arm}: {count} sample(s) an item" + (f" (at most {max_samples}, --max-samples: not at equal "
+                                                         "compute)" if max_samples and count == max_samples else ""))
+        work = baseline_work(folder, items, members, consistent, counts)
+        if work:
             echo(f"{len(work)} baseline item(s) to answer")
+            progress.planned(len(work))
         return work
 
-    if everyone or plain or consistent:
-        providers.run(_together(client, everyone, plain, consistency, concurrency, echo, allowance))
+    try:
+        if everyone or plain or consistent:
+            providers.run(together(client, e.found.rule, everyone, plain, consistency, concurrency or
+                                   filling(client, members), echo, allowance))
+    finally:
+        progress.held = allowance.held_back
+        progress.write("finished" if not allowance.held_back else "stopped")
     if allowance.held_back:
         echo(f"the budget is spent ({allowance.spent()}): {allowance.held_back} item(s) not started; the report "
              "counts what was answered, and the same command with a larger budget goes on")
-    from ..archive.evaluation import figures
+    return allowance.held_back
+
+
+def _reported(e: Eval, record: dict[str, Any], held: int, command: str, read: dict[Path, Any]) -> dict[str, Any]:
+    """The report over every arm and item the folder records (a run of some of them keeps the others' figures),
+    written beside the answers with its tables."""
+    from ..archive.evaluation import figures, provenance
     from ..archive.tables import as_csv
+    from ..store import discussions as store
+    from ..store.evalsets import load_set
     from ..store.files import write_atomic
     from ..store.yamlio import dump
 
+    arms = parse_arms(",".join(record["arms"]), list(e.members.ids))
+    found = load_set(e.layout.root, e.found.name, record.get("items"), e.seed)
+    found.rule = e.found.rule
     rows: list[dict[str, Any]] = []
-    result = figures(folder, found, members, arms, seed, rows, ahead[0].result().get if ahead else None)
-    if allowance.held_back:
-        result["notStarted"] = allowance.held_back
-    write_atomic(folder / "items.csv", as_csv(rows))
-    write_atomic(folder / "report.yaml", dump(result))
+    load = (lambda path: read[path] if path in read else store.load(path))  # noqa: E731
+    result = {**figures(e.folder, found, e.members, arms, e.seed, rows, load),
+              "provenance": provenance(record, e.members, command)}
+    if held:
+        result["notStarted"] = held
+    write_atomic(e.folder / "items.csv", as_csv(rows))
+    write_atomic(e.folder / "arms.csv", as_csv([{"arm": name, **_flat(a)} for name, a in result["arms"].items()]))
+    write_atomic(e.folder / "report.yaml", dump(result))
     return result
 
 
-def _prepared(layout: Layout, folder: Path, items: list[Any], panel: str, arm: Arm,
-              write: bool = True) -> list[tuple[Any, Any]]:
-    """Each item of a protocol arm as a question file of the eval (not written to price it), and its
-    discussion ready to run."""
-    from ..domain import Question
-    from ..engine.prepare import Options, ground, prepare
-    from ..store.documents import render
-    from ..store.evalsets import ANSWER_LINE
-    from ..store.files import write_atomic
-    from ..store.questions import read_question
-
-    out = []
-    for item in items:
-        path = folder / arm.folder / f"{item.id}.md"
-        title = " ".join(item.question.split())[:1000]
-        background = "\n\n".join(x for x in (item.background, ANSWER_LINE.format(kind=_kind_word(item.kind))) if x)
-        if not path.is_file() and write:
-            write_atomic(path, render({"title": title, "slug": item.id, "questionType": "eval-item"},
-                                      background + "\n"))
-        q: Question = read_question(path) if path.is_file() else Question(path, item.id, title, background)
-        d = prepare(layout.root, q, Options(panel=panel, protocol=arm.name))
-        asked, _ = ground(layout.root, q, d) if not d.concluded else (q, [])
-        out.append((asked, d))
-    return out
-
-
-def _read_ahead(paths: list[Path]) -> Any:
-    """The discussions at `paths` read in a thread of their own (a future of a dict: path -> discussion):
-    done ones no longer change, and the report needs every one of them, while the calls still out leave the
-    process's CPU half idle. A file that cannot be read raises when the result is taken, as reading it then
-    would."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..store import discussions as store
-
-    pool = ThreadPoolExecutor(1, thread_name_prefix="discuss-read-ahead")
-    try:
-        return pool.submit(lambda: {path: store.load(path) for path in paths})
-    finally:
-        pool.shutdown(wait=False)
-
-
-def _kind_word(kind: str) -> str:
-    return {"number": "number", "choice": "letter", "text": "answer"}[kind]
-
-
-def _protocol_tokens(folder: Path, arms: list[Arm], items: list[Any]) -> float | None:
-    """The median, over the protocol arms, of their tokens per item: what self-consistency is sized to."""
-    from ..store import discussions as store
-
-    per_arm = []
-    for arm in arms:
-        spent = [s.usage.total_tokens for item in items
-                 if (s := store.summary(folder / arm.folder / item.id)) is not None]
-        if spent:
-            per_arm.append(sum(spent) / len(spent))
-    return statistics.median(per_arm) if per_arm else None
-
-
-def _filling(client: Any, members: Any) -> int:
-    """Item discussions at once where none is given: enough to keep the members' tightest named provider limit
-    full (each item asks every member at once, and half its time it is between phases), at least 8."""
-    named = [n for p in members.members if (n := client.named_limit(p))]
-    return max(8, -(-2 * min(named) // max(1, len(members.members)))) if named else 8
-
-
-def _baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Arm],
-                   counts: dict[str, int]) -> list[tuple[Any, ...]]:
-    """What the baseline arms still need: per item, the (member, sample) answers not yet on file (a failed one
-    is asked again); `counts`, the samples of each self-consistency arm."""
-    from ..store.evalsets import answers
-
-    work = []
-    for arm in arms:
-        who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
-        for item in items:
-            path = folder / arm.folder / f"{item.id}.yaml"
-            # A failed answer is asked again and stays, so what it cost is still counted.
-            kept = answers(path, folder.parent.parent) or []
-            done = {(str(a.get("member")), int(a.get("sample") or 0)) for a in kept if not a.get("error")}
-            asked = [(m, k) for m in who for k in range(counts.get(arm.name, 1)) if (m.id, k) not in done]
-            if asked:
-                work.append((path, item, asked, kept))
-    return work
-
-
-async def _together(client: Any, everyone: list[Any], plain: list[Any], then: Callable[[], list[Any]],
-                    concurrency: int, echo: Any, allowance: Any) -> None:
-    """Every arm in one event loop through one client: the protocol arms' discussions, then the answers
-    `then` gives (self-consistency, sized by them), and beside both the plain baselines, whose calls wait
-    behind theirs at a provider's limit: a discussion's next phase waits for its slowest call, a baseline
-    answer for nothing, so the baselines fill what the discussions leave of the limit, and no arm waits for
-    another to finish before the next can start."""
-    import asyncio
-
-    from .batch import run_many
-
-    async def discussions_then() -> None:
-        if everyone:
-            await run_many(client.root, everyone, concurrency, echo, allowance, client)
-        await _answer(client, then(), allowance, concurrency)
-
-    await asyncio.gather(discussions_then(), _answer(client, plain, allowance, concurrency, LATER))
-
-
-LATER = 1  # the plain baselines' priority at a provider's limit: behind the discussions' calls
-
-
-async def _answer(client: Any, work: list[Any], allowance: Any, concurrency: int, priority: int = 0) -> None:
-    """The baseline answers `work` lists, each item's file written as it completes, under the panel's
-    settings (its timeout, attempts, retries and reply cap, as its discussions have them)."""
-    if work:
-        gateway = client.gateway(priority=priority)
-        await _all([_item_calls(gateway, client.prompts, *w) for w in work], allowance, concurrency)
-
-
-async def _all(work: list[Any], allowance: Any, concurrency: int) -> None:
-    """The items `concurrency` at a time, none started once the allowance is spent."""
-    import asyncio
-
-    # Without a budget every item starts at once and the providers' limits pace the calls; with one, items
-    # start `concurrency` at a time so that what they spend is known before the next starts.
-    gate = asyncio.Semaphore(max(1, concurrency) if allowance.limited else len(work) or 1)
-
-    async def one(item: Any) -> None:
-        async with gate:
-            if allowance.hold():
-                item.close()  # never awaited: nothing asked, no file written
-                return
-            allowance.add(await item)
-
-    await asyncio.gather(*(one(w) for w in work))
-
-
-def _samples(folder: Path, items: list[Any], arm: Arm, budget: float | None, fallback: int) -> int:
-    """k for self-consistency: the protocol arms' median tokens per item over one answer's, at most 25."""
-    from ..store.evalsets import answers
-
-    one = []
-    for other in (f"single-{arm.member}", "majority"):
-        for item in items:
-            given = answers(folder / other / f"{item.id}.yaml", folder.parent.parent) or []
-            one += [a["tokens"] for a in given if a.get("member") == arm.member and isinstance(a.get("tokens"), int)]
-    if budget is None:
-        return fallback
-    if not one:
-        return fallback
-    return max(1, min(MAX_SAMPLES, round(budget / max(statistics.mean(one), 1))))
-
-
-async def _item_calls(gateway: Any, prompts: Any, path: Path, item: Any, asked: list[tuple[Any, int]],
-                      kept: list[dict[str, Any]]) -> Usage:
-    """One item of a baseline arm: the answers it still needs, written with those `kept` once all have come."""
-    from ..calls import CallSpec
-    from ..protocols.base import messages
-    from ..store.evalsets import ANSWER_LINE
-    from ..store.files import write_atomic
-    from ..store.yamlio import dump
-
-    user = "\n\n".join(x for x in (item.question, item.background, ANSWER_LINE.format(kind=_kind_word(item.kind)))
-                       if x)
-    specs = [CallSpec(f"{m.id}#{k}", m, messages(m, prompts, user), "respond", 1200,
-                      context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
-    results = await gateway.run_phase(specs)
-    answers = kept + [{"member": r.spec.panelist.id, "sample": k, "text": r.text if r.ok else "",
-                       "error": None if r.ok else r.error, "tokens": r.usage.total_tokens, "calls": r.usage.calls,
-                       "cost": r.usage.cost} for (_, k), r in zip(asked, results, strict=True)]
-    write_atomic(path, dump({"item": item.id, "answers": answers}))
-    spent = Usage()
-    for r in results:
-        spent.add(r.usage)
-    return spent
+def _flat(arm: dict[str, Any]) -> dict[str, Any]:
+    """An arm's figures as one row: the accuracy's three numbers in columns of their own, no nested lists."""
+    acc = arm.get("accuracy") or {}
+    return {"accuracy": acc.get("estimate"), "low": acc.get("low"), "high": acc.get("high"),
+            **{k: v for k, v in arm.items() if not isinstance(v, dict | list)}}
 
 
 def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baselines: list[Arm], items: list[Any],
@@ -321,7 +240,7 @@ def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baseli
         arms[name] = found
     for arm in baselines:
         who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
-        k = MAX_SAMPLES if arm.kind == "self-consistency" else 1
+        k = DEFAULT_SAMPLES if arm.kind == "self-consistency" else 1
         calls, tokens, prices = 0, 0, []
         for item in [i for i in items if not (folder / arm.folder / f"{i.id}.yaml").is_file()]:
             prompt = count(item.question + item.background) + 400  # the system prompt and the answer line
@@ -338,7 +257,7 @@ def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baseli
 
 
 def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, items: int | None, seed: int,
-               estimate: bool, max_cost: float | None = None) -> dict[str, Any]:
+               estimate: bool, max_cost: float | None = None, name: str | None = None) -> dict[str, Any]:
     """For an agent: the estimate; or, once every item has been answered, the figures; else the eval started
     as a process of its own (`{started}`), which the next call finds finished or going."""
     from .asking import command, launch
@@ -347,14 +266,15 @@ def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, item
         raise InputError("items: give 1 to 10,000")
     if max_cost is not None and not 0 <= max_cost < float("inf"):
         raise InputError("max_cost: give a number of dollars, 0 or more")
-    priced = evaluate(layout, set_name, panel, arms, items, seed, estimate=True)
+    priced = evaluate(layout, set_name, panel, arms, items, seed, estimate=True, name=name)
     if estimate or priced["total"]["calls"] == 0:  # nothing left to ask: the figures
-        return priced if estimate else evaluate(layout, set_name, panel, arms, items, seed)
-    folder = layout.root / "evals" / set_name
+        return priced if estimate else evaluate(layout, set_name, panel, arms, items, seed, name=name)
+    folder = layout.root / "evals" / (name or set_name)
     folder.mkdir(parents=True, exist_ok=True)
     argv = command(layout.root, "eval", set_name, "--arms", arms, "--seed", str(seed), "-q",
                    *(["--panel", panel] if panel else []), *(["--items", str(items)] if items else []),
-                   *(["--max-cost", repr(float(max_cost))] if max_cost is not None else []))
+                   *(["--max-cost", repr(float(max_cost))] if max_cost is not None else []),
+                   *(["--name", name] if name else []))
     return {"started": launch(layout, folder, argv), "folder": folder.relative_to(layout.root).as_posix(),
             "estimate": priced["total"]}
 

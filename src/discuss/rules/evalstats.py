@@ -17,7 +17,10 @@ def wilson(correct: int, n: int, z: float = 1.959963984540054) -> dict[str, floa
     return {"estimate": round(p, 4), "low": round(max(0.0, centre - half), 4), "high": round(min(1.0, centre + half), 4)}
 
 
-def paired(a: list[bool], b: list[bool], seed: int = 0, draws: int = 2000) -> dict[str, float | int | None]:
+BOOTSTRAP_DRAWS = 2000
+
+
+def paired(a: list[bool], b: list[bool], seed: int = 0, draws: int = BOOTSTRAP_DRAWS) -> dict[str, float | int | None]:
     """Arm a's accuracy minus arm b's over the same items, with a seeded paired-bootstrap 95% interval and
     McNemar's exact p-value; {difference, low, high, aWins, bWins, pValue}."""
     n = len(a)

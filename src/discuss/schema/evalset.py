@@ -18,6 +18,9 @@ class ItemModel(BaseModel):
     answer_type: Literal["number", "choice", "text"] = Field(alias="answerType")
     aliases: list[StrictStr] = Field(default=[])
     background: StrictStr = ""
+    # The closed list this item's answer is one of (a `text` answer: True/False, named options); a read outside
+    # it is ungradable. A `choice` item's list is the letters its question offers.
+    choices: list[StrictStr] = Field(default=[], max_length=100)
 
     @field_validator("id")
     @classmethod
@@ -34,4 +37,8 @@ class SetModel(BaseModel):
     name: StrictStr | None = None
     source: StrictStr = ""
     licence: StrictStr = ""
+    # How a reply's answer is read (text/grading.py's rules); the report records it.
+    rule: Literal["answer-line", "gsm8k-strict", "gsm8k-flexible", "bbh"] = "answer-line"
+    # The closed list every item's answer is one of, where an item names none of its own.
+    choices: list[StrictStr] = Field(default=[], max_length=100)
     items: list[ItemModel] = Field(min_length=1)

@@ -11,18 +11,20 @@ BIG-Bench Hard tasks, made by scripts/make_evalsets.py.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..text.grading import DEFAULT_RULE, options_of
 from ..text.naming import did_you_mean, is_safe_id
 from . import yamlio
 from .documents import read_text
 
-ANSWER_LINE = "End with your final answer alone on the last line, as `Answer: <{kind}>`."
 SHIPPED = Path(__file__).resolve().parent.parent / "evalsets"
 
 
@@ -39,6 +41,7 @@ class Item:
     kind: str  # number, choice or text
     aliases: tuple[str, ...] = ()
     background: str = ""
+    choices: tuple[str, ...] = ()  # the closed list its answer is one of (a choice's letters where none is given)
 
 
 @dataclass
@@ -48,6 +51,13 @@ class EvalSet:
     source: str = ""
     licence: str = ""
     notes: list[str] = field(default_factory=list)
+    rule: str = DEFAULT_RULE  # how a reply's answer is read (text/grading.py)
+    digest: str = ""  # of the set as it is defined (the file's bytes, or the generator's name and version)
+
+
+def closed(kind: str, question: str, given: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """An item's closed list: the one it names; for a choice, the letters its question offers."""
+    return tuple(given) or (options_of(question) if kind == "choice" else ())
 
 
 def arithmetic(count: int, seed: int) -> EvalSet:
@@ -59,7 +69,10 @@ def arithmetic(count: int, seed: int) -> EvalSet:
         items.append(Item(f"a{k + 1:04d}", f"What is the result of {a}+{b}*{c}+{d}-{e}*{f}?",
                           str(a + b * c + d - e * f), "number"))
     return EvalSet("arithmetic", items, source=f"generated (seed {seed}), in the style of Du et al. 2023",
-                   licence="none needed: generated")
+                   licence="none needed: generated", digest=ARITHMETIC)
+
+
+ARITHMETIC = "arithmetic-v1"  # the generator's version: another way of making the items is another digest
 
 
 def load_set(root: Path, name: str, count: int | None, seed: int) -> EvalSet:
@@ -101,19 +114,22 @@ def _read(path: Path) -> EvalSet:
             meta, raw = (data, data.get("items")) if isinstance(data, dict) else ({}, data)
     except (ValueError, OSError) as exc:
         raise InputError(f"{path}: cannot be read: {exc}") from None
+    rule, shared = DEFAULT_RULE, []
     if path.suffix == ".jsonl" or not isinstance(meta, dict) or "items" not in meta:
         models = [validated(ItemModel, row, f"{path}: item {i + 1}") for i, row in enumerate(raw or [])]
         source = licence = ""
     else:
         whole = validated(SetModel, meta, str(path))
-        models, source, licence = whole.items, whole.source, whole.licence
+        models, source, licence, rule, shared = whole.items, whole.source, whole.licence, whole.rule, whole.choices
     if not models:
         raise InputError(f"{path}: no items")
-    ids = [m.id for m in models]
-    if len(set(ids)) != len(ids):
-        raise InputError(f"{path}: item ids repeat ({', '.join(sorted({i for i in ids if ids.count(i) > 1}))})")
-    items = [Item(m.id, m.question, str(m.answer), m.answer_type, tuple(m.aliases), m.background) for m in models]
-    return EvalSet(path.stem, items, source, licence)
+    if repeated := sorted(i for i, n in Counter(m.id for m in models).items() if n > 1):
+        shown = ", ".join(repeated[:10]) + (f" and {len(repeated) - 10} more" if len(repeated) > 10 else "")
+        raise InputError(f"{path}: item ids repeat ({shown})")
+    items = [Item(m.id, m.question, str(m.answer), m.answer_type, tuple(m.aliases), m.background,
+                  closed(m.answer_type, m.question, m.choices or shared)) for m in models]
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return EvalSet(path.stem, items, source, licence, rule=rule, digest=digest)
 
 
 def answers(path: Path, root: Path) -> list[dict[str, Any]] | None:

@@ -1,0 +1,189 @@
+"""Running an eval's arms: its protocol arms' item discussions and its baselines' answers, through one client.
+
+Every arm runs in one event loop through the command's model client, under
+the panel's conditions. An item already answered is never asked again (a
+failed answer is, and the failed one stays on record with what it cost).
+Self-consistency is sized once the protocol arms are done: k samples an item
+so that its tokens come near the median of theirs, with no cap but the one a
+user gives (`--max-samples`), which the report then marks.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..domain import Usage
+from ..store.layout import Layout
+from ..text.grading import instruction
+
+
+def prepared(layout: Layout, folder: Path, items: list[Any], panel: str, arm: Any, rule: str,
+             write: bool = True) -> list[tuple[Any, Any]]:
+    """Each item of a protocol arm as a question file of the eval (not written to price it), and its
+    discussion ready to run."""
+    from ..domain import Question
+    from ..engine.prepare import Options, ground, prepare
+    from ..store.documents import render
+    from ..store.files import write_atomic
+    from ..store.questions import read_question
+
+    out = []
+    for item in items:
+        path = folder / arm.folder / f"{item.id}.md"
+        title = " ".join(item.question.split())[:1000]
+        background = "\n\n".join(x for x in (item.background, instruction(rule, item.kind)) if x)
+        if not path.is_file() and write:
+            write_atomic(path, render({"title": title, "slug": item.id, "questionType": "eval-item"},
+                                      background + "\n"))
+        q: Question = read_question(path) if path.is_file() else Question(path, item.id, title, background)
+        d = prepare(layout.root, q, Options(panel=panel, protocol=arm.name))
+        asked, _ = ground(layout.root, q, d) if not d.concluded else (q, [])
+        out.append((asked, d))
+    return out
+
+
+def read_ahead(paths: list[Path]) -> Any:
+    """The discussions at `paths` read in a thread of their own (a future of a dict: path -> discussion):
+    done ones no longer change, and the report needs every one of them, while the calls still out leave the
+    process's CPU half idle. A file that cannot be read raises when the result is taken, as reading it then
+    would."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..store import discussions as store
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="discuss-read-ahead")
+    try:
+        return pool.submit(lambda: {path: store.load(path) for path in paths})
+    finally:
+        pool.shutdown(wait=False)
+
+
+def protocol_tokens(folder: Path, arms: list[Any], items: list[Any]) -> float | None:
+    """The median, over the protocol arms, of their tokens per item: what self-consistency is sized to."""
+    from ..store import discussions as store
+
+    per_arm = []
+    for arm in arms:
+        spent = [s.usage.total_tokens for item in items
+                 if (s := store.summary(folder / arm.folder / item.id)) is not None]
+        if spent:
+            per_arm.append(sum(spent) / len(spent))
+    return statistics.median(per_arm) if per_arm else None
+
+
+def filling(client: Any, members: Any) -> int:
+    """Item discussions at once where none is given: enough to keep the members' tightest named provider limit
+    full (each item asks every member at once, and half its time it is between phases), at least 8."""
+    named = [n for p in members.members if (n := client.named_limit(p))]
+    return max(8, -(-2 * min(named) // max(1, len(members.members)))) if named else 8
+
+
+def baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Any],
+                   counts: dict[str, int]) -> list[tuple[Any, ...]]:
+    """What the baseline arms still need: per item, the (member, sample) answers not yet on file (a failed one
+    is asked again); `counts`, the samples of each self-consistency arm."""
+    from ..store.evalsets import answers
+
+    work = []
+    for arm in arms:
+        who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
+        for item in items:
+            path = folder / arm.folder / f"{item.id}.yaml"
+            # A failed answer is asked again and stays, so what it cost is still counted.
+            kept = answers(path, folder.parent.parent) or []
+            done = {(str(a.get("member")), int(a.get("sample") or 0)) for a in kept if not a.get("error")}
+            asked = [(m, k) for m in who for k in range(counts.get(arm.name, 1)) if (m.id, k) not in done]
+            if asked:
+                work.append((path, item, asked, kept))
+    return work
+
+
+async def together(client: Any, rule: str, everyone: list[Any], plain: list[Any], then: Callable[[], list[Any]],
+                   concurrency: int, echo: Any, allowance: Any) -> None:
+    """Every arm in one event loop through one client: the protocol arms' discussions, then the answers
+    `then` gives (self-consistency, sized by them), and beside both the plain baselines, whose calls wait
+    behind theirs at a provider's limit: a discussion's next phase waits for its slowest call, a baseline
+    answer for nothing, so the baselines fill what the discussions leave of the limit, and no arm waits for
+    another to finish before the next can start."""
+    import asyncio
+
+    from .batch import run_many
+
+    async def discussions_then() -> None:
+        if everyone:
+            await run_many(client.root, everyone, concurrency, echo, allowance, client)
+        await _answer(client, rule, then(), allowance, concurrency)
+
+    await asyncio.gather(discussions_then(), _answer(client, rule, plain, allowance, concurrency, LATER))
+
+
+LATER = 1  # the plain baselines' priority at a provider's limit: behind the discussions' calls
+
+
+async def _answer(client: Any, rule: str, work: list[Any], allowance: Any, concurrency: int,
+                  priority: int = 0) -> None:
+    """The baseline answers `work` lists, each item's file written as it completes, under the panel's
+    settings (its timeout, attempts, retries and reply cap, as its discussions have them)."""
+    if work:
+        gateway = client.gateway(priority=priority)
+        await _all([_item_calls(gateway, client.prompts, rule, *w) for w in work], allowance, concurrency)
+
+
+async def _all(work: list[Any], allowance: Any, concurrency: int) -> None:
+    """The items `concurrency` at a time, none started once the allowance is spent."""
+    import asyncio
+
+    # Without a budget every item starts at once and the providers' limits pace the calls; with one, items
+    # start `concurrency` at a time so that what they spend is known before the next starts.
+    gate = asyncio.Semaphore(max(1, concurrency) if allowance.limited else len(work) or 1)
+
+    async def one(item: Any) -> None:
+        async with gate:
+            if allowance.hold():
+                item.close()  # never awaited: nothing asked, no file written
+                return
+            allowance.add(await item)
+
+    await asyncio.gather(*(one(w) for w in work))
+
+
+def samples(folder: Path, items: list[Any], arm: Any, budget: float | None, fallback: int,
+            cap: int | None = None) -> int:
+    """k for self-consistency: the protocol arms' median tokens per item over one of its member's answers (as
+    its single and majority arms spent them), rounded; `fallback` where either is unknown. No cap but `cap`, a
+    user's, which the report then marks as not at equal compute."""
+    from ..store.evalsets import answers
+
+    one = []
+    for other in (f"single-{arm.member}", "majority", arm.folder):
+        for item in items:
+            given = answers(folder / other / f"{item.id}.yaml", folder.parent.parent) or []
+            one += [a["tokens"] for a in given if a.get("member") == arm.member and isinstance(a.get("tokens"), int)
+                    and not a.get("error")]
+    k = fallback if budget is None or not one else max(1, round(budget / max(statistics.mean(one), 1)))
+    return min(k, cap) if cap else k
+
+
+async def _item_calls(gateway: Any, prompts: Any, rule: str, path: Path, item: Any, asked: list[tuple[Any, int]],
+                      kept: list[dict[str, Any]]) -> Usage:
+    """One item of a baseline arm: the answers it still needs, written with those `kept` once all have come."""
+    from ..calls import CallSpec
+    from ..protocols.base import messages
+    from ..store.files import write_atomic
+    from ..store.yamlio import dump
+
+    user = "\n\n".join(x for x in (item.question, item.background, instruction(rule, item.kind)) if x)
+    specs = [CallSpec(f"{m.id}#{k}", m, messages(m, prompts, user), "respond", 1200,
+                      context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
+    results = await gateway.run_phase(specs)
+    answers = kept + [{"member": r.spec.panelist.id, "sample": k, "text": r.text if r.ok else "",
+                       "error": None if r.ok else r.error, "tokens": r.usage.total_tokens, "calls": r.usage.calls,
+                       "cost": r.usage.cost} for (_, k), r in zip(asked, results, strict=True)]
+    write_atomic(path, dump({"item": item.id, "answers": answers}))
+    spent = Usage()
+    for r in results:
+        spent.add(r.usage)
+    return spent
