@@ -6,19 +6,25 @@ the question's `sources:` (in place of the address, where the question named
 it). `search` asks the search endpoint `panels.yaml` names (`search: {url,
 keyEnv, kind}`: SearXNG's JSON API, Brave Search or Tavily, or any that
 answers in one of their shapes), lists what it found, and freezes the
-results chosen with `add`, the query recorded beside each.
+results chosen with `add`, the query recorded beside each. The endpoint is
+asked under the pages' limits (size, unpacking, one deadline) and what it
+says is outside text: its titles and snippets are cleaned of control
+characters and terminal escapes before anything shows them.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from ..errors import InputError
 from ..store.layout import Layout
 
 MAX_RESULTS = 20
+SEARCH_DEADLINE = 20.0  # seconds for the endpoint's whole reply
 
 
 def add(layout: Layout, question: str, urls: list[str], allow_private: bool = False,
@@ -34,7 +40,7 @@ def add(layout: Layout, question: str, urls: list[str], allow_private: bool = Fa
     rows = []
     for url in urls:
         page = fetch(url.strip(), allow_private=allow_private)
-        text = readable(page.kind, page.data, page.final_url)
+        text = readable(page.kind, page.data, page.final_url, page.charset)
         path = freeze(layout.root, q.slug, page, text)
         if query:
             _note_query(path, query)
@@ -80,10 +86,7 @@ def search(layout: Layout, question: str, query: str, count: int = 10, add_numbe
 
 def _ask_engine(layout: Layout, query: str, count: int) -> list[dict[str, str]]:
     """The configured endpoint's results, as {title, url, snippet}; the key from the environment only."""
-    import httpx
-
     from ..store.panels import load_search
-    from ..text.secrets import mask_url, scrub
 
     engine = load_search(layout.panels)
     if engine is None:
@@ -93,24 +96,53 @@ def _ask_engine(layout: Layout, query: str, count: int) -> list[dict[str, str]]:
     if engine.get("keyEnv") and not key:
         raise InputError(f"the search endpoint's key: set {engine['keyEnv']} in the environment")
     kind, url = engine["kind"], engine["url"].rstrip("/")
-    try:
-        with httpx.Client(follow_redirects=False, trust_env=False, timeout=20.0) as client:
-            if kind == "tavily":
-                response = client.post(url + "/search", json={"query": query, "max_results": count},
-                                       headers={"Authorization": f"Bearer {key}"} if key else {})
-            elif kind == "brave":
-                response = client.get(url + "/res/v1/web/search", params={"q": query, "count": count},
-                                      headers={"X-Subscription-Token": key} if key else {})
-            else:
-                response = client.get(url + "/search", params={"q": query, "format": "json"})
-            response.raise_for_status()
-            data = response.json()
-    except (httpx.HTTPError, ValueError) as exc:
-        raise InputError(scrub(f"the search endpoint {mask_url(url)} failed: {exc}")) from None
+    if kind == "tavily":
+        data = _ask(url, "POST", url + "/search", {"Authorization": f"Bearer {key}"} if key else {},
+                    {"query": query, "max_results": count})
+    elif kind == "brave":
+        data = _ask(url, "GET", f"{url}/res/v1/web/search?{urlencode({'q': query, 'count': count})}",
+                    {"X-Subscription-Token": key} if key else {})
+    else:
+        data = _ask(url, "GET", f"{url}/search?{urlencode({'q': query, 'format': 'json'})}", {})
     raw = (data.get("web") or {}).get("results") if kind == "brave" else data.get("results")
     rows = []
     for r in raw if isinstance(raw, list) else []:
         if isinstance(r, dict) and isinstance(r.get("url"), str) and r["url"].startswith(("http://", "https://")):
-            rows.append({"title": str(r.get("title") or "")[:300], "url": r["url"][:2000],
-                         "snippet": str(r.get("content") or r.get("description") or "")[:500]})
+            rows.append({"title": _line(r.get("title"), 300), "url": _line(r["url"], 2000),
+                         "snippet": _line(r.get("content") or r.get("description"), 500)})
     return rows[:count]
+
+
+def _line(value: Any, most: int) -> str:
+    """A search result's field as one line of text that is safe to print (the endpoint's words are outside
+    text: no terminal escapes, control characters or line breaks)."""
+    from ..text.clean import clean
+
+    return " ".join(clean(str(value or "")).split())[:most]
+
+
+def _ask(base: str, method: str, url: str, headers: dict[str, str], payload: Any = None) -> dict[str, Any]:
+    """The endpoint's JSON reply, asked under the pages' limits (one deadline, size, unpacking); the endpoint
+    is the project's own setting, so an address on this machine (SearXNG's) is allowed."""
+    import json
+
+    from ..providers.fetch import Exchange
+    from ..providers.pages import MAX_PAGE_BYTES
+    from ..providers.policy import PolicyError
+    from ..text.secrets import mask_url, scrub
+
+    body = json.dumps(payload).encode() if payload is not None else b""
+    sent = {**headers, "Content-Type": "application/json"} if body else headers
+    try:
+        with Exchange(method, url, ends=time.monotonic() + SEARCH_DEADLINE, seconds=SEARCH_DEADLINE,
+                      limit=MAX_PAGE_BYTES, allow_private=True, headers=sent, body=body,
+                      what="the search reply") as reply:
+            if not 200 <= reply.status < 300:
+                raise PolicyError(f"it answered {reply.status}" + (", a redirect, which is never followed"
+                                                                   if 300 <= reply.status < 400 else ""))
+            data = json.loads(reply.read())
+    except (PolicyError, ValueError) as exc:
+        raise InputError(scrub(f"the search endpoint {mask_url(base)} failed: {exc}")) from None
+    if not isinstance(data, dict):
+        raise InputError(f"the search endpoint {mask_url(base)} failed: its reply is not a JSON object")
+    return data

@@ -11,12 +11,11 @@ import asyncio
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterator
-from functools import cache
 from typing import Any
 
 import httpx
 
-from .policy import ENCODINGS, DeadlinePassed, PolicyError, RedirectRefused, Unpacker
+from .policy import ENCODINGS, DeadlinePassed, PolicyError, RedirectRefused, Unpacker, tls
 
 
 def deadline_of(request: httpx.Request) -> float:
@@ -138,13 +137,6 @@ class GuardedSyncTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self.inner.close()
-
-
-@cache
-def tls() -> Any:
-    import ssl
-
-    return ssl.create_default_context()  # the system's certificates read once, not once per client
 
 
 def async_client(**limits: Any) -> httpx.AsyncClient:

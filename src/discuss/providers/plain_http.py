@@ -142,7 +142,7 @@ class PlainClient:
         self.idle.clear()
 
 
-def _target(url: str) -> str:
+def request_target(url: str) -> str:
     parts = urlsplit(url)
     path = quote(parts.path or "/", safe="/%:@!$&'()*+,;=-._~")
     return path + (f"?{quote(parts.query, safe='/%:@!$&()*+,;=-._~?')}" if parts.query else "")
@@ -169,7 +169,7 @@ class Exchange:
         fields = [("host", self.client.authority), ("accept", "*/*"), ("accept-encoding", ENCODINGS),
                   ("user-agent", "discuss"), *([("content-length", str(len(self.body)))] if self.body else []),
                   *((k, v) for k, v in self.request_headers.items() if k.lower() not in ("host", "content-length"))]
-        return h11.Request(method=self.method, target=_target(self.url), headers=fields)
+        return h11.Request(method=self.method, target=request_target(self.url), headers=fields)
 
     async def __aenter__(self) -> Exchange:
         try:

@@ -6,14 +6,19 @@ total deadline, not a timeout per read (a server that drips a byte a second
 is stopped); a reply is read to `MAX_REPLY_BYTES` at most, counted on the
 wire and again unpacked (a small compressed body cannot unpack to
 gigabytes); only encodings we can unpack under that bound are asked for or
-accepted. No HTTP library is imported here: the clients beneath (httpx's
-transport in http.py, the plain HTTP/1.1 connection in plain_http.py) apply
+accepted, each layer of a body packed more than once unpacked a step at a
+time under the same bound. No HTTP library is imported here: the clients
+beneath (httpx's transport in http.py, the plain HTTP/1.1 connection in
+plain_http.py, the one fetch of pages and search replies in fetch.py) apply
 these rules to what they read.
 """
 
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
 
 from ..text.secrets import mask_url
 
@@ -30,19 +35,31 @@ class RedirectRefused(PolicyError):
     def __init__(self, status: int, url: str, location: str | None):
         from urllib.parse import urljoin
 
-        target = mask_url(urljoin(url, location)) if location else "nowhere"
+        try:
+            target = mask_url(urljoin(url, location)) if location else "nowhere"
+        except ValueError:  # a Location that is no address is still a redirect refused, in words
+            target = "an address that cannot be read"
         super().__init__(f"{mask_url(url)} answered {status}, a redirect to {target}; redirects are never "
                          "followed (a key goes only to the address the panel names): give the final address")
 
 
 class OversizedReply(PolicyError):
-    def __init__(self) -> None:
-        super().__init__(f"the provider's reply passed {MAX_REPLY_BYTES:,} bytes and was not read further")
+    def __init__(self, limit: int | None = None, what: str = "the provider's reply") -> None:
+        super().__init__(f"{what} passed {limit or MAX_REPLY_BYTES:,} bytes and was not read further")
+        self.limit = limit or MAX_REPLY_BYTES
 
 
 class DeadlinePassed(PolicyError):
     def __init__(self, seconds: float) -> None:
         super().__init__(f"no whole reply within {seconds:g}s (the request's deadline)")
+
+
+@cache
+def tls() -> Any:
+    """The system's certificates, read once for every client, not once per client."""
+    import ssl
+
+    return ssl.create_default_context()
 
 
 def endpoint_url(api_base: str, path: str = "/chat/completions") -> str:
@@ -51,34 +68,61 @@ def endpoint_url(api_base: str, path: str = "/chat/completions") -> str:
     return base.rstrip("/") + path + (f"?{query}" if query else "")
 
 
-class Unpacker:
-    """A reply's body unpacked as it comes, refused past `MAX_REPLY_BYTES` on the wire or unpacked."""
+LAYERS = 2  # a server may pack a body twice (`gzip, gzip`); each layer more is one more unpacker held
+STEP = 256 * 1024  # what one layer hands the next at a time: all a bomb ever gets to unpack before it is counted
 
-    def __init__(self, encoding: str):
-        encoding = encoding.strip().lower()
-        if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
-            raise PolicyError(f"the reply came in an encoding not asked for ({encoding[:40]!r})")
+
+class Unpacker:
+    """A reply's body unpacked as it comes, refused past `limit` bytes on the wire or out of any layer.
+
+    Each `Content-Encoding` layer is unpacked a step at a time and every step
+    is counted before the next is made, so what a small body unpacks to is
+    never held past the limit, however many times it was packed.
+    """
+
+    def __init__(self, encoding: str, limit: int | None = None, what: str = "the provider's reply"):
+        self.limit, self.what = limit or MAX_REPLY_BYTES, what
+        named = [e.strip().lower() for e in encoding.split(",")]
+        named = [e for e in named if e not in ("", "identity")]
+        if bad := [e for e in named if e not in ("gzip", "x-gzip", "deflate")]:
+            raise PolicyError(f"{what} came in an encoding not asked for ({bad[0][:40]!r})")
+        if len(named) > LAYERS:
+            raise PolicyError(f"{what} came packed {len(named)} times ({encoding[:80]!r}); at most {LAYERS} "
+                              "are unpacked")
+        # Listed in the order they were applied: unpacked last first.
+        self.layers = [zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in e else zlib.MAX_WBITS)
+                       for e in reversed(named)]
+        self.sizes = [0] * len(self.layers)
         self.wire = self.unpacked = 0
-        self.inflate = None if encoding in ("", "identity") else \
-            zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS)
 
     def feed(self, chunk: bytes) -> bytes:
         self.wire += len(chunk)
-        if self.wire > MAX_REPLY_BYTES:
-            raise OversizedReply()
-        if self.inflate is None:
-            out = chunk
-        else:
-            try:
-                out = self.inflate.decompress(chunk, MAX_REPLY_BYTES - self.unpacked + 1)
-            except zlib.error as exc:
-                raise PolicyError(f"the reply's compressed body cannot be unpacked: {exc}") from None
-            if self.inflate.unconsumed_tail:
-                raise OversizedReply()
+        if self.wire > self.limit:
+            raise OversizedReply(self.limit, self.what)
+        out = b"".join(self._through(0, chunk)) if self.layers else chunk
         self.unpacked += len(out)
-        if self.unpacked > MAX_REPLY_BYTES:
-            raise OversizedReply()
+        if self.unpacked > self.limit:
+            raise OversizedReply(self.limit, self.what)
         return out
+
+    def _through(self, depth: int, data: bytes) -> Iterator[bytes]:
+        """`data` unpacked by layer `depth` and those after it, a step at a time."""
+        if depth == len(self.layers):
+            yield data
+            return
+        layer, pending = self.layers[depth], True
+        while pending:
+            try:
+                out = layer.decompress(data, STEP)
+            except zlib.error as exc:
+                raise PolicyError(f"{self.what}'s compressed body cannot be unpacked: {exc}") from None
+            data = layer.unconsumed_tail
+            pending = bool(data) or len(out) == STEP  # a full step may leave output inside the unpacker
+            self.sizes[depth] += len(out)
+            if self.sizes[depth] > self.limit:
+                raise OversizedReply(self.limit, self.what)
+            if out:
+                yield from self._through(depth + 1, out)
 
 
 def refusal(exc: BaseException) -> PolicyError | None:

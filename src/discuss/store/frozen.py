@@ -23,9 +23,14 @@ FOLDER = "sources"  # of the project: where frozen pages live, a folder sources 
 MARK = "fetchedAt"  # a front-matter key only a frozen page has
 
 
-def readable(kind: str, data: bytes, url: str) -> str:
+def readable(kind: str, data: bytes, url: str, charset: str | None = None) -> str:
     """A page's readable text: HTML's main text (navigation, scripts and boilerplate dropped), a PDF's
-    pages, plain text as it is; InputError where none can be read."""
+    pages, plain text as it is, in the charset the page declares (`charset`, its Content-Type's; see
+    text/charsets.py); without control characters or terminal escapes (text from outside, which a reader
+    may print); InputError where none can be read."""
+    from ..text.charsets import page_text
+    from ..text.clean import clean
+
     if kind == "pdf":
         import io
 
@@ -39,12 +44,12 @@ def readable(kind: str, data: bytes, url: str) -> str:
     elif kind == "html":
         import trafilatura
 
-        text = trafilatura.extract(data.decode("utf-8", "replace"), include_tables=True, include_comments=False,
+        text = trafilatura.extract(page_text(data, charset, html=True), include_tables=True, include_comments=False,
                                    output_format="txt") or ""
         text = "\n\n".join(line.strip() for line in text.splitlines() if line.strip())  # a block a paragraph
     else:
-        text = data.decode("utf-8", "replace")
-    text = re.sub(r"\n{3,}", "\n\n", text.replace("\r\n", "\n")).strip()
+        text = page_text(data, charset)
+    text = re.sub(r"\n{3,}", "\n\n", clean(text.replace("\r\n", "\n")).replace("\r", "\n")).strip()
     if not text:
         raise InputError(f"{url}: no readable text in it; nothing was kept")
     return text
@@ -63,10 +68,14 @@ def name_for(url: str, taken: set[str]) -> str:
 
 
 def freeze(root: Path, slug: str, page: Any, text: str) -> Path:
-    """Write the page as `sources/<slug>/<name>.md`; the same page frozen again is the same file."""
+    """Write the page as `sources/<slug>/<name>.md`; the same page frozen again is the same file. InputError
+    where a file already there cannot be read (one that links out of the project, `naming.leads_out`)."""
     folder = root / FOLDER / slug
     for existing in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-        meta, _ = documents.read(existing)
+        try:
+            meta, _ = documents.read(existing)
+        except ValueError as exc:  # a link out of the project among them: refused by the readers' one rule
+            raise InputError(f"{exc}; remove or mend it and freeze again (nothing was kept)") from None
         if meta.get("url") == page.url:
             path = existing
             break
