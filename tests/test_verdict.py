@@ -92,3 +92,36 @@ def test_the_mcp_verdict_tool_and_a_waited_ask_give_the_same(decided):
             return (await client.call_tool("verdict", {"question": "spare-unit"})).structured_content
     found = asyncio.run(go())
     assert found["decision"] == "yes" and found["slug"] == "spare-unit"
+
+
+def test_a_forged_record_is_never_handed_out_as_the_panels_decision(decided):
+    """The CLI, the MCP tool and the result of a waited ask carry `verified` and the findings; a forged vote's
+    decision is `unverified`, with no confidence."""
+    import re
+
+    from mcp import Client
+
+    from discuss.mcp_server.server import build
+
+    honest = json.loads(decided.cli("verdict", "spare-unit", "--json").stdout)
+    assert honest["verified"] is True and honest["findings"] == [] and honest["decision"] == "yes"
+    index = decided.content / "questions" / "spare-unit" / "discussion.yaml"
+    text = index.read_text()
+    winner = re.search(r"winnerId: (\w+)", text).group(1)
+    index.write_text(text.replace(f"winnerId: {winner}", f"winnerId: {'ann' if winner != 'ann' else 'bob'}", 1))
+    found = json.loads(decided.cli("verdict", "spare-unit", "--json").stdout)
+    assert found["verified"] is False and found["decision"] == "unverified" and found["confidence"] is None
+    assert any(f["kind"] == "winner" for f in found["findings"])
+    shown = decided.cli("verdict", "spare-unit").stdout
+    assert "UNVERIFIED" in shown and "decision: yes" not in shown
+
+    async def go():
+        async with Client(build(decided.root)) as client:
+            return (await client.call_tool("verdict", {"question": "spare-unit"})).structured_content
+    tool = asyncio.run(go())
+    assert tool["verified"] is False and tool["decision"] == "unverified"
+    from discuss.mcp_server.server import _with_outcome
+    from discuss.store.layout import Layout
+
+    waited = _with_outcome(Layout(decided.root), {"slug": "spare-unit", "status": "concluded"})  # a waited ask's end
+    assert waited["verdict"]["verified"] is False and waited["verdict"]["decision"] == "unverified"

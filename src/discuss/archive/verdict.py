@@ -17,6 +17,12 @@
 The decision is `unclear` when confidence is below `SPLIT` (the panel split),
 when more than `MOST_FAILED` of the calls failed, or when more than
 `MOST_MISSING` of the members gave no answer in the last round.
+
+- `verified`: whether the record holds under `discuss verify`'s checks (the
+  protocol's recomputation, the chain, the sources, the question): false with
+  the `findings` where it does not, and then the decision is `unverified` and
+  no confidence is given (a forged record's figures are no one's); null where
+  the protocol offers no recomputation (not known to hold, said in `notes`).
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ from typing import Any
 
 from ..domain import Discussion, Question
 from ..protocols import get_protocol
+from .integrity import NO_RECOMPUTATION
 
 SPLIT = 0.5
 MOST_FAILED = 0.25
 MOST_MISSING = 1 / 3
 UNCLEAR = "unclear"
+UNVERIFIED = "unverified"
 
 
 def degraded(d: Discussion) -> dict[str, Any]:
@@ -61,12 +69,15 @@ def dissent(d: Discussion) -> list[dict[str, str]]:
     return found
 
 
-def verdict(q: Question, d: Discussion | None, digest: str | None) -> dict[str, Any]:
-    """What `discuss verdict --json` and the MCP tool give for question `q` and its discussion `d`."""
+def verdict(q: Question, d: Discussion | None, digest: str | None, findings: list[dict[str, Any]] | None = None,
+            notes: list[str] | None = None) -> dict[str, Any]:
+    """What `discuss verdict --json` and the MCP tool give for question `q` and its discussion `d`; `findings`
+    and `notes`, what `verify`'s checks said of its record."""
     base = {"question": q.title, "slug": q.slug, "uri": f"discussion://{q.slug}", "recordDigest": digest}
     if d is None:
         return base | {"status": "not started", "decision": None, "confidence": None, "conclusion": None,
-                       "dissent": [], "members": [], "degraded": None, "protocol": None, "rounds": 0}
+                       "dissent": [], "members": [], "degraded": None, "protocol": None, "rounds": 0,
+                       "verified": None, "findings": [], "notes": []}
     shown = degraded(d)
     sure = confidence(d)
     calls = max(d.usage.calls + shown["failedCalls"], 1)
@@ -76,8 +87,15 @@ def verdict(q: Question, d: Discussion | None, digest: str | None) -> dict[str, 
     if q.decision:
         given = d.conclusion.decision if d.conclusion is not None else ""
         decision = given if given in q.decision and not unsure else UNCLEAR
+    unknown = any(NO_RECOMPUTATION in n for n in notes or [])
+    verified = False if findings else None if unknown else True
+    if verified is False:
+        decision, sure = UNVERIFIED, None
     return base | {
         "status": d.status,
+        "verified": verified,
+        "findings": [{k: f.get(k) for k in ("round", "file", "kind", "message")} for f in findings or []],
+        "notes": list(notes or []),
         "decision": decision,
         "options": list(q.decision) or None,
         "confidence": sure,

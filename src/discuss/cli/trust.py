@@ -60,6 +60,11 @@ def verdict(
         return
     typer.echo(f"{found['slug']}: {found['status']}" + (f", decision: {found['decision']}" if found["decision"] else "")
                + (f", confidence {found['confidence']:.2f}" if found["confidence"] is not None else ""))
+    if found.get("verified") is False:
+        typer.echo(f"UNVERIFIED: the record does not hold ({len(found['findings'])} finding(s); `discuss verify` "
+                   "names them): what follows is not the panel's outcome")
+        for f in found["findings"][:5]:
+            typer.echo(f"- {f['message']}")
     if found["conclusion"]:
         typer.echo(f"\n{found['conclusion']}")
     for item in found["dissent"]:

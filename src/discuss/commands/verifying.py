@@ -108,15 +108,23 @@ def _question(folder: Path) -> Question | None:
 
 
 def verdict(layout: Layout, question: str) -> dict[str, Any]:
-    """`discuss verdict --json`: the question's outcome as a decision (see `archive/verdict.py`)."""
+    """`discuss verdict --json`: the question's outcome as a decision (see `archive/verdict.py`), with whether
+    its record holds under the checks `verify` runs without a base (its findings where it does not)."""
+    from ..archive.integrity import check
     from ..archive.verdict import verdict as decided
     from ..store import discussions as store
+    from ..store import yamlio
     from ..store.chain import head
+    from ..store.documents import read_text
     from ..store.questions import find_question
 
     q = find_question(layout.content, question)
     d = store.load(q.folder)
-    return decided(q, d, head(d.record) if d is not None else None)
+    if d is None:
+        return decided(q, None, None)
+    index = yamlio.load(read_text(q.folder / DISCUSSION_FILE), written=True)
+    found, notes = check(d, q.folder, index if isinstance(index, dict) else {}, q)
+    return decided(q, d, head(d.record), found, notes)
 
 
 def _folders(layout: Layout, questions: list[str]) -> list[Path]:

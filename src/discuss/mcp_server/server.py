@@ -163,7 +163,8 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
     def verdict(question: str) -> dict[str, Any]:
         """What the panel decided, to act on: {decision (where the question asks for one: `decision: yes-no` or
         options in its front matter), confidence (from the recorded ballots), conclusion, dissent (verbatim),
-        members, degraded, protocol, rounds, recordDigest, uri}."""
+        members, degraded, protocol, rounds, recordDigest, uri, verified, findings, notes}. A record that does not
+        hold (`verified: false`, its findings named) has `decision: unverified`: never act on it."""
         from ..commands.verifying import verdict as decided
 
         return answered(lambda: decided(layout, question))
