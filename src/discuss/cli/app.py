@@ -19,6 +19,7 @@ from . import running  # noqa: F401  # isort: skip
 from . import evidence  # noqa: F401  # isort: skip
 from . import reading  # noqa: F401  # isort: skip
 from . import study  # noqa: F401  # isort: skip
+from . import memory  # noqa: F401  # isort: skip
 from . import people  # noqa: F401  # isort: skip
 from . import trust  # noqa: F401  # isort: skip
 from .base import app

@@ -67,7 +67,7 @@ def build(root: Path) -> MCPServer:
         "A panel of language models deliberates on a research question; every step is a file in this project. "
         "Call `ask` to start a discussion (it returns at once with a slug), `status` to follow it, `show` to read "
         "its conclusion. Use it before a decision that is hard to undo."))
-    for tools in (_asking_tools, _reading_tools, _study_tools):
+    for tools in (_asking_tools, _reading_tools, _study_tools, _memory_tools):
         tools(app, layout)
     return app
 
@@ -235,6 +235,18 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         what running the trials still missing would take; with estimate false they start as a process of their
         own and this returns at once ({started, runs}); call again without runs for the figures."""
         return answered(lambda: repeating.trials(layout, question, runs, panel, protocol, estimate))
+
+
+def _memory_tools(app: MCPServer, layout: Layout) -> None:
+    """Tools that read the archive as a memory and record what happened: related, resolve."""
+    from ..commands import remembering
+
+    @app.tool()
+    def related(question: str, limit: int = 5) -> dict[str, Any]:
+        """Earlier discussions nearest to a question (its slug, or a text), best first (BM25 over titles,
+        backgrounds and conclusions; no model is asked): {query, slug, related: [{slug, title, status, decision,
+        score, concluded}], warnings}."""
+        return answered(lambda: remembering.related(layout.content, question, limit))
 
 
 def _running(layout: Layout, slug: str) -> bool:
