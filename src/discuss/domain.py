@@ -436,6 +436,9 @@ class Discussion:
     # The record's chain (`store/chain.py`): a digest per finished round and of the conclusion. None for a
     # discussion recorded before the chain existed, which is never given one.
     record: dict | None = None
+    # For a discussion of an eval's item: the final answer it gave as the grader reads it, with the rule, the
+    # file read and each round's answers (`archive/finalanswer.py`); None elsewhere.
+    answer: dict | None = None
 
     @property
     def seed_key(self) -> str:

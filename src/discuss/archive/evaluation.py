@@ -3,7 +3,8 @@
 Every arm is graded by the one grader (`text/grading.py`) under the set's
 extraction rule. A protocol arm's final answer is its last round's winning
 answer where its rounds have winners, else its result's author's last
-answer, else its conclusion; a baseline arm's is the plurality of its
+answer, else its conclusion (`archive/finalanswer.py`, which also records it
+in the discussion's index); a baseline arm's is the plurality of its
 answers. What cannot be read is ungradable: it counts as not right in the
 accuracy and the paired comparisons (it is no right answer), and its share
 is reported beside each arm's accuracy.
@@ -33,6 +34,7 @@ from ..protocols import get_protocol
 from ..rules.evalstats import BOOTSTRAP_DRAWS, paired, plurality, wilson
 from ..store.evalsets import answers as baseline_answers
 from ..text.grading import correct, grade, read_answer
+from .finalanswer import final_text
 
 ALPHA = 0.05  # a paired difference counts when McNemar's exact p-value is below this
 EQUAL_COMPUTE = 0.10  # an arm within this share of the protocol arms' median tokens per item is at equal compute
@@ -76,22 +78,6 @@ def recompute(root: Path, folder: Path) -> dict[str, Any] | None:
                     for m in (record.get("panel") or {}).get("members") or [])
     return figures(folder, found, Panel(str((record.get("panel") or {}).get("name") or ""), members),
                    [Arm.named(str(a)) for a in record.get("arms") or []], int(record["seed"]))
-
-
-def final_text(d: Discussion) -> str:
-    """What a protocol arm answered in the end, as a grader reads it."""
-    protocol = get_protocol(d.protocol)
-    for r in reversed(d.rounds):
-        winner = protocol.figures.of_round(r).winner if r.complete else None
-        if winner and winner in r.replies:
-            return r.replies[winner].text
-    if (pid := protocol.result_of(d)) is not None:
-        said = [r.replies[pid].text for r in d.rounds if pid in r.replies]
-        if said:
-            return said[-1]
-    if d.conclusion is not None:
-        return "\n".join([d.conclusion.summary, *d.conclusion.key_points])
-    return ""
 
 
 def _winner_by_round(d: Discussion) -> list[str]:

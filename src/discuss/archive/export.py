@@ -52,6 +52,8 @@ def discussion_json(d: Discussion) -> dict[str, Any]:
         "panel": [{"id": m.id, "name": m.name, "model": m.model} for m in d.panel.members],
         "startedAt": d.started_at, "concludedAt": d.concluded_at, "terminationReason": d.termination_reason,
         "result": protocol.result_of(d),
+        **({"finalAnswer": d.answer.get("value"), "answerRead": {k: v for k, v in d.answer.items() if k != "value"}}
+           if d.answer is not None else {}),
         "sources": d.sources,
         "usage": usage_json(d.usage),
         # Everything paid for the discussion, in parts: its rounds and conclusion, and the bias audit's re-asks.

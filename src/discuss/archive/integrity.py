@@ -8,6 +8,8 @@
   the hash it was read with.
 - The chain of digests (`store/chain.py`): the first file that differs from
   what was recorded as its round closed.
+- An eval's item: the final answer its index records, read again from its
+  files under the recorded rule (`archive/finalanswer.py`).
 
 Each finding is a dict: {round, file, kind, before, after, message}.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 from ..domain import Discussion, Question, usage_dict
 from ..protocols import get_protocol
+from .finalanswer import answer_findings
 
 
 def finding(number: int | None, file: str, kind: str, before: Any, after: Any, message: str) -> dict[str, Any]:
@@ -37,6 +40,7 @@ def check(d: Discussion, folder: Path, index: dict[str, Any],
     else:
         found += again
     found += chained(d, folder, notes)
+    found += answer_findings(d, finding)  # an eval's item: the final answer its index records, read again
     if q is not None:
         found += asked(d, q)
     return found, notes

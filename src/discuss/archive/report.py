@@ -15,6 +15,7 @@ from ..protocols.stats import agreement_label, discussion_stats
 from ..rules import signatures
 from ..text.clean import clean
 from ..text.outcomes import describe
+from .finalanswer import answer_line
 from .listing import money
 
 
@@ -138,7 +139,10 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
     names = {m.id: m.name for m in d.panel.everyone}
     protocol = get_protocol(d.protocol)
     out = _header(d, names)
-    if d.conclusion:  # what it came to first; how it got there after
+    if (graded := answer_line(d)) is not None:  # an eval's item: what was graded, before how it got there
+        out += ["", graded]
+    if d.conclusion:
+  # what it came to first; how it got there after
         out += _conclusion_lines(d.conclusion, names)
     elif (pid := protocol.result_of(d)) is not None and (answer := _first_answer(d, pid)) is not None:
         out += ["", f"## Result: the answer of {names.get(pid, pid)}", "", answer]

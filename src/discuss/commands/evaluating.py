@@ -209,6 +209,7 @@ def _reported(e: Eval, record: dict[str, Any], held: int, command: str, read: di
     found.rule = e.found.rule
     rows: list[dict[str, Any]] = []
     load = (lambda path: read[path] if path in read else store.load(path))  # noqa: E731
+    _record_answers(e.folder, found, arms, load)
     result = {**figures(e.folder, found, e.members, arms, e.seed, rows, load),
               "provenance": provenance(record, e.members, command)}
     if held:
@@ -217,6 +218,20 @@ def _reported(e: Eval, record: dict[str, Any], held: int, command: str, read: di
     write_atomic(e.folder / "arms.csv", as_csv([{"arm": name, **_flat(a)} for name, a in result["arms"].items()]))
     write_atomic(e.folder / "report.yaml", dump(result))
     return result
+
+
+def _record_answers(folder: Path, found: Any, arms: list[Arm], load: Any) -> None:
+    """Each concluded discussion of a protocol arm given the final answer it gave, as the grader reads it, in its
+    index (`finalAnswer`, and each round's answers), where it does not hold that record yet."""
+    from ..archive.finalanswer import answer_record
+    from ..store import discussions as store
+
+    for arm in [a for a in arms if a.kind == "protocol"]:
+        for item in found.items:
+            d = load(folder / arm.folder / item.id)
+            if d is not None and d.concluded and d.answer != (now := answer_record(d, item.kind, found.rule,
+                                                                                   item.choices)):
+                store.record_answer(d, folder / arm.folder / item.id, now)
 
 
 def _flat(arm: dict[str, Any]) -> dict[str, Any]:

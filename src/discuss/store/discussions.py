@@ -109,6 +109,9 @@ def index_dict(d: Discussion) -> dict[str, Any]:
                               "generated": d.conclusion.generated, "file": CONCLUSION_FILE}
     if d.record is not None:
         data["record"] = d.record
+    if d.answer is not None:  # an eval's item: what it answered, as the grader reads it
+        data["finalAnswer"] = d.answer.get("value")
+        data["answerRead"] = {k: v for k, v in d.answer.items() if k != "value"}
     return data
 
 
@@ -201,6 +204,14 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
                folder / CONCLUSION_FILE if d.conclusion else None)
     if index:
         write_atomic(folder / DISCUSSION_FILE, dyson_text(d, folder) if d.legacy else yamlio.dump(index_dict(d)))
+
+
+def record_answer(d: Discussion, folder: Path, answer: dict[str, Any]) -> None:
+    """An eval's item: the final answer it gave (`archive/finalanswer.py`) written into its index alone; its
+    rounds and conclusion, which the chain vouches for, are left as they are."""
+    d.answer = answer
+    if not d.legacy:
+        write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index_dict(d)))
 
 
 def dyson_text(d: Discussion, folder: Path) -> str:
@@ -348,6 +359,8 @@ def load(folder: Path) -> Discussion | None:
             sources=[s for s in data.get("sources") or [] if isinstance(s, dict)],
             trial=data["trial"] if isinstance(data.get("trial"), int) else None,
             record=data["record"] if isinstance(data.get("record"), dict) else None,
+            answer={"value": data.get("finalAnswer"), **data["answerRead"]}
+            if isinstance(data.get("answerRead"), dict) else None,
         )
         history.check_files(d, folder, get_protocol(d.protocol).storage.check_round)
         if (folder / CONCLUSION_FILE).is_file():
