@@ -123,6 +123,8 @@ class Question:
     bom_item: tuple[str, str] = ("", "")  # Project Dyson's `sourceBOMItemId` and `sourceBOMItemSlug`
     category: str = ""  # Project Dyson's `category`, where a question has one (a column of its paper's tables)
     decision: tuple[str, ...] = ()  # the options the question asks the panel to choose from; () for none
+    forecast: str = ""  # `yes-no`: each panelist states the probability of yes, each round
+    precedent: str | tuple[str, ...] = ()  # `auto`, or the slugs of earlier discussions round 1 reads
 
     @property
     def folder(self) -> Path:

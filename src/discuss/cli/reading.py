@@ -51,6 +51,7 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
         raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {round_number}")
     if rescore is not None:
         return _rescore(d, rescore, as_json)
+    from ..commands.remembering import outcome_lines
     if as_json:
         import json
 
@@ -58,6 +59,8 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
 
         typer.echo(json.dumps(discussion_data(content(), q.slug, round_number), indent=2, ensure_ascii=False))
         return
+    if round_number is None and (said := outcome_lines(q.folder)):
+        typer.echo("\n".join(said))
     typer.echo(render(d, full=full, only=round_number), nl=False)
     from ..commands.auditing import audit_lines
     from ..commands.reading import citation_lines

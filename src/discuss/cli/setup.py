@@ -139,7 +139,7 @@ def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one pan
 @handled
 def mcp():
     """Serve this project to an agent over MCP (stdio): ask, follow_up, reply, sources_add, sources_search,
-    status, show, verdict, verify, panels, protocols, estimate, audit, trials, eval."""
+    status, show, verdict, verify, panels, protocols, estimate, audit, trials, eval, related, resolve."""
     try:
         from ..mcp_server.server import serve
     except ImportError as exc:

@@ -96,6 +96,10 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
         data["biasExperiment"] = experiments
     if d.sources:
         data["citations"] = citations_of(q, d)
+    from ..store.outcomes import read_outcome
+
+    if (outcome := read_outcome(q.folder)) is not None:
+        data["outcome"] = outcome.json()
     return data
 
 
@@ -135,7 +139,10 @@ def discussion_text(content: Path, question: str, full: bool = False) -> str:
     d = store.load(q.folder)
     if d is None:
         return f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`\n"
-    return show(d, full=full) + "".join(f"{line}\n" for line in [*audit_lines(q.folder, d), *citation_lines(q, d)])
+    from .remembering import outcome_lines
+
+    return "".join(f"{line}\n" for line in outcome_lines(q.folder)) + show(d, full=full) + "".join(
+        f"{line}\n" for line in [*audit_lines(q.folder, d), *citation_lines(q, d)])
 
 
 def panel_rows(layout: Layout) -> list[dict[str, str]]:

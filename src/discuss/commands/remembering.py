@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..store.chain import OUTCOME
+from ..store.layout import Layout
 
 MOST = 100  # related discussions one call lists at most
 
@@ -24,3 +26,156 @@ def related(content: Path, question: str, limit: int = 5) -> dict[str, Any]:
     query, own = query_of(content, question.strip(), earlier)
     found = rank(earlier, query, {own} if own else set(), limit)
     return {"query": question.strip(), "slug": own, "related": [r.json() for r in found], "warnings": warnings}
+
+
+MOST_OUTCOME = 8000  # characters of what happened: a paragraph or a few, never a document
+MOST_EVIDENCE = 20
+
+
+def resolve(layout: Layout, question: str, outcome: str, answer: str | None = None,
+            evidence: list[str] | None = None, now: str | None = None) -> dict[str, Any]:
+    """Record what happened to a finished discussion (a follow-up part as `<slug>-part-N`, on its own): its
+    outcome.md (when, what, the answer, the evidence, who), sealed onto the record's chain. Returns {slug, path,
+    resolved, answer, decision, bornOut, evidence, resolvedBy, chained}; InputError (nothing written) for a
+    question without a finished discussion, one resolved already, an answer the question does not offer, or
+    evidence that is neither a web address nor a file of the project."""
+    from ..store import discussions as store
+    from ..store.questions import find_question
+
+    q = find_question(layout.content, question)
+    text = _outcome_text(outcome)
+    d = store.load(q.folder)
+    if d is None or not d.concluded:
+        raise InputError(f"{q.slug}: {'no discussion yet' if d is None else 'its discussion has not ended'}; "
+                         "an outcome is recorded for a finished discussion")
+    path = q.folder / OUTCOME
+    if path.exists():
+        raise InputError(f"{q.slug}: resolved already ({path.name}); an outcome is part of the record, so a "
+                         "correction is an edit a pull request shows (and `discuss verify --base` names)")
+    chosen = _answer(q, answer)
+    listed = [_evidence(layout, e) for e in evidence or []]
+    if len(listed) > MOST_EVIDENCE:
+        raise InputError(f"--source: at most {MOST_EVIDENCE}")
+    decided = d.conclusion.decision if d.conclusion else ""
+    meta: dict[str, Any] = {"questionSlug": q.slug, "type": "outcome", "resolved": now or _now(),
+                            "resolvedBy": who_resolves(layout.root)}
+    if chosen:
+        meta["answer"] = chosen
+    if decided:
+        meta["decision"] = decided
+        if chosen:
+            meta["bornOut"] = decided.casefold() == chosen.casefold()
+    if listed:
+        meta["evidence"] = listed
+    _write(d, q.folder, path, meta, text)
+    return {"slug": q.slug, "path": path.relative_to(layout.root).as_posix(), "resolved": meta["resolved"],
+            "answer": chosen or None, "decision": decided or None, "bornOut": meta.get("bornOut"),
+            "evidence": listed, "resolvedBy": meta["resolvedBy"], "chained": d.record is not None and not d.legacy}
+
+
+def _write(d: Any, folder: Path, path: Path, meta: dict[str, Any], text: str) -> None:
+    """The outcome, then the chain in the index over it (a Project Dyson thread or one recorded before the
+    chain has none: its outcome is a file like any other)."""
+    from ..store import discussions as store
+    from ..store.chain import with_outcome
+    from ..store.documents import render
+    from ..store.files import DiscussionLock, write_atomic
+
+    with DiscussionLock(folder):
+        write_atomic(path, render(meta, f"# What happened\n\n{text}\n"))
+        if d.record is not None and not d.legacy:
+            with_outcome(d.record, path)
+            store.save(d, folder, from_round=len(d.rounds) + 1)
+
+
+def _outcome_text(outcome: str) -> str:
+    text = outcome.strip()
+    if not text:
+        raise InputError("--outcome: say what happened, in words")
+    if len(text) > MOST_OUTCOME:
+        raise InputError(f"--outcome: {len(text)} characters; at most {MOST_OUTCOME}")
+    if any(not (c.isprintable() or c in "\n\t") for c in text):
+        raise InputError("--outcome: holds control characters; give plain text")
+    return text
+
+
+def _answer(q: Any, answer: str | None) -> str:
+    """The answer as the question's own option, whatever its case; the options are the decision's, else yes
+    and no for a forecast."""
+    if answer is None:
+        return ""
+    options = list(q.decision) or (["yes", "no"] if q.forecast else [])
+    if not options:
+        raise InputError(f"--answer: {q.slug} asks for no decision and no forecast (front matter `decision:` or "
+                         "`forecast: yes-no`), so there is no answer to check it against; say what happened in "
+                         "--outcome")
+    found = next((o for o in options if o.casefold() == answer.strip().casefold()), None)
+    if found is None:
+        raise InputError(f"--answer {answer!r}: give one of {', '.join(options)}")
+    return found
+
+
+def _evidence(layout: Layout, given: str) -> dict[str, str]:
+    """A web address as it is (http or https, no credentials in it; never fetched), or a file of the project
+    with its sha256, named by its path in the project."""
+    from urllib.parse import urlsplit
+
+    from ..store.chain import file_hash
+    from ..store.layout import confined
+
+    given = given.strip()
+    if not given or not given.isprintable() or len(given) > 2000:
+        raise InputError("--source: give a web address or a file of the project")
+    parts = urlsplit(given)
+    if parts.scheme in ("http", "https"):
+        if not parts.hostname or parts.username or parts.password:
+            raise InputError(f"--source {given!r}: a web address with a host and no credentials in it")
+        return {"url": given}
+    if parts.scheme and len(parts.scheme) > 1:
+        raise InputError(f"--source {given!r}: only http and https addresses, or a file of the project")
+    path = Path(given) if Path(given).is_absolute() else layout.root / given
+    real = confined(path, layout.root, what=given)
+    if not real.is_file():
+        raise InputError(f"--source {given!r}: no such file")
+    return {"file": real.relative_to(layout.root.resolve()).as_posix(), "sha256": file_hash(real)}
+
+
+def who_resolves(root: Path) -> str:
+    """The person recording the outcome: git's user.name here, else the login name; a name, never a path."""
+    import getpass
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(root), "config", "user.name"], capture_output=True, text=True,
+                              timeout=10)
+        name = done.stdout.strip() if done.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        name = ""
+    if not name:
+        try:
+            name = getpass.getuser()
+        except (OSError, KeyError):
+            name = ""
+    name = "".join(c for c in name if c.isprintable()).strip().replace("/", " ").replace("\\", " ")[:100].strip()
+    return name or "unknown"
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def outcome_lines(folder: Path) -> list[str]:
+    """What `show` prints first once a discussion is resolved: what happened and whether the decision held."""
+    from ..store.outcomes import read_outcome
+
+    o = read_outcome(folder)
+    if o is None:
+        return []
+    head = f"Outcome ({o.resolved[:10]}, recorded by {o.resolved_by})" + (f": {o.answer}" if o.answer else "")
+    if o.born_out is not None:
+        head += f"; the panel's decision ({o.decision}) was " + ("borne out" if o.born_out else "not borne out")
+    lines = [head, *(f"  {line}" for line in o.text.splitlines())]
+    lines += [f"  evidence: {e.get('url') or e.get('file')}" for e in o.evidence]
+    return [*lines, ""]

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..domain import Question
 from ..errors import InputError
+from ..store.chain import OUTCOME
 from ..store.layout import DISCUSSION_FILE, Layout
 
 ROUND_DIR = re.compile(r"^round-(\d+)$")
@@ -193,8 +194,8 @@ def _place(path: str) -> tuple[str | None, str, int | None]:
     parts = path.split("/")
     if parts[-1] == DISCUSSION_FILE:
         return "/".join(parts[:-1]), "index", None
-    if parts[-1] == "conclusion.md":
-        return "/".join(parts[:-1]), "conclusion", None
+    if parts[-1] in ("conclusion.md", OUTCOME):
+        return "/".join(parts[:-1]), parts[-1].removesuffix(".md"), None
     if len(parts) >= 3 and (m := ROUND_DIR.match(parts[-2])) and parts[-3] not in ("audit",):
         return "/".join(parts[:-2]), "round", int(m.group(1))
     return None, "", None
@@ -235,6 +236,9 @@ def _judged(top: Path, commit: str, folder: str, kind: str, number: int | None, 
                                                  was, None if gone else now,
                                                  f"the conclusion recorded at the base was {'deleted' if gone else 'rewritten'}"
                                                  + detail)}]
+    if kind == "outcome":
+        return [{"question": question, **finding(None, name, f"outcome-{'deleted' if gone else 'changed'}", None, None,
+                                                 f"the outcome recorded at the base was {'deleted' if gone else 'rewritten'}")}]
     if kind == "round":
         if not _closed(before, number) and not (name.endswith(".md") and "/" in name):
             return []  # a round open at the base may be finished; its recorded replies may not change

@@ -248,6 +248,15 @@ def _memory_tools(app: MCPServer, layout: Layout) -> None:
         score, concluded}], warnings}."""
         return answered(lambda: remembering.related(layout.content, question, limit))
 
+    @app.tool()
+    def resolve(question: str, outcome: str, answer: str | None = None,
+                sources: list[str] | None = None) -> dict[str, Any]:
+        """Record what happened after a finished discussion (a follow-up part: `<slug>-part-N`): `outcome` in
+        words, `answer` (yes or no, or one of the question's decision options), `sources` (web addresses, never
+        fetched, or files of the project). Writes outcome.md, sealed onto the record's chain; {slug, path, resolved,
+        answer, decision, bornOut, evidence, resolvedBy, chained}."""
+        return answered(lambda: remembering.resolve(layout, question, outcome, answer, list(sources or [])))
+
 
 def _running(layout: Layout, slug: str) -> bool:
     from ..commands.reading import running

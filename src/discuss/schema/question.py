@@ -33,6 +33,10 @@ class FrontMatterModel(BaseModel):
     sources: list[str] = Field(default=[])  # files or globs beside the question, or URLs
     # The question asks for a decision: `yes-no`, or the options to choose from (`discuss verdict`).
     decision: Literal["yes-no"] | list[str] | None = None
+    # Each panelist gives the probability that the answer is yes, each round (`discuss scores` grades them).
+    forecast: Literal["yes-no"] | None = None
+    # Earlier conclusions round 1 reads, cited [P1]...: `auto` (the nearest concluded ones) or their slugs.
+    precedent: Literal["auto"] | list[str] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -72,6 +76,14 @@ class FrontMatterModel(BaseModel):
                 raise ValueError("decision: give yes-no, or 2 to 12 different options of up to 80 characters "
                                  "(not 'unclear', which the verdict keeps for a split panel)")
             return options
+        return value
+
+    @field_validator("precedent")
+    @classmethod
+    def _precedent(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            if not 1 <= len(value) <= 9 or len(set(value)) != len(value) or not all(is_safe_id(v) for v in value):
+                raise ValueError("precedent: give auto, or 1 to 9 different slugs of earlier discussions")
         return value
 
     @field_validator("slug")

@@ -12,6 +12,7 @@ round recorded earlier was changed afterwards, and which file:
         files: {alpha.md: <sha256>, votes.yaml: <sha256>}
         digest: <sha256 of the previous digest and these lines>
       conclusion: {file: conclusion.md, sha256: <...>, digest: <...>}
+      outcome: {file: outcome.md, sha256: <...>, digest: <...>}   # once `discuss resolve` recorded it
 
 A discussion recorded before the chain existed (or another tool's thread)
 has no `record:`; it is never given one afterwards, since its early rounds
@@ -93,10 +94,21 @@ def sealed(record: dict[str, Any], numbers: list[int], folder_of: Any, conclusio
     return added
 
 
+OUTCOME = "outcome.md"  # what happened afterwards (`discuss resolve`), beside the conclusion
+
+
+def with_outcome(record: dict[str, Any], outcome: Path) -> None:
+    """Seal the outcome written afterwards onto the chain: its digest covers the record's head before it."""
+    sha = file_hash(outcome)
+    record["outcome"] = {"file": outcome.name, "sha256": sha, "digest": link(head(record) or "", {outcome.name: sha})}
+
+
 def head(record: dict[str, Any] | None) -> str | None:
     """The last digest of the chain: what the whole record so far comes to."""
     if not record:
         return None
+    if isinstance(record.get("outcome"), dict):
+        return str(record["outcome"].get("digest"))
     if isinstance(record.get("conclusion"), dict):
         return str(record["conclusion"].get("digest"))
     rounds = record.get("rounds") or []
@@ -129,4 +141,20 @@ def broken(record: dict[str, Any], folder_of: Any, conclusion: Path) -> list[dic
         if link(previous, {conclusion.name: str(end.get("sha256"))}) != end.get("digest"):
             found.append({"round": None, "file": "discussion.yaml", "kind": "chain-edited",
                           "before": end.get("digest"), "after": None})
+        previous = str(end.get("digest"))
+    return found + _outcome_broken(record.get("outcome"), previous, conclusion.parent / OUTCOME)
+
+
+def _outcome_broken(entry: Any, previous: str, path: Path) -> list[dict[str, Any]]:
+    """Where the outcome on disk differs from its entry, or the entry from the chain it hangs on."""
+    if not isinstance(entry, dict):
+        return []
+    found: list[dict[str, Any]] = []
+    now = file_hash(path) if path.is_file() else None
+    if now != entry.get("sha256"):
+        found.append({"round": None, "file": path.name, "kind": "file-changed" if now else "file-deleted",
+                      "before": entry.get("sha256"), "after": now})
+    if link(previous, {path.name: str(entry.get("sha256"))}) != entry.get("digest"):
+        found.append({"round": None, "file": "discussion.yaml", "kind": "chain-edited", "before": entry.get("digest"),
+                      "after": None})
     return found

@@ -53,6 +53,8 @@ def read_question(path: Path) -> Question:
         bom_item=(str(meta.get("sourceBOMItemId") or ""), str(meta.get("sourceBOMItemSlug") or "")),
         category=str(meta.get("category") or ""),
         decision=("yes", "no") if fm.decision == "yes-no" else tuple(fm.decision or ()),
+        forecast=fm.forecast or "",
+        precedent=fm.precedent if isinstance(fm.precedent, str) else tuple(fm.precedent or ()),
     )
 
 
