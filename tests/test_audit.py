@@ -67,7 +67,9 @@ def test_the_re_asks_are_files_priced_first_resumed_and_shown(project, fake):
     html = (site / "questions" / "swarm-power" / "index.html").read_text()
     assert "Bias experiment: the voters asked again" in html and "the panel: position bias +1.00" in html
     assert not list(site.rglob("*order-1*"))  # the re-asks are the discussion's files, not pages
-    assert project.cli("export", "--csv", str(project.root / "tables")).exit_code == 0
+    exported = project.cli("export", "--csv", str(project.root / "tables"))
+    assert exported.exit_code == 0 and "row(s) of bias_experiments.csv" in exported.stdout
+    assert exported.stdout.rstrip().endswith("votes.csv, bias_experiments.csv, divergent_views.yaml")
     import csv
 
     rows = list(csv.DictReader((project.root / "tables" / "bias_experiments.csv").open()))

@@ -526,3 +526,15 @@ def test_a_command_is_parsed_with_only_its_own_parameters_built(monkeypatch):
     assert built[:2] == [["run"], ["sources"]]
     assert built[2] == everything and "status" in everything  # a word naming no command: the whole app
     assert sorted(typer.main.get_command(cli.app).commands) == everything  # and the app is whole again after
+
+
+def test_every_command_is_listed_in_whole_sentences():
+    from typer.testing import CliRunner
+
+    from discuss.cli.app import app
+
+    listed = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "400", "TERM": "dumb"}).stdout
+    for command in app.registered_commands:
+        first = (command.callback.__doc__ or "").split("\n\n")[0]
+        assert "\n" not in first, command.callback.__name__
+        assert first[:60] in listed, first  # on one line of the list, not broken where the source's line ended

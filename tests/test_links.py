@@ -180,3 +180,50 @@ def test_where_the_questions_are_is_never_read_from_a_panel_file_that_links_out(
     (project.root / "elsewhere" / "decoy.md").write_text("---\ntitle: Decoy?\n---\n")
     status = project.cli("status")
     assert "swarm-power" in status.stdout and "decoy" not in status.stdout
+
+
+def swapped_on_open(monkeypatch, target: str, swap) -> None:
+    """`swap()` runs once the first open of `target` is done: the file (or folder) is replaced by a link out of
+    the project between the first look at it and whatever comes after, as a second process could."""
+    import os
+
+    real_open, done = os.open, []
+
+    def opening(path, *args, **kwargs):
+        fd = real_open(path, *args, **kwargs)
+        if os.fspath(path) == target and not done:
+            done.append(swap())
+        return fd
+
+    monkeypatch.setattr(os, "open", opening)
+
+
+def test_a_file_swapped_for_a_link_out_after_a_look_is_never_read(project, machine, monkeypatch):
+    from discuss.store.documents import read_text
+
+    (machine / "secret.md").write_text(f"---\ntitle: {MARK}\n---\n")
+    path = project.question
+    before = path.read_text()
+
+    def swap():
+        path.rename(path.with_name("moved.md"))  # still there, inside: the descriptor names it
+        path.symlink_to(machine / "secret.md")
+
+    swapped_on_open(monkeypatch, str(path), swap)
+    assert read_text(path) == before  # what was opened is what is read: never the file the link leads to
+
+
+def test_a_folder_swapped_for_a_link_out_before_a_write_is_never_written_through(project, machine, monkeypatch):
+    from discuss.store.files import write_atomic
+
+    folder = project.root / "content" / "notes"
+    folder.mkdir()
+
+    def swap():
+        folder.rmdir()
+        folder.symlink_to(machine, target_is_directory=True)
+
+    swapped_on_open(monkeypatch, str(folder), swap)
+    with pytest.raises(PermissionError, match="a link out of the project"):
+        write_atomic(folder / "note.md", f"{MARK}\n")
+    assert list(machine.iterdir()) == []

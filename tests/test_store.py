@@ -103,7 +103,7 @@ def test_write_atomic_leaves_no_temp_files_and_keeps_old_content_on_failure(tmp_
     assert write_atomic(path, "one\n") is True
     assert write_atomic(path, "one\n") is False
 
-    def boom(*a):
+    def boom(*a, **k):
         raise OSError("disk full")
 
     monkeypatch.setattr("os.replace", boom)

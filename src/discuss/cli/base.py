@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from pathlib import Path
 
 import typer
@@ -64,6 +65,8 @@ def handled(fn=None, *, anywhere: bool = False):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         from ..text import placeholders, secrets
+        from ..text.clean import clean
+        from .scrubbed import scrubbed_output
 
         try:
             if not anywhere and not layout().panels.is_file():
@@ -71,19 +74,30 @@ def handled(fn=None, *, anywhere: bool = False):
                                  "above); run `discuss init` to make one, or give --root")
             secrets.remember_project(layout().root)
             placeholders.remember_project(layout().prompts)
-            return fn(*args, **kwargs)
-        except DiscussError as exc:
-            typer.echo(f"{'waiting' if isinstance(exc, WaitingForPeople) else 'error'}: {exc}", err=True)
+            with scrubbed_output():
+                return fn(*args, **kwargs)
+        except DiscussError as exc:  # its words may quote a server, a page or a file: scrubbed as all output is
+            typer.echo(clean(f"{'waiting' if isinstance(exc, WaitingForPeople) else 'error'}: {exc}"), err=True)
             raise typer.Exit(exc.exit_code) from None
         except OSError as exc:
-            typer.echo(f"error: {disk_fault(exc)}", err=True)
+            typer.echo(clean(f"error: {disk_fault(exc)}"), err=True)
             raise typer.Exit(2 if isinstance(exc, (IsADirectoryError, NotADirectoryError, FileExistsError)) else 1) \
                 from None
         except KeyboardInterrupt:
             typer.echo("interrupted; run the same command again to resume", err=True)
             raise typer.Exit(130) from None
 
+    wrapper.__doc__ = one_line_summary(fn.__doc__)
     return wrapper
+
+
+def one_line_summary(doc: str | None) -> str | None:
+    """A docstring whose first paragraph (what `discuss --help` lists) is one line: the help's rich text keeps a
+    docstring's line breaks, and a list of commands broke its sentences where the source's lines ended."""
+    if not doc:
+        return doc
+    first, sep, rest = inspect.cleandoc(doc).partition("\n\n")
+    return " ".join(first.split()) + sep + rest
 
 
 def disk_fault(exc: OSError) -> str:

@@ -165,9 +165,10 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
         write_atomic(csv_dir / DIVERGENT, dump_yaml({"schema": 1, "divergentViews": views}))
         trials = sum(1 for row in found["discussions.csv"] if row.get("trial") not in (None, ""))
         kinds = f" ({trials} of them trials)" if trials else ""
+        more = "".join(f", {len(found[name])} row(s) of {name}" for name in (EXPERIMENTS, EVAL_ITEMS) if name in found)
         typer.echo(f"{len(found['discussions.csv'])} discussion(s){kinds}, {len(found['rounds.csv'])} round(s), "
-                   f"{len(found['votes.csv'])} vote(s), {len(views)} divergent view(s) written to {csv_dir}",
-                   err=as_json)
+                   f"{len(found['votes.csv'])} vote(s), {len(views)} divergent view(s){more} written to {csv_dir}: "
+                   f"{', '.join([*found, DIVERGENT])}", err=as_json)
 
 
 def _archive(questions: list[str] | None) -> list[Any]:

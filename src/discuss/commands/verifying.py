@@ -372,12 +372,11 @@ def _text_at(top: Path, commit: str, path: str) -> str | None:
 
 def _file(path: Path) -> str | None:
     """The file's text now; None where it is gone, or a link out of the project (never read)."""
-    from ..text.naming import leads_out
+    from ..store.documents import MAX_BYTES
+    from ..text.naming import read_in_project
 
-    if leads_out(path) is not None:
-        return None
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_in_project(path, MAX_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
 

@@ -58,14 +58,16 @@ MAX_BYTES = 16 * 1024 * 1024  # no Markdown file of a discussion or a question c
 def read_text(path: Path, limit: int = MAX_BYTES) -> str:
     """A text file's exact characters (no newline translation); ValueError saying why not, a link out of
     the project among them (`naming.leads_out`)."""
-    from ..text.naming import leads_out
+    from ..text.naming import LeadsOut, read_in_project
 
-    if (target := leads_out(path)) is not None:
-        raise ValueError(f"a link out of the project (to {target}); discuss reads nothing through one")
     try:
-        with open(path, "rb") as f:
-            # Bytes, not read_text: universal newlines would turn \r\n into \n.
-            data = f.read(limit + 1)
+        # Bytes, not read_text: universal newlines would turn \r\n into \n.
+        data = read_in_project(path, limit)
+    except LeadsOut as exc:
+        raise ValueError(f"a link out of the project (to {exc.target}); discuss reads nothing through one") from None
+    except OSError as exc:
+        raise ValueError(str(exc)) from None
+    try:
         if len(data) > limit:
             raise ValueError(f"larger than {limit // (1024 * 1024)} MB")
         return data.decode("utf-8")

@@ -7,6 +7,7 @@ never half of either. Unchanged content is not rewritten at all.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import functools
@@ -109,31 +110,45 @@ FILE_MODE = 0o666  # narrowed by the umask, as any file a program creates
 
 def write_atomic(path: Path, text: str) -> bool:
     """Write `text` to `path`; returns False when the file already held it. PermissionError where its folder
-    is, or lies below, a link out of the project (`naming.leads_out`): nothing is written through one."""
-    from ..text.naming import leads_out
-
-    if (target := leads_out(path.parent)) is not None:
-        raise PermissionError(errno.EPERM, f"its folder is a link out of the project (to {target}); discuss "
-                                           "writes nothing through one", str(path))
+    is, or lies below, a link out of the project (`naming.open_in_project`): nothing is written through one.
+    The file is written and renamed by the folder's descriptor, judged as it was opened, so a folder swapped
+    for a link after the check is never written through."""
     data = encode(text)
-    if _holds(path, data):
-        return False
     try:
-        fd, tmp = _temporary(path)
+        folder = _folder_of(path)
     except OSError as exc:
         raise _named(exc, path) from None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise _named(exc, path) from None
-        raise
+        if _holds(path.name, data, folder):
+            return False
+        fd, tmp = _temporary(path.name, folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=folder)
+            raise
+    except OSError as exc:
+        raise _named(exc, path) from None
+    finally:
+        os.close(folder)
     return True
+
+
+def _folder_of(path: Path) -> int:
+    """The descriptor of `path`'s folder, made where it is missing, opened by the rule of links."""
+    from ..text.naming import open_in_project
+
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    try:
+        return open_in_project(path.parent, flags)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return open_in_project(path.parent, flags)
 
 
 def write_kept(path: Path, text: str) -> None:
@@ -149,32 +164,40 @@ def write_kept(path: Path, text: str) -> None:
         raise
 
 
-def _holds(path: Path, data: bytes) -> bool:
+def _holds(name: str, data: bytes, folder: int) -> bool:
     # Its size first: a file that grew or shrank is not read (an index rewritten after every phase).
     try:
-        return os.stat(path).st_size == len(data) and path.read_bytes() == data
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        if os.stat(name, dir_fd=folder, follow_symlinks=False).st_size != len(data):
+            return False
+        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), dir_fd=folder)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, OSError):
         return False
+    with os.fdopen(fd, "rb") as f:
+        return f.read(len(data) + 1) == data
 
 
-def _temporary(path: Path) -> tuple[int, str]:
-    """A new file beside `path` to write it under another name, with the mode the umask gives (mkstemp
-    makes 0600 and needs a second call to widen it); its folder made only where it is missing."""
+def _temporary(name: str, folder: int) -> tuple[int, str]:
+    """A new file in `folder` to write `name` under another name, with the mode the umask gives (mkstemp
+    makes 0600 and needs a second call to widen it)."""
     import secrets
 
     for _ in range(100):
-        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        tmp = f".{name}.{secrets.token_hex(4)}.tmp"
         try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE), tmp
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE,
+                           dir_fd=folder), tmp
         except FileExistsError:
             continue
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-    raise FileExistsError(errno.EEXIST, "no unused temporary name", str(path))
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", name)
 
 
 def _named(exc: OSError, path: Path) -> OSError:
     """The fault with the file we meant to write as its name (a full disk names none)."""
+    from ..text.naming import LeadsOut
+
+    if isinstance(exc, LeadsOut):
+        return PermissionError(errno.EPERM, f"its folder is a link out of the project (to {exc.target}); discuss "
+                                            "writes nothing through one", str(path))
     if isinstance(exc, (IsADirectoryError, NotADirectoryError, FileExistsError)) or path.is_dir():
         return IsADirectoryError(exc.errno, "is not a regular file (a folder or a link is in its place)", str(path))
     return type(exc)(exc.errno, exc.strerror or str(exc), str(path))

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from stat import S_ISREG
 
-from ..text.naming import PANELS_FILE, SETTINGS_DIR, inside_project, leads_out, portable_key
+from ..text.naming import PANELS_FILE, SETTINGS_DIR, inside_project, portable_key, read_in_project
 
 DISCUSSION_FILE = "discussion.yaml"  # a discussion's index, in the folder named like its question
 AUDIT = "audit"  # a discussion's audits (`discuss audit`), in a folder of its own beside its rounds
@@ -69,17 +69,20 @@ def content_folder(panels: Path) -> str | None:
         stat = panels.stat()
     except OSError:
         return None
-    if not S_ISREG(stat.st_mode) or leads_out(panels) is not None:
+    if not S_ISREG(stat.st_mode):
         return None  # the panel file's reader says what is wrong with it
     return _content_folder(panels, stat.st_mtime_ns, stat.st_size)
 
 
 @lru_cache(maxsize=16)
 def _content_folder(panels: Path, mtime: int, size: int) -> str | None:
-    try:
-        return content_line(panels.read_text(encoding="utf-8", errors="replace"))
+    try:  # a link out of the project is never read (the panel file's reader says so)
+        return content_line(read_in_project(panels, PANEL_BYTES).decode("utf-8", "replace"))
     except OSError:
         return None
+
+
+PANEL_BYTES = 1 << 20  # of a panel file, what its `content:` line is looked for in
 
 
 def content_line(text: str) -> str | None:

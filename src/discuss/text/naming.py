@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import re
 import unicodedata
@@ -151,3 +152,61 @@ def _project_above(folder: str) -> str | None:
         if parent == folder:
             return None
         folder = parent
+
+
+class LeadsOut(PermissionError):
+    """A file or folder of a project that is, or lies below, a link leading out of it: never read or written."""
+
+    def __init__(self, path: str, target: str):
+        super().__init__(errno.EPERM, f"a link out of the project (to {target}); discuss reads and writes nothing "
+                                      "through one", path)
+        self.target = target
+
+
+def open_in_project(path: str | os.PathLike[str], flags: int = os.O_RDONLY) -> int:
+    """`path` opened, then judged by where the file it opened is (the rule of `leads_out`): its descriptor, or
+    LeadsOut where that lies out of the project. Checking the name and then opening it would read a file
+    swapped for a link between the two; the descriptor names what was really opened. A folder is opened
+    with `flags | O_DIRECTORY`, to write in by its descriptor (`dir_fd`)."""
+    absolute = os.path.abspath(path)
+    fd = os.open(absolute, flags | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))  # a pipe never holds it up
+    try:
+        real = _opened(fd, absolute)
+        root = _project_above(os.path.dirname(absolute)) if real != absolute else None
+        if root is not None and real != (top := _resolved(root)) and not real.startswith(top.rstrip(os.sep) + os.sep):
+            raise LeadsOut(absolute, real)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _opened(fd: int, absolute: str) -> str:
+    """Where the file open as `fd` is: as the kernel names it (Linux), else its real path where that is the
+    same file as the one opened (a swap between the two is refused as a link out)."""
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+        if real.startswith(os.sep) and not real.endswith(" (deleted)"):
+            return real
+    except OSError:
+        pass
+    real = os.path.realpath(absolute)
+    opened, named = os.fstat(fd), os.stat(real)
+    if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+        raise LeadsOut(absolute, real)
+    return real
+
+
+def read_in_project(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The first `limit` + 1 bytes at most of a project's file, opened by the rule of `open_in_project`."""
+    fd = open_in_project(path)
+    try:
+        chunks, size = [], 0
+        while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except BlockingIOError:
+        return b""  # a pipe with nothing in it: no file of a project
+    finally:
+        os.close(fd)

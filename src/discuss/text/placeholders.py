@@ -51,6 +51,9 @@ def _packaged() -> Iterator[str]:
             yield from (t.read_text(encoding="utf-8") for t in folder.iterdir() if t.name.endswith(".j2"))
 
 
+TEMPLATE_BYTES = 1 << 20  # of a prompt template: none comes near it
+
+
 @lru_cache(maxsize=8)
 def patterns(overrides: Path | None = None) \
         -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...], re.Pattern[str]]:
@@ -58,11 +61,14 @@ def patterns(overrides: Path | None = None) \
     the first, as one pattern)."""
     texts = list(_packaged())
     if overrides is not None and overrides.is_dir():
-        from .naming import leads_out
+        from .naming import read_in_project
 
         # The project's templates as the prompts read them: a link out of the project, or no file, is not read.
-        texts += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(overrides.rglob("*.j2"))
-                  if p.is_file() and leads_out(p) is None]
+        for p in sorted(overrides.rglob("*.j2")):
+            try:
+                texts.append(read_in_project(p, TEMPLATE_BYTES).decode("utf-8", "replace"))
+            except OSError:
+                continue
     examples = [e for e in examples_in(texts) if _normal(JINJA.sub("", e))]  # "..." is handled apart
     long = [_pattern(e) for e in examples if len(e.split()) > 1] + [re.compile(re.escape(g)) for g in GENERIC]
     long.sort(key=lambda p: -len(p.pattern))  # the longest taken away first, so a shorter one inside it stays

@@ -102,16 +102,30 @@ class _Templates(jinja2.FileSystemLoader):
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
         from jinja2.loaders import split_template_path
 
-        from .naming import leads_out
+        from .naming import LeadsOut, read_in_project
+        from .placeholders import TEMPLATE_BYTES
 
         for folder in self.searchpath:
             path = os.path.join(folder, *split_template_path(template))
-            if os.path.isfile(path):  # the one jinja reads: the first found
-                if (target := leads_out(path)) is not None:
-                    raise jinja2.TemplateError(f"a link out of the project (to {target}); discuss reads nothing "
-                                               "through one")
-                break
-        return super().get_source(environment, template)
+            if not os.path.isfile(path):
+                continue
+            # Read as opened and judged by the file it opened, as jinja itself would read it: the first found.
+            try:
+                data, mtime = read_in_project(path, TEMPLATE_BYTES), os.path.getmtime(path)
+            except LeadsOut as exc:
+                raise jinja2.TemplateError(f"a link out of the project (to {exc.target}); discuss reads nothing "
+                                           "through one") from None
+            except OSError:
+                continue
+            return data.decode("utf-8"), os.path.normpath(path), functools.partial(_unchanged, path, mtime)
+        raise jinja2.TemplateNotFound(template)
+
+
+def _unchanged(path: str, mtime: float) -> bool:
+    try:
+        return os.path.getmtime(path) == mtime
+    except OSError:
+        return False
 
 
 class Prompts:

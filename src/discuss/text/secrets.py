@@ -42,16 +42,15 @@ _urls: list[str] = []  # credentials inside the panels' server addresses (`?key=
 
 def remember_project(root: Path) -> None:
     """Learn the keys of the project's `.env` files, so a provider echoing one is scrubbed too."""
-    from .naming import leads_out
+    from .naming import read_in_project
 
     found = []
     for folder in (root, root / "discussions"):
         for path in sorted(folder.glob(".env*")) if folder.is_dir() else []:
-            if not path.is_file() or leads_out(path) is not None:
-                continue  # a device, or a link out of the project (from a pull request): never read
-            try:
-                with open(path, "rb") as f:
-                    lines = f.read(ENV_BYTES).decode("utf-8", "replace").splitlines()[:10_000]
+            if not path.is_file():
+                continue  # a device or a folder
+            try:  # a link out of the project (from a pull request) is never read
+                lines = read_in_project(path, ENV_BYTES)[:ENV_BYTES].decode("utf-8", "replace").splitlines()[:10_000]
             except OSError:
                 continue
             for line in lines:
