@@ -141,8 +141,7 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
     out = _header(d, names)
     if (graded := answer_line(d)) is not None:  # an eval's item: what was graded, before how it got there
         out += ["", graded]
-    if d.conclusion:
-  # what it came to first; how it got there after
+    if d.conclusion:  # what it came to first; how it got there after
         out += _conclusion_lines(d.conclusion, names)
     elif (pid := protocol.result_of(d)) is not None and (answer := _first_answer(d, pid)) is not None:
         out += ["", f"## Result: the answer of {names.get(pid, pid)}", "", answer]

@@ -187,7 +187,8 @@ def _run(e: Eval, echo: Any, concurrency: int | None, max_cost: float | None, ma
                                    filling(client, members), echo, allowance))
     finally:
         progress.held = allowance.held_back
-        progress.write("finished" if not allowance.held_back else "stopped")
+        if progress.total or progress.held:
+            progress.write("finished" if not allowance.held_back else "stopped")
     if allowance.held_back:
         echo(f"the budget is spent ({allowance.spent()}): {allowance.held_back} item(s) not started; the report "
              "counts what was answered, and the same command with a larger budget goes on")
@@ -273,23 +274,52 @@ def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baseli
 
 def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, items: int | None, seed: int,
                estimate: bool, max_cost: float | None = None, name: str | None = None) -> dict[str, Any]:
-    """For an agent: the estimate; or, once every item has been answered, the figures; else the eval started
-    as a process of its own (`{started}`), which the next call finds finished or going."""
+    """For an agent: the estimate; or, while a run of the eval is going, how far it has got (`running`); or,
+    once every item has been answered, the figures; else the eval started as a process of its own
+    (`{started}`), which the next call finds going or finished."""
+    from ..store.evalfolder import Progress
     from .asking import command, launch
 
     if items is not None and not 1 <= items <= 10_000:
         raise InputError("items: give 1 to 10,000")
     if max_cost is not None and not 0 <= max_cost < float("inf"):
         raise InputError("max_cost: give a number of dollars, 0 or more")
+    folder = layout.root / "evals" / (name or set_name)
+    if not estimate and (going := progress_of(layout, folder)) is not None:
+        return going  # what is left would be priced shrinking as it is answered: say how far it has got
     priced = evaluate(layout, set_name, panel, arms, items, seed, estimate=True, name=name)
     if estimate or priced["total"]["calls"] == 0:  # nothing left to ask: the figures
         return priced if estimate else evaluate(layout, set_name, panel, arms, items, seed, name=name)
-    folder = layout.root / "evals" / (name or set_name)
     folder.mkdir(parents=True, exist_ok=True)
+    Progress.announce(folder, priced["total"]["calls"])
     argv = command(layout.root, "eval", set_name, "--arms", arms, "--seed", str(seed), "-q",
                    *(["--panel", panel] if panel else []), *(["--items", str(items)] if items else []),
                    *(["--max-cost", repr(float(max_cost))] if max_cost is not None else []),
                    *(["--name", name] if name else []))
-    return {"started": launch(layout, folder, argv), "folder": folder.relative_to(layout.root).as_posix(),
-            "estimate": priced["total"]}
+    started = launch(layout, folder, argv)
+    return {"started": started, "running": True, "folder": folder.relative_to(layout.root).as_posix(),
+            "estimate": priced["total"], **_progress(folder)}
+
+
+def progress_of(layout: Layout, folder: Path) -> dict[str, Any] | None:
+    """How far a run of the eval in `folder` has got while one is going (its lock held, or its process
+    started and not yet holding it); None where none is."""
+    from ..store.files import is_running
+    from .asking import starting
+
+    if not folder.is_dir() or not (is_running(folder) or starting(folder)):
+        return None
+    return {"running": True, "folder": folder.relative_to(layout.root).as_posix(), **_progress(folder)}
+
+
+def _progress(folder: Path) -> dict[str, Any]:
+    """progress.yaml as an agent reads it: items and calls done of the total, tokens spent."""
+    from ..store.evalfolder import reading
+
+    now = reading(folder) or {}
+    done: dict[str, Any] = now["items"] if isinstance(now.get("items"), dict) else {}
+    return {"state": now.get("state") or "starting", "items": {"done": done.get("done") or 0,
+                                                              "total": done.get("total")},
+            "calls": {"done": now.get("calls") or 0, "planned": now.get("callsPlanned")},
+            "tokens": now.get("tokens") or 0, "notStarted": now.get("notStarted") or 0}
 

@@ -221,8 +221,9 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         """Whether deliberating beats asking one model or a plain majority, on a labelled set (evals/NAME.jsonl
         or .yaml, or a built-in one: arithmetic, gsm8k, bbh-...): with estimate (the default) what the eval would
         take at most; with estimate false it starts as a process of its own ({started}), spending at most
-        max_cost dollars where given; the figures are then in evals/NAME/report.yaml, and calling again with the
-        same arguments reports them."""
+        max_cost dollars where given; while it runs, calling again with the same arguments returns how far it has
+        got ({running: true, items: {done, total}, calls: {done, planned}}), and once it is done, the figures
+        (also in evals/NAME/report.yaml)."""
         from ..commands.evaluating import start_eval
 
         return answered(lambda: start_eval(layout, labelled, panel, arms, items, seed, estimate, max_cost))

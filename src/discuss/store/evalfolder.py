@@ -118,7 +118,8 @@ class Locked:
 
 class Progress:
     """How far the run under way has got, in `progress.yaml` beside its answers: items done of those to do,
-    calls and tokens spent, and whether it is running. Written at most every `EVERY` seconds, and at the end."""
+    calls and tokens spent, the calls the estimate allowed where one was made before it started, and whether it
+    is running. Written at most every `EVERY` seconds, and at the end."""
 
     EVERY = 0.5
 
@@ -127,10 +128,22 @@ class Progress:
         self.total = self.done = self.held = 0
         self.calls = self.tokens = 0
         self.written = 0.0
+        was = reading(folder) or {}
+        planned = was.get("callsPlanned") if was.get("state") == "starting" else None
+        self.planned_calls = planned if isinstance(planned, int) and not isinstance(planned, bool) else None
+
+    @staticmethod
+    def announce(folder: Path, calls: int) -> None:
+        """Before a run is started elsewhere (an agent's eval): `starting`, with the calls its estimate allows,
+        which that run then keeps in its progress."""
+        write_atomic(folder / PROGRESS, yamlio.dump({"state": "starting", "items": {"done": 0, "total": None},
+                                                     "notStarted": 0, "calls": 0, "callsPlanned": calls,
+                                                     "tokens": 0}))
 
     def planned(self, count: int) -> None:
-        self.total += count
-        self.write()
+        if count:  # a run with nothing to do leaves the last run's account as it was
+            self.total += count
+            self.write()
 
     def finished(self, calls: int, tokens: int) -> None:
         self.done += 1
@@ -141,4 +154,15 @@ class Progress:
     def write(self, state: str = "running") -> None:
         self.written = time.monotonic()
         write_atomic(self.path, yamlio.dump({"state": state, "items": {"done": self.done, "total": self.total},
-                                             "notStarted": self.held, "calls": self.calls, "tokens": self.tokens}))
+                                             "notStarted": self.held, "calls": self.calls,
+                                             "callsPlanned": self.planned_calls, "tokens": self.tokens}))
+
+
+def reading(folder: Path) -> dict[str, Any] | None:
+    """What `progress.yaml` says now; None where there is none or it cannot be read (a run writes it whole, so
+    this is a moment before it first writes)."""
+    try:
+        data = yamlio.load(read_text(folder / PROGRESS), written=True)
+    except (OSError, ValueError, InputError):
+        return None
+    return data if isinstance(data, dict) else None
