@@ -56,7 +56,8 @@ def test_the_verdict_carries_every_field_and_the_panels_decision(decided):
     assert set(found["degraded"]) == {"failedCalls", "cutReplies", "abstentions", "missingMembers"}
     record = "".join(p.read_text() for p in (decided.content / "questions" / "spare-unit").rglob("*") if p.is_file())
     assert found["dissent"] and all(item["text"] in record for item in found["dissent"])  # verbatim, never made up
-    assert {"panelist": "cy", "text": "A spare is dead mass."} in found["dissent"]
+    assert {"panelist": "cy", "name": "Cy", "simulated": True, "text": "A spare is dead mass."} in found["dissent"]
+    assert all(item["panelist"] in ("ann", "bob", "cy") for item in found["dissent"])  # one name for each member
 
 
 def test_a_split_panel_is_unclear_whatever_the_synthesis_says(project):
@@ -125,3 +126,12 @@ def test_a_forged_record_is_never_handed_out_as_the_panels_decision(decided):
 
     waited = _with_outcome(Layout(decided.root), {"slug": "spare-unit", "status": "concluded"})  # a waited ask's end
     assert waited["verdict"]["verified"] is False and waited["verdict"]["decision"] == "unverified"
+
+
+def test_dissent_names_each_member_one_way_with_whether_a_stand_in_wrote_it(project):
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    found = json.loads(project.cli("verdict", "swarm-power", "--json").stdout)
+    names = {m["id"]: m["name"] for m in found["members"]}
+    assert found["dissent"], found  # the offline panel's conclusion keeps a minority position
+    for item in found["dissent"]:
+        assert item["panelist"] in names and item["name"] == names[item["panelist"]] and item["simulated"] is True

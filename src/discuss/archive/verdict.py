@@ -61,12 +61,25 @@ def confidence(d: Discussion) -> float | None:
     return None if last is None else round(float(last.agreement or 0.0), 4)
 
 
-def dissent(d: Discussion) -> list[dict[str, str]]:
-    found = list(get_protocol(d.protocol).figures.dissent(d))
+def dissent(d: Discussion) -> list[dict[str, Any]]:
+    """Each dissent as recorded, with who holds it named one way: `panelist` the member's id (None where the
+    conclusion names no member of the panel), `name` as the panel calls them (else as written), `simulated`
+    whether a stand-in wrote it, and `text` verbatim."""
+    found = [(x["panelist"], x["text"]) for x in get_protocol(d.protocol).figures.dissent(d)]
     if d.conclusion is not None:
-        found += [{"panelist": m.held_by, "text": m.position} for m in d.conclusion.minority_positions
-                  if m.position.strip()]
-    return found
+        found += [(m.held_by, m.position) for m in d.conclusion.minority_positions if m.position.strip()]
+    members = {key: m for m in d.panel.everyone for key in (_plain(m.id), _plain(m.name))}
+    out = []
+    for ref, text in found:
+        m = members.get(_plain(ref))
+        out.append({"panelist": m.id if m else None, "name": m.name if m else ref,
+                    "simulated": m.simulated if m else None, "text": text})
+    return out
+
+
+def _plain(name: str) -> str:
+    """A member's id or name as a conclusion may write it: case, spacing and a stand-in's mark aside."""
+    return " ".join(str(name).casefold().replace("(simulated)", "").split())
 
 
 def verdict(q: Question, d: Discussion | None, digest: str | None, findings: list[dict[str, Any]] | None = None,
