@@ -249,3 +249,13 @@ def test_the_first_call_through_litellm_imports_almost_nothing_after_the_warm_up
     assert done.returncode == 0, done.stderr[-2000:]
     imported = done.stdout.split()
     assert len(imported) <= 40, imported  # hundreds without the warm-up
+
+
+def test_every_answer_refused_for_good_says_why_and_that_a_retry_will_not_help(project, fake):
+    for model in ("alpha", "beta", "gamma"):
+        fake.fail_always(model, status=401)
+    result = run(project, fake, "--rounds", "1", settings="{attempts: 3, retryBaseDelay: 0.0}")
+    assert result.exit_code == 1 and "running again will not help" in result.stderr, result.stderr
+    assert "alpha:" in result.stderr and ("401" in result.stderr or "uthentication" in result.stderr)
+    assert all(f.lasting and f.attempts == 1 for f in store.load(project.folder).rounds[0].failures)
+    assert len(fake.requests) == 3  # each refused once, never asked again

@@ -67,6 +67,7 @@ class CallResult:
     value: Any = None
     error: str | None = None
     invalid: bool = False
+    lasting: bool = False  # the provider's error is not one that passes (a wrong key or model): asking again fails
     timed_out: bool = False
     attempts: int = 0
     asks: int = 0

@@ -280,6 +280,7 @@ class Failure:
     timed_out: bool = False
     usage: Usage = field(default_factory=Usage)
     invalid: bool = False  # every reply came back unusable (not a passing fault): asking again will not help
+    lasting: bool = False  # the provider refused the call itself (a wrong key or model): asking again fails too
 
 
 class RoundRecord(Protocol):
@@ -369,6 +370,8 @@ class RoundFigures:
     tie_break: str | None = None
     scores: tuple[Score, ...] = ()
     judgements: tuple[Judgement, ...] = ()
+    # Each member's probability that the answer is yes, where the question asks for a forecast (`forecast:`).
+    forecasts: tuple[tuple[str, float], ...] = ()
 
     def score_of(self, target: str) -> Score | None:
         return next((s for s in self.scores if s.target == target), None)

@@ -306,6 +306,7 @@ class Gateway:
                     result.usage.add(exc.usage)  # a failed attempt that cost something is counted
                 err = _retriable(exc)
                 if err is None:
+                    result.lasting = True  # the provider's own refusal (a key, a model's name): no retry helps
                     raise
                 if attempt == self.attempts or (err.timed_out and not self.retry_timeouts):
                     raise err from None

@@ -185,7 +185,7 @@ def open_round(d: Discussion) -> Round | None:
 def record_failure(rnd: Round, phase: str, result: CallResult, who: str | None = None) -> None:
     """A call that failed, as the round keeps it: by phase and by who (default: the panelist)."""
     rnd.failures.append(Failure(phase, who or result.spec.panelist.id, result.error or "", result.attempts,
-                                result.timed_out, result.usage, result.invalid))
+                                result.timed_out, result.usage, result.invalid, result.lasting))
 
 
 def record_reply(rnd: Round, p: Panelist, result: CallResult, key: str, role: str, text: str, now: str) -> None:
@@ -206,7 +206,12 @@ def require_replies(rnd: Round, phase: Phase[Any] | None = None) -> None:
     failures = [f for f in rnd.failures if phase is None or f.phase == phase.name]
     if failures and all(f.invalid for f in failures):
         raise Unusable(f"round {rnd.number}: no participant's reply could be used, after every re-ask")
-    raise RunError(f"round {rnd.number}: every participant failed to answer; run again to retry")
+    said = "; ".join(sorted({f"{f.model_id}: {f.error}" for f in failures})[:3])
+    if failures and all(f.lasting for f in failures):
+        raise RunError(f"round {rnd.number}: every participant failed to answer, and running again will not help "
+                       f"until what the providers said is mended ({said})")
+    raise RunError(f"round {rnd.number}: every participant failed to answer" + (f" ({said})" if said else "")
+                   + "; run again to retry")
 
 
 T = TypeVar("T")

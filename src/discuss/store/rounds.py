@@ -25,6 +25,7 @@ def failures(r: Round) -> list[dict]:
     return [
         {"phase": f.phase, "modelId": f.model_id, "error": f.error,
          "attempts": f.attempts, "timedOut": f.timed_out, **({"invalid": True} if f.invalid else {}),
+         **({"lasting": True} if f.lasting else {}),
          **paid_usage(f.usage)}
         for f in r.failures
     ]
@@ -78,7 +79,7 @@ def read_round(raw: dict[str, Any], folder: Path, protocol: str) -> Round:
         agreement=raw.get("agreement"),
         failures=[Failure(str(f["phase"]), str(f["modelId"]), str(f.get("error") or ""),
                           int(f.get("attempts") or 1), bool(f.get("timedOut")), usage_from(f.get("usage")),
-                          f.get("invalid") is True)
+                          f.get("invalid") is True, f.get("lasting") is True)
                   for f in raw.get("failures") or []],
         completed_at=raw.get("completedAt"),
         stage=raw.get("stage"),
