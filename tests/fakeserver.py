@@ -249,6 +249,8 @@ class FakeLLM:
             text = filled(text, int(body.get("max_tokens") or 0))
         prompt_tokens = sum(len(text_of(m.get("content"))) for m in messages) // 4
         completion_tokens = len(text) // 4
+        if self.fill and body.get("max_tokens"):  # a server bills no more than the reply's cap, however it counts
+            completion_tokens = min(completion_tokens, int(body["max_tokens"]))
         details = {"prompt_tokens_details": {"cached_tokens": self._cached(model, messages)}} if self.caching else {}
         return 200, {
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",

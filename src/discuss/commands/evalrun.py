@@ -167,17 +167,27 @@ def samples(folder: Path, items: list[Any], arm: Any, budget: float | None, fall
     return min(k, cap) if cap else k
 
 
+ANSWER_TOKENS = 1200  # a baseline answer's cap, as a discussion's answer has one
+
+
+def item_specs(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> list[Any]:
+    """The calls one item of a baseline arm makes (a member and sample each): what the run sends and the
+    estimate prices."""
+    from ..calls import CallSpec
+    from ..protocols.base import messages
+
+    user = "\n\n".join(x for x in (item.question, item.background, instruction(rule, item.kind)) if x)
+    return [CallSpec(f"{m.id}#{k}", m, messages(m, prompts, user), "respond", ANSWER_TOKENS,
+                     context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
+
+
 async def _item_calls(gateway: Any, prompts: Any, rule: str, path: Path, item: Any, asked: list[tuple[Any, int]],
                       kept: list[dict[str, Any]]) -> Usage:
     """One item of a baseline arm: the answers it still needs, written with those `kept` once all have come."""
-    from ..calls import CallSpec
-    from ..protocols.base import messages
     from ..store.files import write_atomic
     from ..store.yamlio import dump
 
-    user = "\n\n".join(x for x in (item.question, item.background, instruction(rule, item.kind)) if x)
-    specs = [CallSpec(f"{m.id}#{k}", m, messages(m, prompts, user), "respond", 1200,
-                      context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
+    specs = item_specs(prompts, rule, item, asked)
     results = await gateway.run_phase(specs)
     answers = kept + [{"member": r.spec.panelist.id, "sample": k, "text": r.text if r.ok else "",
                        "error": None if r.ok else r.error, "tokens": r.usage.total_tokens, "calls": r.usage.calls,

@@ -28,8 +28,6 @@ from ..archive.evaluation import Arm
 from ..errors import InputError
 from ..store.layout import Layout
 
-DEFAULT_SAMPLES = 25  # what --estimate assumes of self-consistency where no protocol arm sizes it
-
 
 def parse_arms(text: str, member_ids: list[str]) -> list[Arm]:
     """The arms named, checked against the protocols and the panel's members; InputError otherwise."""
@@ -121,12 +119,13 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
     if estimate:
         if not fresh:
             evalfolder.check(e.folder, e.name, e.binding())
+        from .evalestimate import estimate as priced
         from .evalrun import prepared
 
         ready = {a.name: prepared(layout, e.folder, e.found.items, e.panel, a, e.found.rule, write=False)
                  for a in e.arms if a.kind == "protocol"}
-        return _estimate(layout, ready, [a for a in e.arms if a.kind != "protocol"], e.found.items, e.members,
-                         e.folder)
+        return priced(layout, ready, [a for a in e.arms if a.kind != "protocol"], e.found.items, e.members,
+                      e.folder, e.found.rule, max_samples)
     with evalfolder.Locked(e.folder, e.name):
         if fresh:
             evalfolder.fresh(e.folder, layout.root)
@@ -240,36 +239,6 @@ def _flat(arm: dict[str, Any]) -> dict[str, Any]:
     acc = arm.get("accuracy") or {}
     return {"accuracy": acc.get("estimate"), "low": acc.get("low"), "high": acc.get("high"),
             **{k: v for k, v in arm.items() if not isinstance(v, dict | list)}}
-
-
-def _estimate(layout: Layout, prepared: dict[str, list[tuple[Any, Any]]], baselines: list[Arm], items: list[Any],
-              members: Any, folder: Path) -> dict[str, Any]:
-    """What the eval would take at most: the protocol arms as `run --estimate` prices them, each baseline call
-    at its prompt and its answer's cap. Nothing is asked."""
-    from .. import providers
-    from ..text.tokens import count
-    from .estimating import batch_estimate
-
-    arms: dict[str, Any] = {}
-    for name, pairs in prepared.items():
-        found = batch_estimate(layout.root, [p for p in pairs if not p[1].concluded])["total"]
-        arms[name] = found
-    for arm in baselines:
-        who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
-        k = DEFAULT_SAMPLES if arm.kind == "self-consistency" else 1
-        calls, tokens, prices = 0, 0, []
-        for item in [i for i in items if not (folder / arm.folder / f"{i.id}.yaml").is_file()]:
-            prompt = count(item.question + item.background) + 400  # the system prompt and the answer line
-            for m in who:
-                calls += k
-                tokens += k * (prompt + 1200)
-                prices.append(None if (price := providers.price(m, prompt, 1200)) is None else k * price)
-        cost = None if any(p is None for p in prices) else sum(p or 0.0 for p in prices)
-        arms[arm.name] = {"calls": calls, "tokens": tokens, "cost": cost}
-    costs = [a["cost"] for a in arms.values()]
-    return {"estimate": True, "items": len(items), "arms": arms,
-            "total": {"calls": sum(a["calls"] for a in arms.values()), "tokens": sum(a["tokens"] for a in arms.values()),
-                      "cost": None if any(c is None for c in costs) else round(sum(costs), 6)}}
 
 
 def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, items: int | None, seed: int,

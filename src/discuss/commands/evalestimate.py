@@ -1,0 +1,130 @@
+"""What an eval would take at most, item by item, before anything is asked: `eval --estimate`, and what a
+budget holds each item to before it starts.
+
+A protocol arm's item is priced as `run --estimate` prices a discussion
+(every round the protocol may run, every reply at its cap); a baseline
+answer at the prompt the run sends (counted as the run's estimate counts
+prompts) and its answer's cap. Self-consistency is sized as the run will
+size it: k samples an item so that its tokens come near the protocol arms'
+median, here their estimated tokens per item (or what their finished items
+spent) over one estimated answer, plus one sample for the rounding; the
+number of members where no protocol arm runs; at most `--max-samples`.
+Every figure is an upper bound of a run whose replies fill their caps and
+whose discussions run to their last round, and comes within 2x of it
+(tests/test_eval_estimate.py measures it).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..domain import Usage
+from ..store.layout import Layout
+
+
+@dataclass
+class Bounds:
+    """What each arm's unanswered items may take: arm name -> item id -> usage (calls, tokens, cost)."""
+
+    arms: dict[str, dict[str, Usage]] = field(default_factory=dict)
+    samples: dict[str, int] = field(default_factory=dict)  # self-consistency's k, as the estimate sized it
+
+    def total(self, arm: str) -> Usage:
+        out = Usage(cost=0.0)
+        for usage in self.arms.get(arm, {}).values():
+            out.add(usage)
+        return out
+
+
+def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: list[Any], items: list[Any],
+           members: Any, folder: Path, rule: str, max_samples: int | None = None) -> Bounds:
+    """Every arm's items still to answer, each priced as an upper bound."""
+    from .estimating import batch_estimate
+    from .evalrun import baseline_work
+
+    found = Bounds()
+    for name, pairs in ready.items():
+        rows = batch_estimate(layout.root, [p for p in pairs if not p[1].concluded])["discussions"]
+        found.arms[name] = {row["slug"]: Usage(0, row["tokens"], row["cost"], row["calls"]) for row in rows}
+    prompts = _prompts(layout.root)
+    plain = [a for a in baselines if a.kind != "self-consistency"]
+    for path, item, asked, _ in baseline_work(folder, items, members, plain, {}):
+        found.arms.setdefault(_arm_of(path, plain), {})[item.id] = _priced(prompts, rule, item, asked)
+    for arm in [a for a in baselines if a.kind == "self-consistency"]:
+        k = _k(layout.root, ready, folder, items, members, arm, prompts, rule, found)
+        found.samples[arm.name] = min(k, max_samples) if max_samples else k
+        for _path, item, asked, _ in baseline_work(folder, items, members, [arm], {arm.name: found.samples[arm.name]}):
+            found.arms.setdefault(arm.name, {})[item.id] = _priced(prompts, rule, item, asked)
+    for arm in [*ready, *(a.name for a in baselines)]:
+        found.arms.setdefault(arm, {})
+    return found
+
+
+def _arm_of(path: Path, arms: list[Any]) -> str:
+    return next(a.name for a in arms if a.folder == path.parent.name)
+
+
+def _prompts(root: Path) -> Any:
+    from ..engine.runner import prompts_for
+
+    return prompts_for(root)
+
+
+def _priced(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> Usage:
+    """One item's baseline calls, each at the prompt the run sends (with the estimate's margin) and its cap."""
+    from .. import providers
+    from ..text.prompting import estimate_tokens
+    from .estimating import MARGIN_PER_CALL
+    from .evalrun import item_specs
+
+    total, unpriced = Usage(cost=0.0), False
+    for spec in item_specs(prompts, rule, item, asked):
+        prompt = sum(estimate_tokens(m["content"]) for m in spec.messages) + MARGIN_PER_CALL
+        price = providers.price(spec.panelist, prompt, spec.max_tokens)
+        unpriced = unpriced or price is None
+        total.add(Usage(prompt, spec.max_tokens, price, 1))
+    if unpriced:  # a cost not known is not nothing
+        total.cost = None
+    return total
+
+
+def _k(root: Path, ready: dict[str, list[tuple[Any, Any]]], folder: Path, items: list[Any], members: Any,
+       arm: Any, prompts: Any, rule: str, found: Bounds) -> int:
+    """Self-consistency's k as the run will size it, from the estimate of what the protocol arms take."""
+    from ..store import discussions as store
+
+    per_arm = []
+    for name, pairs in ready.items():
+        spent = [found.arms[name][d.question_slug].total_tokens if d.question_slug in found.arms[name]
+                 else s.usage.total_tokens if (s := store.summary(folder / name / d.question_slug)) is not None
+                 else None
+                 for _, d in pairs]
+        known = [t for t in spent if t is not None]
+        if known:
+            per_arm.append(sum(known) / len(known))
+    if not per_arm:
+        return len(members.members)
+    member = next(m for m in members.members if m.id == arm.member)
+    one = statistics.mean(_priced(prompts, rule, item, [(member, 0)]).total_tokens for item in items)
+    return max(1, math.floor(statistics.median(per_arm) / max(one, 1)) + 1)
+
+
+def estimate(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: list[Any], items: list[Any],
+             members: Any, folder: Path, rule: str, max_samples: int | None = None) -> dict[str, Any]:
+    """`eval --estimate`: what the eval would take at most, per arm and in all. Nothing is asked."""
+    found = bounds(layout, ready, baselines, items, members, folder, rule, max_samples)
+    arms: dict[str, Any] = {}
+    for name in found.arms:
+        total = found.total(name)
+        priced = all(u.cost is not None for u in found.arms[name].values())
+        arms[name] = {"calls": total.calls, "tokens": total.total_tokens,
+                      "cost": round(total.cost or 0.0, 6) if priced else None,
+                      **({"samples": found.samples[name]} if name in found.samples else {})}
+    costs = [a["cost"] for a in arms.values()]
+    return {"estimate": True, "items": len(items), "arms": arms,
+            "total": {"calls": sum(a["calls"] for a in arms.values()), "tokens": sum(a["tokens"] for a in arms.values()),
+                      "cost": None if any(c is None for c in costs) else round(sum(costs), 6)}}
