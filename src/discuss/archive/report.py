@@ -29,7 +29,8 @@ class Progress:
     """
 
     def __init__(self, stream: TextIO | None = None, live: bool | None = None):
-        self.stream = stream or sys.stderr
+        # The board moves the cursor over lines it cleaned itself: beneath the CLI's scrubber (cli/scrubbed.py).
+        self.stream = stream or getattr(sys.stderr, "unguarded", sys.stderr)
         self.live = self.stream.isatty() if live is None else live
         self.board: dict[str, str] = {}  # the phase in progress: a line per call
         self.shown = 0  # lines of the board now on screen

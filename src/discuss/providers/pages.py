@@ -17,9 +17,10 @@ refusal is an InputError in words.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 from ..errors import InputError
 from ..text.secrets import mask_url
@@ -27,6 +28,7 @@ from ..text.secrets import mask_url
 MAX_REDIRECTS = 5
 MAX_PAGE_BYTES = 20 * 1024 * 1024
 DEADLINE = 30.0  # seconds for the whole fetch, redirects included
+CONTROLS = re.compile("[\x00-\x20\x7f-\x9f]")
 ACCEPTED = {"text/html": "html", "application/xhtml+xml": "html", "text/plain": "text", "text/markdown": "text",
             "application/pdf": "pdf"}
 
@@ -51,7 +53,7 @@ def fetch(url: str, allow_private: bool = False, deadline: float = DEADLINE,
     from .policy import OversizedReply, PolicyError
 
     limit = max_bytes or MAX_PAGE_BYTES
-    ends, redirects, current = time.monotonic() + deadline, [], url
+    ends, redirects, current = time.monotonic() + deadline, [], _address(url)
     for _ in range(MAX_REDIRECTS + 1):
         try:
             with Exchange("GET", current, ends=ends, seconds=deadline, limit=limit, allow_private=allow_private,
@@ -78,7 +80,7 @@ def _redirected(current: str, location: str | None) -> str:
     if not location or not location.strip():
         raise InputError(f"{mask_url(current)}: a redirect to nowhere")
     try:
-        target = urljoin(current, location.strip())
+        target = _address(urljoin(current, location.strip()))
         parts = urlsplit(target)
         parts.port  # noqa: B018 - a port that is no number is found here, not at the next hop
     except ValueError:
@@ -88,6 +90,12 @@ def _redirected(current: str, location: str | None) -> str:
         raise InputError(f"{mask_url(current)}: a redirect to a {parts.scheme.lower()[:20] or 'relative'}: "
                          "address; only http and https pages are fetched, nothing was kept")
     return target
+
+
+def _address(url: str) -> str:
+    """`url` with each space and control character percent-encoded, as a browser sends it: an address that
+    is recorded and printed holds nothing a terminal would take as a command."""
+    return CONTROLS.sub(lambda m: quote(m.group(), safe=""), url)
 
 
 def _kind(url: str, status: int, headers: dict[str, str]) -> tuple[str, str | None]:
