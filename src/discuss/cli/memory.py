@@ -59,3 +59,51 @@ def resolve(question: str = typer.Argument(..., help="Slug of the question (a fo
         said += f"; the panel's decision ({done['decision']}) was " + ("borne out" if done["bornOut"] else "not borne out")
     typer.echo(said)
     typer.echo(f"wrote {done['path']}" + ("" if done["chained"] else " (this discussion has no chain of digests)"))
+
+
+@app.command(rich_help_panel=FAMILY)
+@handled
+def scores(as_json: bool = typer.Option(False, "--json", help="JSON: {resolved, graded, rule, members, panels, "
+                                        "calibration, rows, warnings}, every figure unrounded.")) -> None:
+    """The track record of resolved questions: per panelist and per panel and protocol, Brier and log scores of
+    their forecasts and the share of decisions borne out, with 95% intervals; and a calibration table."""
+    from ..commands.remembering import track_record
+
+    found = track_record(content())
+    if as_json:
+        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        return
+    for warning in found["warnings"]:
+        typer.echo(f"warning: {warning}", err=True)
+    typer.echo("\n".join(record_lines(found)))
+
+
+def record_lines(found: dict) -> list[str]:
+    from ..archive.listing import table
+
+    def mean(x: dict) -> str:
+        if x["mean"] is None:
+            return "-"
+        return f"{x['mean']:.3f}" + (f" ({x['low']:.3f} to {x['high']:.3f})" if x["low"] is not None else "")
+
+    def share(x: dict) -> str:
+        return "-" if x["share"] is None else f"{x['bornOut']}/{x['n']} ({x['low']:.2f} to {x['high']:.2f})"
+
+    lines = [f"{found['resolved']} resolved question(s), {found['graded']} with forecasts graded", ""]
+    if found["members"]:
+        lines += [table(["member", "model", "n", "abstained", "Brier (95%)", "log score (95%)"],
+                        [[m["member"], m["model"], str(m["n"]), str(m["abstained"]), mean(m["brier"]), mean(m["log"])]
+                         for m in found["members"]]), ""]
+    if found["panels"]:
+        lines += [table(["panel", "protocol", "n", "Brier (95%)", "log score (95%)", "decisions borne out (95%)"],
+                        [[p["panel"], p["protocol"], str(p["n"]), mean(p["brier"]), mean(p["log"]),
+                          share(p["decisions"])] for p in found["panels"]]), ""]
+        lines += [f"The panel's probability: {found['rule']}.", ""]
+    bins = found["calibration"]["members"]
+    if any(b["n"] for b in bins):
+        lines += ["Calibration (members): stated probability against how often it came true",
+                  table(["stated", "n", "mean stated", "came true"],
+                        [[f"{b['low']:.1f}-{b['high']:.1f}", str(b["n"]),
+                          "-" if b["stated"] is None else f"{b['stated']:.2f}",
+                          "-" if b["cameTrue"] is None else f"{b['cameTrue']:.2f}"] for b in bins])]
+    return lines

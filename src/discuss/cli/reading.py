@@ -59,7 +59,7 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
 
         typer.echo(json.dumps(discussion_data(content(), q.slug, round_number), indent=2, ensure_ascii=False))
         return
-    if round_number is None and (said := outcome_lines(q.folder)):
+    if round_number is None and (said := outcome_lines(q.folder, d)):
         typer.echo("\n".join(said))
     typer.echo(render(d, full=full, only=round_number), nl=False)
     from ..commands.auditing import audit_lines

@@ -156,6 +156,12 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
         found[EXPERIMENTS] = experiments
     if evaluated := eval_item_rows(layout().root):  # only where `discuss eval` was run
         found[EVAL_ITEMS] = evaluated
+    from ..archive.scores import FORECASTS, resolved
+    from ..archive.scores import rows as graded
+
+    paths = {x.path for x in rows}
+    if forecasts := [r for r in graded(resolved(content())[0]) if r["path"] in paths]:  # only where resolved
+        found[FORECASTS] = forecasts
     if as_json:
         typer.echo(json.dumps({**{name.removesuffix(".csv"): table for name, table in found.items()},
                                "divergent_views": views}, indent=2))
@@ -165,7 +171,8 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
         write_atomic(csv_dir / DIVERGENT, dump_yaml({"schema": 1, "divergentViews": views}))
         trials = sum(1 for row in found["discussions.csv"] if row.get("trial") not in (None, ""))
         kinds = f" ({trials} of them trials)" if trials else ""
-        more = "".join(f", {len(found[name])} row(s) of {name}" for name in (EXPERIMENTS, EVAL_ITEMS) if name in found)
+        more = "".join(f", {len(found[name])} row(s) of {name}" for name in (EXPERIMENTS, EVAL_ITEMS, FORECASTS)
+                       if name in found)
         typer.echo(f"{len(found['discussions.csv'])} discussion(s){kinds}, {len(found['rounds.csv'])} round(s), "
                    f"{len(found['votes.csv'])} vote(s), {len(views)} divergent view(s){more} written to {csv_dir}: "
                    f"{', '.join([*found, DIVERGENT])}", err=as_json)

@@ -100,6 +100,11 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
 
     if (outcome := read_outcome(q.folder)) is not None:
         data["outcome"] = outcome.json()
+    from ..store.outcomes import forecasts_by_round, panel_forecast
+
+    if rounds := forecasts_by_round(d):
+        data["forecasts"] = {"rounds": [{"round": n, "probabilities": given} for n, given in rounds],
+                             "panel": panel_forecast(d)}
     return data
 
 
@@ -141,7 +146,7 @@ def discussion_text(content: Path, question: str, full: bool = False) -> str:
         return f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`\n"
     from .remembering import outcome_lines
 
-    return "".join(f"{line}\n" for line in outcome_lines(q.folder)) + show(d, full=full) + "".join(
+    return "".join(f"{line}\n" for line in outcome_lines(q.folder, d)) + show(d, full=full) + "".join(
         f"{line}\n" for line in [*audit_lines(q.folder, d), *citation_lines(q, d)])
 
 

@@ -166,16 +166,45 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def outcome_lines(folder: Path) -> list[str]:
-    """What `show` prints first once a discussion is resolved: what happened and whether the decision held."""
+def outcome_lines(folder: Path, d: Any = None) -> list[str]:
+    """What `show` prints first: once a discussion is resolved, what happened and whether the decision held;
+    where the panel forecast, each member's probability by round and the panel's."""
     from ..store.outcomes import read_outcome
 
     o = read_outcome(folder)
+    said = forecast_lines(d) if d is not None else []
     if o is None:
-        return []
+        return said
     head = f"Outcome ({o.resolved[:10]}, recorded by {o.resolved_by})" + (f": {o.answer}" if o.answer else "")
     if o.born_out is not None:
         head += f"; the panel's decision ({o.decision}) was " + ("borne out" if o.born_out else "not borne out")
     lines = [head, *(f"  {line}" for line in o.text.splitlines())]
     lines += [f"  evidence: {e.get('url') or e.get('file')}" for e in o.evidence]
+    return [*lines, "", *said]
+
+
+def forecast_lines(d: Any) -> list[str]:
+    """Each round's probabilities of yes by member (- for one who gave none), then the panel's."""
+    from ..store.outcomes import forecasts_by_round, panel_forecast
+
+    rounds = forecasts_by_round(d)
+    if not rounds:
+        return []
+    names = {m.id: m.name for m in d.panel.members}
+    lines = ["Forecasts (probability of yes):"]
+    for number, given in rounds:
+        lines.append(f"  round {number}: " + ", ".join(
+            f"{names.get(pid, pid)} {'-' if p is None else f'{p:.2f}'}" for pid, p in given.items()))
+    panel = panel_forecast(d) or {}
+    if panel.get("probability") is not None:
+        lines.append(f"  panel: {panel['probability']:.2f} ({panel['rule']})")
     return [*lines, ""]
+
+
+def track_record(content: Path) -> dict[str, Any]:
+    """`discuss scores`: the resolved questions graded ({resolved, graded, rule, members, panels, calibration,
+    rows, warnings}), every figure unrounded."""
+    from ..archive.scores import resolved, scores
+
+    items, warnings = resolved(content)
+    return {**scores(items), "warnings": warnings}

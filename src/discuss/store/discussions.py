@@ -164,6 +164,10 @@ def _conclusion_doc(d: Discussion, c: Conclusion) -> str:
         **({"decision": c.decision} if c.decision else {}),
         "usage": usage_dict(c.usage),
     }
+    from .outcomes import panel_forecast
+
+    if (forecast := panel_forecast(d)) is not None:
+        meta["forecast"] = forecast
     if c.simulated:
         meta["simulated"] = SIMULATED_NOTE
     return documents.render(meta, render_markdown(c))

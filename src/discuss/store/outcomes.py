@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ..domain import Discussion
 from . import documents
 from .chain import OUTCOME
 
@@ -50,3 +52,27 @@ def read_outcome(folder: Path) -> Outcome | None:
     return Outcome(str(meta.get("resolved") or ""), str(meta.get("resolvedBy") or ""), text,
                    str(meta.get("answer") or ""), str(meta.get("decision") or ""),
                    born if isinstance(born, bool) else None, evidence)
+
+
+def forecasts_by_round(d: Discussion) -> list[tuple[int, dict[str, float | None]]]:
+    """Each finished round's number and probabilities of yes by member (None: the member gave none, an
+    abstention), as its protocol's figures give them; [] where no round holds a forecast."""
+    from ..protocols import get_protocol
+
+    figures = get_protocol(d.protocol).figures
+    rounds = [(r.number, dict(figures.of_round(r).forecasts)) for r in d.rounds if r.complete]
+    if not any(given for _, given in rounds):
+        return []
+    return [(n, {pid: given.get(pid) for pid in d.panel.ids}) for n, given in rounds]
+
+
+def panel_forecast(d: Discussion) -> dict[str, Any] | None:
+    """What the conclusion records of the forecasts: {probability, rule, members} from the last finished round
+    (a member without one abstains); None for a discussion without forecasts."""
+    from ..rules.forecasts import PANEL_RULE, panel_probability
+
+    rounds = forecasts_by_round(d)
+    if not rounds:
+        return None
+    last = rounds[-1][1]
+    return {"probability": panel_probability(last), "rule": PANEL_RULE, "members": dict(last)}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...text.forecasts import probability_of, with_probability
 from ...text.jsonreply import ReplyError, extract_object, per_label, text_field
 from ...text.replyschemas import TEXT, listed, obj, one_of
 from .record import TERMINATION_CHOICES, VOTE_SCORES
@@ -20,6 +21,7 @@ class ParsedBallot:
     votes: list[tuple[str, str, str]]  # (label, vote, reasoning), in label order
     termination: str
     termination_reasoning: str
+    probability: float | None = None  # of yes, where the question asks for a forecast and the voter gave one
 
 
 def _entries(raw: object) -> list[dict[str, Any]]:
@@ -41,14 +43,16 @@ def _vote(entry: dict[str, Any], label: str) -> tuple[str, str, str]:
     return label, vote, reasoning.strip() if isinstance(reasoning, str) else str(reasoning)
 
 
-def ballot_schema(labels: list[str]) -> dict[str, Any]:
-    """A ballot as a JSON schema: a vote from the choices on each label shown, and the termination vote."""
+def ballot_schema(labels: list[str], forecast: bool = False) -> dict[str, Any]:
+    """A ballot as a JSON schema: a vote from the choices on each label shown, and the termination vote (and,
+    for a forecast, the optional probability of yes)."""
     vote = obj({"label": one_of(labels), "vote": one_of(list(VOTE_SCORES)), "reasoning": TEXT})
-    return obj({"votes": listed(vote, len(labels), len(labels)),
-                "termination": obj({"vote": one_of(list(TERMINATION_CHOICES)), "reasoning": TEXT})})
+    schema = obj({"votes": listed(vote, len(labels), len(labels)),
+                  "termination": obj({"vote": one_of(list(TERMINATION_CHOICES)), "reasoning": TEXT})})
+    return with_probability(schema) if forecast else schema
 
 
-def parse_ballot(text: str, labels: list[str]) -> ParsedBallot:
+def parse_ballot(text: str, labels: list[str], forecast: bool = False) -> ParsedBallot:
     obj = extract_object(text)
     if "votes" not in obj:
         raise ReplyError("'votes' is missing")
@@ -65,4 +69,5 @@ def parse_ballot(text: str, labels: list[str]) -> ParsedBallot:
         votes=list(votes.values()),
         termination=choice,
         termination_reasoning=text_field(term, "reasoning", required=False),
+        probability=probability_of(obj) if forecast else None,
     )

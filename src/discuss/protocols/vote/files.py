@@ -49,6 +49,9 @@ def votes_dict(r: Round, panel_order: list[str]) -> dict[str, Any] | None:
             {"voterId": b.voter_id, "labels": dict(b.labels), "attempts": b.attempts, "usage": usage_dict(b.usage)}
             for b in sorted(box.ballots, key=lambda b: pos(b.voter_id))
         ],
+        **({"forecasts": [{"modelId": pid, "probability": p}
+                          for pid, p in sorted(box.forecasts.items(), key=lambda x: pos(x[0]))]}
+           if box.forecasts else {}),
     }
 
 
@@ -74,6 +77,9 @@ def read_votes(r: Round, data: dict[str, Any]) -> None:
     box.ballots = [Ballot(str(b["voterId"]), {str(k): str(v) for k, v in (b.get("labels") or {}).items()},
                           int(b.get("attempts") or 1), usage_from(b.get("usage")))
                    for b in data.get("ballots") or []]
+    box.forecasts = {str(f["modelId"]): float(f["probability"]) for f in data.get("forecasts") or []
+                     if isinstance(f, dict) and isinstance(f.get("probability"), int | float)
+                     and not isinstance(f.get("probability"), bool) and 0 <= f["probability"] <= 1}
     if box.ballots and all(b.labels and all(k == v for k, v in b.labels.items()) for b in box.ballots):
         box.method = "named"  # answers were shown under their authors' ids
 

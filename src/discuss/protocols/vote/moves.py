@@ -21,6 +21,7 @@ def vote(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
         }[choice]
         votes.append({"label": label, "vote": choice, "reasoning": why})
     done = ctx.get("round", 1) >= persona["patience"]
+    forecast = {"probability": (hash_of(name, str(ctx.get("round", 1))) % 9 + 1) / 10} if ctx.get("forecast") else {}
     return json.dumps({
         "votes": votes,
         "termination": {
@@ -28,6 +29,7 @@ def vote(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
             "reasoning": "The positions have converged enough to act on."
             if done else "Another round should test the open risks.",
         },
+        **forecast,
     }, indent=2)
 
 

@@ -134,7 +134,8 @@ class VoteFigures(Figures):
             winner=box.winner_id, winner_score=box.winner_score, tie_break=box.tie_break,
             scores=tuple(Score(x.target_id, x.weighted_score, x.approve_count, x.reject_count) for x in box.results),
             judgements=tuple(Judgement(v.voter_id, v.target_id, VOTE_SCORES.get(v.vote, 0), v.vote == "APPROVE",
-                                       v.invented) for v in box.votes))
+                                       v.invented) for v in box.votes),
+            forecasts=tuple(box.forecasts.items()))
 
     def table_discussion(self, d: Discussion) -> dict[str, Any]:
         from .tables import discussion_row

@@ -16,6 +16,7 @@ from ...domain import Discussion, Panelist, Question, Round
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
+from ...text.forecasts import ASK as FORECAST_ASK
 from ...text.outcomes import describe
 from ...text.prompting import Prompts
 from ..base import (
@@ -102,12 +103,12 @@ def vote_specs(d: Discussion, q: Question, rnd: Round, prompts: Prompts) -> list
         order = label_order(rnd, p.id, d.panel.ids)
         replies = [(label, shown[target]) for label, target in order.items()]
         user = prompts.render("vote", question=q, labels=list(order), replies=replies, named=named,
-                              authors=[names.get(t, t) for t in order.values()], me=p.id)
-        labels = list(order)
+                              authors=[names.get(t, t) for t in order.values()], me=p.id, forecast_ask=FORECAST_ASK)
+        labels, forecast = list(order), q.forecast == "yes-no"
         specs.append(CallSpec(
-            key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote",
-            max_tokens=1500, validate=partial(parse_ballot, labels=labels), schema=ballot_schema(labels),
-            context={"round": rnd.number, "labels": dict(replies), "order": order},
+            key=p.id, panelist=p, messages=messages(p, prompts, user), task="vote", max_tokens=1500,
+            validate=partial(parse_ballot, labels=labels, forecast=forecast), schema=ballot_schema(labels, forecast),
+            context={"round": rnd.number, "labels": dict(replies), "order": order, "forecast": forecast},
             offline=moves.vote, worst_case=moves.worst_case, form=BALLOT,
         ))
     return specs
@@ -127,6 +128,8 @@ def apply_ballot(d: Discussion, rnd: Round, result: CallResult) -> None:
     box.ballots.append(Ballot(p.id, dict(order), result.asks, result.usage))
     box.votes += [Vote(p.id, order[label], vote, why) for label, vote, why in parsed.votes]
     box.termination_votes.append(TerminationVote(p.id, parsed.termination, parsed.termination_reasoning))
+    if parsed.probability is not None:
+        box.forecasts[p.id] = parsed.probability
 
 
 def close_round(d: Discussion, rnd: Round, now: str) -> Decision:

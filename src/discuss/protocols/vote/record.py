@@ -83,6 +83,8 @@ class BallotBox:
     termination_reason: str | None = None
     # How the round was run, where a thread mixes tools (see METHODS); None: ours, in our own layout.
     method: str | None = None
+    # Each voter's probability of yes, where the question asks for a forecast and its ballot gave one.
+    forecasts: dict[str, float] = field(default_factory=dict)
 
     def usages(self) -> list[Usage]:
         return [b.usage for b in self.ballots] + [a.usage for a in self.abstentions]
@@ -96,6 +98,7 @@ class BallotBox:
         self.termination_votes.sort(key=lambda t: pos(t.model_id))
         self.ballots.sort(key=lambda b: pos(b.voter_id))
         self.abstentions.sort(key=lambda a: pos(a.voter_id))
+        self.forecasts = dict(sorted(self.forecasts.items(), key=lambda x: pos(x[0])))
 
 
 def ballot_box(r: Round) -> BallotBox:
