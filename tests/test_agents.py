@@ -211,12 +211,12 @@ def test_the_agents_provider_is_registered_through_the_entry_point_group_like_th
     from pathlib import Path
 
     from discuss.domain import Panelist
-    from discuss.providers import registry
+    from discuss.providers import base, registry
     from discuss.providers.agents import AgentProvider
 
     declared = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["entry-points"]
     assert declared["discuss.providers"] == registry.BUILT_IN
-    assert isinstance(registry.plugin_for(Panelist("x", "cli/codex", "X")).provider(registry.Where()), AgentProvider)
+    assert isinstance(registry.plugin_for(Panelist("x", "cli/codex", "X")).provider(base.Where()), AgentProvider)
 
 
 def test_an_unknown_tool_is_refused_by_name(project):

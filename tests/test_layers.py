@@ -2,13 +2,16 @@
 
 core (domain, calls, errors, text, schema, rules) <- protocols <- store <- engine (the run and its
 providers) <- plugin (the public surface) <- presentation (site, archive) <- commands <- interfaces
-(cli, mcp_server). Imports for type checking only are left out here; the cycle test counts them too.
+(cli, mcp_server). Imports for type checking only are left out here; the cycle test counts them too, and
+the modules a module names to import later (an `import_module` string, "module:object" in a table, an entry-point
+group of pyproject.toml whose name it holds): a cycle through a name is a cycle all the same.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -44,9 +47,27 @@ def type_only(tree: ast.Module) -> set[int]:
     return lines
 
 
-def imports(type_only_too: bool = False) -> dict[str, set[str]]:
-    """Each module of discuss, and the modules of discuss it imports (a package's name for its __init__)."""
+DOTTED = re.compile(r"discuss(\.\w+)+")
+
+
+def named(node: ast.AST, module: str, groups: dict[str, dict[str, str]]) -> set[str]:
+    """The modules a text in the code names for importing later: "discuss.x.y" or "discuss.x.y:object",
+    f"{__name__}.y", or an entry-point group (the modules of its entries)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if node.value in groups:
+            return {target.split(":")[0] for target in groups[node.value].values()}
+        return {node.value.split(":")[0]} if DOTTED.fullmatch(node.value.split(":")[0]) else set()
+    if isinstance(node, ast.JoinedStr) and len(node.values) == 2 and "__name__" in ast.unparse(node.values[0]):
+        tail = node.values[1]
+        return {module + tail.value.split(":")[0]} if isinstance(tail, ast.Constant) else set()
+    return set()
+
+
+def imports(type_only_too: bool = False, names_too: bool = False) -> dict[str, set[str]]:
+    """Each module of discuss, and the modules of discuss it imports (a package's name for its __init__); with
+    `names_too`, also those it names to import later."""
     files = {name_of(p): p for p in (SRC / "discuss").rglob("*.py")}
+    groups = tomllib.loads((SRC.parent / "pyproject.toml").read_text())["project"]["entry-points"]
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
@@ -61,6 +82,8 @@ def imports(type_only_too: bool = False) -> dict[str, set[str]]:
                 found |= {f"{target}.{a.name}" if f"{target}.{a.name}" in files else target for a in node.names}
             elif isinstance(node, ast.Import):
                 found |= {a.name for a in node.names}
+            elif names_too:
+                found |= named(node, module, groups)
         graph[module] = {m for m in found if m in files and m != module}
     return graph
 
@@ -71,7 +94,7 @@ def test_no_layer_imports_a_layer_above_it():
 
 
 def test_no_module_imports_itself_through_others():
-    graph = imports(type_only_too=True)
+    graph = imports(type_only_too=True, names_too=True)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -100,6 +123,16 @@ def test_no_module_imports_itself_through_others():
         if m not in index:
             visit(m)
     assert cycles == []
+
+
+def test_the_cycle_check_sees_the_modules_named_for_later():
+    """A registry naming its entries ("module:object"), an entry-point group, an f-string of `__name__`."""
+    graph = imports(names_too=True)
+    assert "discuss.providers.builtin" in graph["discuss.providers.registry"]
+    assert "discuss.store.formats.dyson" in graph["discuss.store.formats"]
+    assert "discuss.protocols.council" in graph["discuss.protocols"]
+    assert "discuss.protocols.vote.protocol" in graph["discuss.protocols.vote"]
+    assert "discuss.providers.builtin" not in imports()["discuss.providers.registry"]
 
 
 def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):

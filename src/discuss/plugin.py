@@ -34,8 +34,16 @@ from .protocols.base import (
     require_replies,
 )
 from .protocols.parts import Figures, Presentation, RoundStorage
-from .providers.base import Completion, Diagnosis, Local, Provider, TransientError, Waiting
-from .providers.registry import ProviderPlugin, Where
+from .providers.base import (
+    Completion,
+    Diagnosis,
+    Local,
+    Provider,
+    ProviderPlugin,
+    TransientError,
+    Waiting,
+    Where,
+)
 from .schema.settings import ProtocolSettings
 from .text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
 

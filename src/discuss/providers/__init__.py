@@ -31,7 +31,8 @@ def route(p: Panelist, scripts: Path | None = None, people: Provider | None = No
     """The provider that answers for `p`; `scripts` is the folder of the scripted panel's scripts,
     `people` the one that turns a person's calls into forms in their discussion's folder, `mark_cache`
     whether prompts are marked for providers that cache only marked prefixes."""
-    from .registry import Where, plugin_for
+    from .base import Where
+    from .registry import plugin_for
 
     return plugin_for(p).provider(Where(scripts, people, mark_cache))
 

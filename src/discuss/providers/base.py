@@ -1,4 +1,5 @@
-"""What every provider is: the interface the gateway calls, and the errors and results it shares."""
+"""What every provider is: the interface the gateway calls, the errors and results it shares, and what a
+provider plugin is (which panelists it answers for) and what it may need of the run."""
 
 from __future__ import annotations
 
@@ -98,3 +99,30 @@ class Provider(Protocol):
     def warm_up(self, panelists: list[Panelist]) -> None:
         """Load what the first calls of `panelists` need, so their timeouts count only the provider's time."""
         ...
+
+
+@dataclass(frozen=True)
+class Where:
+    """What a provider may need of the run: the project's scripts folder, the provider of the discussion's
+    people (their forms are in its folder), and whether prompts are marked for providers that cache only
+    marked prefixes."""
+
+    scripts: Path | None = None
+    people: Provider | None = None
+    mark_cache: bool = True
+
+    @property
+    def root(self) -> Path:
+        """The project's root, where a coding agent's tool runs: the scripts folder is in its settings folder
+        (discussions/scripts); the current folder where no project is named."""
+        return self.scripts.parent.parent if self.scripts is not None else Path.cwd()
+
+
+class ProviderPlugin:
+    """One provider as a plugin: which panelists it answers for, and the provider that does."""
+
+    def claims(self, p: Panelist) -> bool:
+        raise NotImplementedError
+
+    def provider(self, where: Where) -> Provider:
+        raise NotImplementedError

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ..domain import CLI_PREFIX, OFFLINE_PREFIX, SCRIPTED_PREFIX, Panelist
-from .base import Provider
-from .registry import ProviderPlugin, Where
+from .base import Provider, ProviderPlugin, Where
 
 
 class People(ProviderPlugin):

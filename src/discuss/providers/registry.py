@@ -11,13 +11,11 @@ that claim by prefix and before litellm, which takes whatever is left.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from pathlib import Path
 
 from ..domain import Panelist
-from .base import Provider
+from .base import ProviderPlugin
 
 GROUP = "discuss.providers"
 # name -> "module:object", in the order asked; litellm, which takes every model, last.
@@ -30,33 +28,6 @@ BUILT_IN: dict[str, str] = {
     "litellm": "discuss.providers.builtin:LITELLM",
 }
 FALLBACK = "litellm"
-
-
-@dataclass(frozen=True)
-class Where:
-    """What a provider may need of the run: the project's scripts folder, the provider of the discussion's
-    people (their forms are in its folder), and whether prompts are marked for providers that cache only
-    marked prefixes."""
-
-    scripts: Path | None = None
-    people: Provider | None = None
-    mark_cache: bool = True
-
-    @property
-    def root(self) -> Path:
-        """The project's root, where a coding agent's tool runs: the scripts folder is in its settings folder
-        (discussions/scripts); the current folder where no project is named."""
-        return self.scripts.parent.parent if self.scripts is not None else Path.cwd()
-
-
-class ProviderPlugin:
-    """One provider as a plugin: which panelists it answers for, and the provider that does."""
-
-    def claims(self, p: Panelist) -> bool:
-        raise NotImplementedError
-
-    def provider(self, where: Where) -> Provider:
-        raise NotImplementedError
 
 
 def _load(target: str) -> ProviderPlugin:

@@ -77,12 +77,20 @@ class ConvergerPresentation(CouncilPresentation):
 
 
 class StagedFigures(Figures):
+    """The figures of one staged protocol, recomputed by its own rules (each protocol has its own, so it never
+    looks itself up by name)."""
+
+    def __init__(self, kind: type[Staged] | None = None) -> None:
+        self.kind = kind
+
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
-        from .. import get_protocol
         from .verify import recompute
 
-        protocol = get_protocol(d.protocol)
-        return recompute(protocol, d, q) if isinstance(protocol, Staged) else None
+        if self.kind is None:
+            return None
+        protocol = self.kind()
+        protocol.name = d.protocol  # as the registry names the protocol it made for the discussion
+        return recompute(protocol, d, q)
 
 
 class Staged(Protocol):
@@ -90,6 +98,10 @@ class Staged(Protocol):
     storage = RoundStorage(CouncilNotes)
     presentation = CouncilPresentation()
     figures = StagedFigures()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.figures = StagedFigures(cls)
 
     def check_ready(self, d: Discussion) -> None:
         require_measure(d)

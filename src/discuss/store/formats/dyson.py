@@ -39,7 +39,7 @@ from ...protocols.vote.files import approvals_from_others
 from ...protocols.vote.record import TerminationVote, Vote, VoteResult, ballot_box, round_seed, whole
 from ...text.conclusions import bullets, split_sections
 from ...text.naming import is_safe_id
-from . import ThreadFormat
+from .base import ThreadFormat
 
 # The store's readers are imported where a thread is read or written: `status` reads an index's winners alone.
 
