@@ -18,10 +18,14 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 from ..errors import InputError
 from ..store.layout import Layout
+from .results import OPTIONAL, Result
+
+if TYPE_CHECKING:
+    from ..engine.prepare import Options
 
 BACKGROUND_BYTES = 1024 * 1024
 
@@ -35,7 +39,7 @@ class AskRequest:
     protocol: str | None = None
     max_rounds: int | None = None
     max_cost: float | None = None
-    settings: dict[str, Any] = field(default_factory=dict)  # the protocol's own (as `--set KEY=VALUE`)
+    settings: dict[str, object] = field(default_factory=dict)  # the protocol's own (as `--set KEY=VALUE`)
     decision: str | list[str] | None = None  # `yes-no` or the options: written into the question's front matter
 
     def check(self, layout: Layout, section: str = "questions", ready: bool = True) -> Path:
@@ -59,7 +63,7 @@ class AskRequest:
                 check_ready(d, layout.root)
         return path
 
-    def options(self) -> Any:
+    def options(self) -> Options:
         from ..engine.prepare import Options
 
         return Options(panel=self.panel, protocol=self.protocol, models=self.models or None, own=self.settings,
@@ -118,8 +122,8 @@ class AskRequest:
         for option in [] if self.decision is None else [self.decision] if isinstance(self.decision, str) \
                 else self.decision:
             args += ["--decision", option]
-        for key, value in self.settings.items():
-            args += ["--set", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+        for key, given in self.settings.items():
+            args += ["--set", f"{key}={str(given).lower() if isinstance(given, bool) else given}"]
         return args
 
 
@@ -145,10 +149,31 @@ def starting(folder: Path) -> bool:
         return False
 
 
-def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
+@dataclass
+class Started(Result):
+    """A run started (or found going, or ended) for a question, a follow-up part or a person's reply."""
+
+    slug: str
+    path: str  # the question's file (a reply: the file saved), from the project's root
+    status: str
+    started: bool  # False where a run was already going, or the discussion had ended
+    asked: str | None = field(default=None, metadata=OPTIONAL)  # an ask: "new", "same" or "new facts"
+    note: str | None = field(default=None, metadata=OPTIONAL)
+
+
+@dataclass
+class Replied(Result):
+    """A person's reply (or ballot) saved, and whether the run started again."""
+
+    slug: str
+    saved: str
+    started: bool
+
+
+def start(layout: Layout, request: AskRequest) -> Started:
     """Write the question (or find the one an identical ask wrote) and start its run unless one is going.
 
-    Returns `{slug, path, status, started, asked}` at once: `started` is False where a run was already going,
+    Returns `{slug, path, status, started, asked}` at once, with no model asked: `started` is False where a run was already going,
     or the discussion had ended; `asked` says how the question was found ("new", "same": an earlier ask of
     this text, whose discussion answers this one, or "new facts": the title was asked before with another
     background or decision, and this ask has a discussion of its own), and `note` says it in words.
@@ -160,16 +185,14 @@ def start(layout: Layout, request: AskRequest) -> dict[str, Any]:
     request.check(layout)
     path, how = ask_file(layout.content, "questions", request.question, request.background, request.decision)
     q = read_question(path)
-    row = {"slug": q.slug, "path": path.relative_to(layout.root).as_posix(), "asked": how}
-    if how in ASKED:
-        row["note"] = ASKED[how]
+    where = path.relative_to(layout.root).as_posix()
     summary = store.summary(q.folder)
     if summary is not None and summary.status in ("concluded", "closed"):
-        return row | {"status": summary.status, "started": False,
-                      "note": f"asked before and {summary.status}: this is that discussion's answer; "
-                              "`follow_up` asks it again with more to go on"}
+        return Started(q.slug, where, summary.status, False, how,
+                       f"asked before and {summary.status}: this is that discussion's answer; "
+                       "`follow_up` asks it again with more to go on")
     started = launch(layout, q.folder, request.argv(layout.root), request.background)
-    return row | {"status": "running", "started": started}
+    return Started(q.slug, where, "running", started, how, ASKED.get(how))
 
 
 def launch(layout: Layout, folder: Path, argv: list[str], stdin: str | None = None) -> bool:
@@ -202,7 +225,7 @@ def command(root: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "discuss", "--root", str(root), *args]
 
 
-def follow_up(layout: Layout, question: str, text: str) -> dict[str, Any]:
+def follow_up(layout: Layout, question: str, text: str) -> Started:
     """Write a finished discussion's follow-up part and start its run; `{slug, path, status, started}`."""
     from ..store.questions import read_question
     from .running import follow_up_file
@@ -211,18 +234,17 @@ def follow_up(layout: Layout, question: str, text: str) -> dict[str, Any]:
         raise InputError("the follow-up question is empty")
     part = read_question(follow_up_file(layout.content, question, text, None, None))
     started = launch(layout, part.folder, command(layout.root, "run", str(part.path), "--auto", "-q", "--yes"))
-    return {"slug": part.slug, "path": part.path.relative_to(layout.root).as_posix(), "status": "running",
-            "started": started}
+    return Started(part.slug, part.path.relative_to(layout.root).as_posix(), "running", started)
 
 
-def answer_as(layout: Layout, question: str, person: str, text: str, ballot: bool) -> dict[str, Any]:
+def answer_as(layout: Layout, question: str, person: str, text: str, ballot: bool) -> Replied:
     """A person's reply (or ballot) saved as `reply`/`vote` would save it, and the run started again."""
     from .running import answered_form, save_form, waiting_form
 
     form = waiting_form(layout.content, question, person, ballot)
     save_form(form, answered_form(form, text))
     started = launch(layout, form.q.folder, command(layout.root, "run", form.q.slug, "--auto", "-q", "--yes"))
-    return {"slug": form.q.slug, "saved": form.path.relative_to(layout.root).as_posix(), "started": started}
+    return Replied(form.q.slug, form.path.relative_to(layout.root).as_posix(), started)
 
 
 def last_words(folder: Path) -> str | None:

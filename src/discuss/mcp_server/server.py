@@ -91,20 +91,21 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
                                     dict(settings or {}), decision)
         started = answered(lambda: asking.start(layout, request))
         ends = time.monotonic() + min(max(wait_seconds, 0.0), MAX_WAIT)
-        row = started
+        status = started.status
         while time.monotonic() < ends:
-            row = started | answered(lambda: reading.status_rows(layout.content, started["slug"])[0][0])
-            await ctx.report_progress(row["rounds"], None, f"{row['slug']}: {row['status']}, round {row['rounds']}")
-            if row["status"] in ("concluded", "closed") or not _running(layout, started["slug"]):
+            row = answered(lambda: reading.status_rows(layout.content, started.slug)[0][0])
+            status = row["status"]
+            await ctx.report_progress(row["rounds"], None, f"{started.slug}: {status}, round {row['rounds']}")
+            if status in ("concluded", "closed") or not _running(layout, started.slug):
                 break
             await asyncio.sleep(POLL_SECONDS)
-        return _with_outcome(layout, started | {"status": row["status"]})
+        return _with_outcome(layout, started.to_json() | {"status": status})
 
     @app.tool()
     def follow_up(question: str, text: str) -> dict[str, Any]:
         """Ask a finished discussion a further question: a part that reads its conclusion and ends in its own.
         Returns at once with the part's {slug, status, path}; follow it with `status`."""
-        return answered(lambda: asking.follow_up(layout, question, text))
+        return answered(lambda: asking.follow_up(layout, question, text)).to_json()
 
     @app.tool()
     def sources_add(question: str, urls: list[str]) -> dict[str, Any]:
@@ -126,7 +127,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
     def reply(question: str, person: str, text: str, ballot: bool = False) -> dict[str, Any]:
         """Answer as a person on the panel (the person's id), or vote (ballot: true, the ballot's YAML), where
         the run stopped waiting for them; the run then goes on by itself."""
-        return answered(lambda: asking.answer_as(layout, question, person, text, ballot))
+        return answered(lambda: asking.answer_as(layout, question, person, text, ballot)).to_json()
 
 
 def _reading_tools(app: MCPServer, layout: Layout) -> None:

@@ -1,0 +1,57 @@
+"""What a command returns: typed results, and the one way each becomes the JSON the MCP server and `--json` give.
+
+A command's result is a dataclass deriving from `Result`. Its fields are
+read by name where the CLI prints; `to_json()` gives the same values with
+the camelCase keys of the project's files (`lastOutput`, `recordDigest`),
+in the order the fields are declared. A field whose metadata says
+`omit_none` is left out while it is None, so an optional key appears only
+where it has a value, as before results were typed. Values nest: a result
+inside a result, lists, tuples and dicts of them, paths as text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import TypeAlias
+
+JSON: TypeAlias = "str | int | float | bool | None | list[JSON] | dict[str, JSON]"
+
+OPTIONAL = {"omit_none": True}  # `field(default=None, metadata=OPTIONAL)`: no key while None
+
+
+def camel(name: str) -> str:
+    """`last_output` -> `lastOutput`: the project's files and replies use camelCase."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+class Result:
+    """A command's typed result; `to_json()` is what the MCP server returns and `--json` prints."""
+
+    def to_json(self) -> dict[str, JSON]:
+        out = as_json(self)
+        assert isinstance(out, dict)
+        return out
+
+
+def as_json(value: object) -> JSON:
+    """`value` as JSON values: dataclasses by their camelCase fields, containers item by item."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, JSON] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if item is None and f.metadata.get("omit_none"):
+                continue
+            out[f.metadata.get("key", camel(f.name))] = as_json(item)
+        return out
+    if isinstance(value, Mapping):
+        return {str(k): as_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [as_json(v) for v in value]
+    if isinstance(value, PurePath):
+        return value.as_posix()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
