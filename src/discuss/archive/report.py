@@ -30,7 +30,9 @@ class Progress:
 
     def __init__(self, stream: TextIO | None = None, live: bool | None = None):
         # The board moves the cursor over lines it cleaned itself: beneath the CLI's scrubber (cli/scrubbed.py).
-        self.stream = stream or getattr(sys.stderr, "unguarded", sys.stderr)
+        self.stream = stream or sys.stderr
+        if stream is None:
+            self.stream = getattr(self.stream, "unguarded", self.stream)
         self.live = self.stream.isatty() if live is None else live
         self.board: dict[str, str] = {}  # the phase in progress: a line per call
         self.shown = 0  # lines of the board now on screen

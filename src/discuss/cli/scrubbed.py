@@ -52,7 +52,7 @@ def scrubbed_output() -> Iterator[None]:
         yield
         return
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = Scrubbed(out), Scrubbed(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = Scrubbed(out), Scrubbed(err)
     try:
         yield
     finally:
