@@ -14,6 +14,7 @@ the runs as environment variables, never echoed.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from .. import DISTRIBUTION
@@ -31,7 +32,7 @@ PINS = {
 CHECKOUT, SETUP_PYTHON, UPLOAD, DOWNLOAD, CREATE_PR = (f"{name}@{sha}" for name, (sha, _) in PINS.items())
 
 
-def _dump(data: dict) -> str:
+def _dump(data: Mapping[str, object]) -> str:
     """The workflow as YAML, each pinned action's release beside its digest."""
     text = yamlio.dump(data)
     for name, (sha, version) in PINS.items():
@@ -39,7 +40,7 @@ def _dump(data: dict) -> str:
     return text
 
 
-def _setup(install: str) -> list[dict]:
+def _setup(install: str) -> list[dict[str, object]]:
     # No token left in .git/config: the site is built from this checkout, and a page linked to that file
     # would publish it. The one step that pushes is handed the token itself.
     return [{"uses": CHECKOUT, "with": {"persist-credentials": False}},
@@ -47,7 +48,7 @@ def _setup(install: str) -> list[dict]:
             {"name": "Install discuss", "run": install}]
 
 
-def shard_job(shards: int, secrets: list[str], install: str, content: str = "content") -> dict:
+def shard_job(shards: int, secrets: list[str], install: str, content: str = "content") -> dict[str, object]:
     run = ("discuss run --all --shard \"${{ matrix.shard }}/" + str(shards) + "\" -q || status=$?\n"
            f"git add -A {_quoted(content)}\n"
            "git diff --cached --binary > \"shard-${{ matrix.shard }}.patch\"\n"
@@ -67,7 +68,7 @@ def shard_job(shards: int, secrets: list[str], install: str, content: str = "con
     }
 
 
-def gather_job(install: str, branch: str | None, content: str = "content") -> dict:
+def gather_job(install: str, branch: str | None, content: str = "content") -> dict[str, object]:
     apply = ("for patch in shards/*.patch; do\n"
              "  if [ -s \"$patch\" ]; then git apply --index \"$patch\"; fi\n"
              "done\n")
