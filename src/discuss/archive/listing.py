@@ -1,4 +1,4 @@
-"""The status listing: a row and a JSON object per discussion, a plain-text table, money as text.
+"""The status listing: a row and a JSON object per discussion, printed as a table (text/tables.py).
 
 Light on purpose (no ruamel, pydantic or protocols): `discuss status` over
 a large archive imports this and the store's summary reader, nothing more.
@@ -10,13 +10,10 @@ from typing import Any
 
 from ..domain import Usage
 from ..store.summary import Summary
+from ..text.tables import money, table
 
 STATUS_HEADER = ["question", "status", "rounds", "leader", "termination", "tokens", "cost", "protocol",
                  "waiting for"]
-
-
-def money(cost: float | None) -> str:
-    return "-" if cost is None else f"${cost:.4f}"
 
 
 def usage_json(u: Usage) -> dict[str, Any]:
@@ -33,7 +30,8 @@ def status_cells(row: dict[str, Any]) -> list[str]:
     """A `status --json` row as the table prints it."""
     budget = row["status"] == "closed" and row["terminationReason"] == "budget"
     spent = row.get("spent") or row["usage"]  # the discussion's calls and its audits' re-asks
-    shown = ("stopped (budget)" if budget else row["status"]) + (" (Dyson)" if row["dyson"] else "")
+    shown = ("stopped (budget)" if budget else row["status"]) + (" (Dyson)" if row["dyson"] else "") \
+        + (" (does not hold)" if row.get("verified") is False else "")  # `discuss verify` names why
     return [row["slug"], shown, str(row["rounds"]), row["leader"] or "-", row["terminationReason"] or "-",
             str(spent["totalTokens"]), money(spent["cost"]), row["protocol"] or "-",
             ", ".join(row["waitingFor"]) or "-"]
@@ -57,10 +55,11 @@ def status_json(slug: str, s: Summary | None) -> dict[str, Any]:
     """A `discuss status --json` row: its shape is documented in docs/commands.md and kept stable."""
     if s is None:
         return {"slug": slug, "status": "not started", "dyson": False, "rounds": 0, "leader": None,
-                "terminationReason": None, "usage": usage_json(Usage()), "protocol": None, "waitingFor": []}
+                "terminationReason": None, "usage": usage_json(Usage()), "protocol": None, "waitingFor": [],
+                "verified": None}
     return {"slug": slug, "status": s.status, "dyson": s.legacy, "rounds": s.rounds, "leader": s.leader,
             "terminationReason": s.termination_reason, "usage": usage_json(s.usage), "protocol": s.protocol,
-            "waitingFor": list(s.waiting_for), **_spent(s)}
+            "waitingFor": list(s.waiting_for), "verified": s.verified, **_spent(s)}
 
 
 def _spent(s: Summary) -> dict[str, Any]:
@@ -71,9 +70,3 @@ def _spent(s: Summary) -> dict[str, Any]:
     total.add(s.usage)
     total.add(s.audits)
     return {"audits": usage_json(s.audits), "spent": usage_json(total)}
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
-    return "\n".join([fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])

@@ -18,8 +18,8 @@ def related(question: str = typer.Argument(..., help="A question's slug or file,
                                          "decision, score, concluded}], warnings}.")) -> None:
     """Earlier discussions nearest to a question (BM25 over titles, backgrounds and conclusions; no model, no
     network), best first."""
-    from ..archive.listing import table
     from ..commands.remembering import related as ranked
+    from ..text.tables import table
 
     found = ranked(content(), question, limit)
     if as_json:
@@ -79,7 +79,7 @@ def scores(as_json: bool = typer.Option(False, "--json", help="JSON: {resolved, 
 
 
 def record_lines(found: dict) -> list[str]:
-    from ..archive.listing import table
+    from ..text.tables import table
 
     def mean(x: dict) -> str:
         if x["mean"] is None:

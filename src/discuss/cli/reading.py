@@ -167,8 +167,8 @@ def check(as_json: bool = typer.Option(False, "--json", help="JSON: {files, refu
 @handled
 def panels(as_json: bool = typer.Option(False, "--json", help="JSON: a row per member.")):
     """Each panel: its members, their models, its referees, and whether each key is set (no call is made)."""
-    from ..archive.listing import table
     from ..commands.reading import panel_rows
+    from ..text.tables import table
 
     rows = panel_rows(layout())
     if as_json:

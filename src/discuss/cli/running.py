@@ -115,10 +115,10 @@ def assignments(given: list[str]) -> dict[str, object]:
 def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: bool = False, yes: bool = False,
              to_stderr: bool = False, stream: bool | None = None) -> None:
     """Run one question under `plan` (or print its estimate), printing progress and the outcome."""
-    from ..archive.listing import money
     from ..archive.report import Progress
     from ..commands.running import ready, run_ready, startable
     from ..store.questions import background_problem
+    from ..text.tables import money
 
     if estimate:
         from ..commands.estimating import estimate as estimated
@@ -175,7 +175,7 @@ def _print_estimate(e: dict) -> None:
 
 def _bound(cost: float | None, unpriced: list[str]) -> str:
     """An estimate's dollars in words: where a member's price is unknown the sum is no bound, and says so."""
-    from ..archive.listing import money
+    from ..text.tables import money
 
     if not unpriced:
         return f"at most {money(cost)}"
@@ -223,8 +223,8 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
 
 def _estimate_all(prepared, as_json: bool = False) -> None:
     """The whole batch priced, a line per discussion and the sum: an upper bound, nothing written."""
-    from ..archive.listing import money, table
     from ..commands.estimating import batch_estimate
+    from ..text.tables import money, table
 
     found = batch_estimate(root(), prepared)
     if as_json:

@@ -96,10 +96,10 @@ def new(
 def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all."),
            as_json: bool = typer.Option(False, "--json", help="JSON: a row per panelist, with `failed`.")):
     """Check every panelist before spending: key, model known to litellm, endpoint answering."""
-    from ..archive.listing import table
     from ..commands.doctor import check
     from ..store.panels import load_panels
     from ..text.naming import did_you_mean
+    from ..text.tables import table
 
     panels = {name: p for name, (p, _) in load_panels(layout().panels).items()}
     if panel is not None:

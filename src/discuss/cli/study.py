@@ -105,9 +105,9 @@ def audit(question: str = typer.Argument(..., help="Slug or path of a vote discu
     """Ask a round's voters again with the same answers in new orders: their position and length bias."""
     import json
 
-    from ..archive.listing import money
     from ..archive.report import Progress
     from ..commands.auditing import audit as run_audit
+    from ..text.tables import money
 
     progress = Progress()
     found = run_audit(root(), content(), question, round_number, orders, padding, estimate, panel,
@@ -265,8 +265,8 @@ def eval_(
     import shlex
     import sys
 
-    from ..archive.listing import money
     from ..commands.evaluating import evaluate
+    from ..text.tables import money
 
     found = evaluate(layout(), labelled, panel, arms, items, seed, estimate, concurrency,
                      None if quiet else lambda line: typer.echo(line, err=True), max_cost, max_tokens,
