@@ -53,19 +53,27 @@ def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: l
     prompts = _prompts(layout.root)
     plain = [a for a in baselines if a.kind != "self-consistency"]
     for path, item, asked, _ in baseline_work(folder, items, members, plain, {}):
-        found.arms.setdefault(_arm_of(path, plain), {})[item.id] = _priced(prompts, rule, item, asked)
+        found.arms.setdefault(_arm_of(path, plain), {})[item.id] = priced(prompts, rule, item, asked)
     for arm in [a for a in baselines if a.kind == "self-consistency"]:
         k = _k(layout.root, ready, folder, items, members, arm, prompts, rule, found)
         found.samples[arm.name] = min(k, max_samples) if max_samples else k
         for _path, item, asked, _ in baseline_work(folder, items, members, [arm], {arm.name: found.samples[arm.name]}):
-            found.arms.setdefault(arm.name, {})[item.id] = _priced(prompts, rule, item, asked)
+            found.arms.setdefault(arm.name, {})[item.id] = priced(prompts, rule, item, asked)
     for arm in [*ready, *(a.name for a in baselines)]:
         found.arms.setdefault(arm, {})
     return found
 
 
+def protocol_bounds(root: Path, pairs: list[tuple[Any, Any]]) -> dict[Path, Usage]:
+    """What each discussion to run may spend at most (by its question file), as `run --estimate` prices it."""
+    from .estimating import batch_estimate
+
+    rows = batch_estimate(root, pairs)["discussions"]
+    return {q.path: Usage(0, row["tokens"], row["cost"], row["calls"]) for (q, _), row in zip(pairs, rows, strict=True)}
+
+
 def _arm_of(path: Path, arms: list[Any]) -> str:
-    return next(a.name for a in arms if a.folder == path.parent.name)
+    return str(next(a.name for a in arms if a.folder == path.parent.name))
 
 
 def _prompts(root: Path) -> Any:
@@ -74,7 +82,7 @@ def _prompts(root: Path) -> Any:
     return prompts_for(root)
 
 
-def _priced(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> Usage:
+def priced(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> Usage:
     """One item's baseline calls, each at the prompt the run sends (with the estimate's margin) and its cap."""
     from .. import providers
     from ..text.prompting import estimate_tokens
@@ -109,7 +117,7 @@ def _k(root: Path, ready: dict[str, list[tuple[Any, Any]]], folder: Path, items:
     if not per_arm:
         return len(members.members)
     member = next(m for m in members.members if m.id == arm.member)
-    one = statistics.mean(_priced(prompts, rule, item, [(member, 0)]).total_tokens for item in items)
+    one = statistics.mean(priced(prompts, rule, item, [(member, 0)]).total_tokens for item in items)
     return max(1, math.floor(statistics.median(per_arm) / max(one, 1)) + 1)
 
 

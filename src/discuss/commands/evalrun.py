@@ -102,7 +102,7 @@ def baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Any],
 
 
 async def together(client: Any, rule: str, everyone: list[Any], plain: list[Any], then: Callable[[], list[Any]],
-                   concurrency: int, echo: Any, allowance: Any) -> None:
+                   concurrency: int, echo: Any, allowance: Any, bounds: dict[Path, Any] | None = None) -> None:
     """Every arm in one event loop through one client: the protocol arms' discussions, then the answers
     `then` gives (self-consistency, sized by them), and beside both the plain baselines, whose calls wait
     behind theirs at a provider's limit: a discussion's next phase waits for its slowest call, a baseline
@@ -114,7 +114,8 @@ async def together(client: Any, rule: str, everyone: list[Any], plain: list[Any]
 
     async def discussions_then() -> None:
         if everyone:
-            await run_many(client.root, everyone, concurrency, echo, allowance, client)
+            await run_many(client.root, everyone, concurrency, echo, allowance, client,
+                           lambda q, d: (bounds or {}).get(q.path))
         await _answer(client, rule, then(), allowance, concurrency)
 
     await asyncio.gather(discussions_then(), _answer(client, rule, plain, allowance, concurrency, LATER))
@@ -126,28 +127,27 @@ LATER = 1  # the plain baselines' priority at a provider's limit: behind the dis
 async def _answer(client: Any, rule: str, work: list[Any], allowance: Any, concurrency: int,
                   priority: int = 0) -> None:
     """The baseline answers `work` lists, each item's file written as it completes, under the panel's
-    settings (its timeout, attempts, retries and reply cap, as its discussions have them)."""
-    if work:
-        gateway = client.gateway(priority=priority)
-        await _all([_item_calls(gateway, client.prompts, rule, *w) for w in work], allowance, concurrency)
-
-
-async def _all(work: list[Any], allowance: Any, concurrency: int) -> None:
-    """The items `concurrency` at a time, none started once the allowance is spent."""
+    settings (its timeout, attempts, retries and reply cap, as its discussions have them); with a budget, an
+    item starts only when what its calls may spend at most fits in what is left."""
     import asyncio
 
+    from .evalestimate import priced
+
+    if not work:
+        return
+    gateway = client.gateway(priority=priority)
     # Without a budget every item starts at once and the providers' limits pace the calls; with one, items
-    # start `concurrency` at a time so that what they spend is known before the next starts.
-    gate = asyncio.Semaphore(max(1, concurrency) if allowance.limited else len(work) or 1)
+    # start `concurrency` at a time, each once its bound fits beside those under way.
+    gate = asyncio.Semaphore(max(1, concurrency) if allowance.limited else len(work))
 
-    async def one(item: Any) -> None:
+    async def one(path: Path, item: Any, asked: list[tuple[Any, int]], kept: list[dict[str, Any]]) -> None:
         async with gate:
-            if allowance.hold():
-                item.close()  # never awaited: nothing asked, no file written
-                return
-            allowance.add(await item)
+            most = priced(client.prompts, rule, item, asked) if allowance.limited else None
+            if not await allowance.admit(most):
+                return  # nothing asked, no file written
+            await allowance.settle(most, await _item_calls(gateway, client.prompts, rule, path, item, asked, kept))
 
-    await asyncio.gather(*(one(w) for w in work))
+    await asyncio.gather(*(one(*w) for w in work))
 
 
 def samples(folder: Path, items: list[Any], arm: Any, budget: float | None, fallback: int,

@@ -145,6 +145,7 @@ def _run(e: Eval, echo: Any, concurrency: int | None, max_cost: float | None, ma
     from ..engine.client import PanelClient
     from ..store.evalfolder import Progress
     from .batch import Allowance
+    from .evalestimate import protocol_bounds
     from .evalrun import baseline_work, filling, prepared, protocol_tokens, read_ahead, samples, together
 
     folder, items, members = e.folder, e.found.items, e.members
@@ -180,17 +181,19 @@ def _run(e: Eval, echo: Any, concurrency: int | None, max_cost: float | None, ma
             progress.planned(len(work))
         return work
 
+    # With a budget, each discussion starts only once what it may spend at most fits in what is left.
+    bounds = protocol_bounds(e.layout.root, everyone) if allowance.limited and everyone else {}
     try:
         if everyone or plain or consistent:
             providers.run(together(client, e.found.rule, everyone, plain, consistency, concurrency or
-                                   filling(client, members), echo, allowance))
+                                   filling(client, members), echo, allowance, bounds))
     finally:
         progress.held = allowance.held_back
         if progress.total or progress.held:
             progress.write("finished" if not allowance.held_back else "stopped")
     if allowance.held_back:
-        echo(f"the budget is spent ({allowance.spent()}): {allowance.held_back} item(s) not started; the report "
-             "counts what was answered, and the same command with a larger budget goes on")
+        echo(f"{allowance.held_back} item(s) not started, to stay within the budget ({allowance.why()}); the "
+             "report counts what was answered, and the same command with a larger budget goes on")
     return allowance.held_back
 
 
