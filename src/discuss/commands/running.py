@@ -48,7 +48,11 @@ def ready(root: Path, content: Path, ref: str, options: Options) -> Ready:
     if d.concluded:
         return Ready(q, d, q, notes)
     asked, changes = ground(root, q, d)
-    notes += [f"warning: {q.slug}: {line}" for line in changes]
+    from ..store.layout import Layout
+    from .precedents import with_precedent
+
+    asked, left_out = with_precedent(Layout(root), q, d, asked)
+    notes += [f"warning: {q.slug}: {line}" for line in [*changes, *left_out]]
     if get_protocol(d.protocol).most_rounds(d) > MANY_ROUNDS:
         notes.append(f"warning: more than {MANY_ROUNDS} rounds rarely adds anything but cost; panels converge "
                      "or entrench well before")

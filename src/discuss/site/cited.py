@@ -26,7 +26,7 @@ WORDS = {
 def cited(html: Markup, text: str, sources: dict[str, str], titles: dict[str, str], prefix: str = "") -> Markup:
     """`html` (an answer's safe HTML, made from `text`) with its citations linked or marked. `sources`: each
     label's text as recorded now; `titles`: what a link's title says of each label's source."""
-    if not sources and "[S" not in text:
+    if not sources and "[S" not in text and "[P" not in text:
         return html
     kinds = marks(text, sources)
     if len(kinds) != len(LABEL.findall(TAG.sub("", str(html)))):

@@ -1,4 +1,5 @@
-"""Checking what a reply cites: every `[Sn]` names a source there is, every quote given to a source is in it.
+"""Checking what a reply cites: every `[Sn]` names a source there is (and every `[Pn]` a precedent, an earlier
+conclusion the panel was given), every quote given to one is in its text.
 
 Pure: the reply's text and the sources' texts in, findings out. A quote is
 text in quotation marks ("..." or “...”) of at least `MIN_QUOTE` characters
@@ -13,9 +14,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-LABEL = re.compile(r"\[(S\d+)\]")
+LABEL = re.compile(r"\[([SP]\d+)\]")  # S: a source, P: a precedent
 MIN_QUOTE = 12
-QUOTE = re.compile(r"[\"“”]([^\"“”\n]{" + str(MIN_QUOTE) + r",600})[\"“”]\s*[,;:(]?\s*\[(S\d+)\]")
+QUOTE = re.compile(r"[\"“”]([^\"“”\n]{" + str(MIN_QUOTE) + r",600})[\"“”]\s*[,;:(]?\s*\[([SP]\d+)\]")
 PLAIN_MARKS = str.maketrans("‘’“”–—", "''\"\"--")
 ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.|…)\s*")
 
@@ -41,7 +42,7 @@ def quoted_in(quote: str, source: str) -> bool:
 
 def check(text: str, sources: dict[str, str]) -> dict[str, list]:
     """{unknown: labels cited with no such source, quotes: [{text, source, found}]} for one reply."""
-    unknown = sorted({label for label in LABEL.findall(text) if label not in sources}, key=lambda x: int(x[1:]))
+    unknown = sorted({label for label in LABEL.findall(text) if label not in sources}, key=lambda x: (x[0], int(x[1:])))
     quotes = [{"text": q, "source": label, "found": label in sources and quoted_in(q, sources[label])}
               for q, label in QUOTE.findall(text)]
     return {"unknown": unknown, "quotes": quotes}
