@@ -247,6 +247,16 @@ def test_headers_dripped_a_byte_at_a_time_meet_the_fetchs_deadline(raw):
     assert time.monotonic() - started < 1.6
 
 
+def test_doctor_gives_a_server_dripping_its_headers_its_deadline(project, raw):
+    raw.routes["/v1/models"] = dripping
+    project.write_panels(f"    p:\n      members:\n        - {{id: d, model: openai/d, api_base: '{raw.url}/v1'}}\n"
+                         "      settings: {timeoutSeconds: 1}\n")
+    started = time.monotonic()
+    result = project.cli("doctor", "--panel", "p")
+    assert "busy" in result.stdout, result.output
+    assert time.monotonic() - started < 10  # headers a byte each 0.2 s would take 200 s
+
+
 def test_a_search_endpoint_that_drips_meets_its_deadline(project, raw, monkeypatch):
     from discuss.commands import sourcing
 

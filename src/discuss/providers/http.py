@@ -126,7 +126,7 @@ class GuardedSyncTransport(httpx.BaseTransport):
         seconds = deadline_of(request)
         ends = time.monotonic() + seconds
         request.headers["accept-encoding"] = ENCODINGS
-        raw = self.inner.handle_request(request)
+        raw = self._head(request, seconds)
         try:
             unpacker = _checked(request, raw)
         except PolicyError:
@@ -134,6 +134,21 @@ class GuardedSyncTransport(httpx.BaseTransport):
             raise
         return httpx.Response(raw.status_code, headers=_plain_headers(raw),
                               stream=_GuardedSyncStream(raw, unpacker, ends, seconds), extensions=raw.extensions)
+
+    def _head(self, request: httpx.Request, seconds: float) -> httpx.Response:
+        """The reply's head within the deadline: httpx's timeout restarts with every byte, so a server that
+        drips its headers is cut off by a timer here, its connection closed under the waiting thread."""
+        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import TimeoutError as Late
+
+        pool = ThreadPoolExecutor(1)
+        try:
+            return pool.submit(self.inner.handle_request, request).result(timeout=seconds)
+        except Late:
+            self.inner.close()
+            raise DeadlinePassed(seconds) from None
+        finally:
+            pool.shutdown(wait=False)
 
     def close(self) -> None:
         self.inner.close()
