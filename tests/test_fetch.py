@@ -257,6 +257,14 @@ def test_doctor_gives_a_server_dripping_its_headers_its_deadline(project, raw):
     assert time.monotonic() - started < 10  # headers a byte each 0.2 s would take 200 s
 
 
+def test_a_resolver_that_never_answers_meets_the_fetchs_deadline(monkeypatch):
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: time.sleep(5))
+    started = time.monotonic()
+    with pytest.raises(InputError, match=r"no whole reply within 0.5s"):
+        pages.fetch("http://slow-name.example/", deadline=0.5)
+    assert time.monotonic() - started < 1.5
+
+
 def test_a_search_endpoint_that_drips_meets_its_deadline(project, raw, monkeypatch):
     from discuss.commands import sourcing
 

@@ -6,14 +6,15 @@ private network is refused) and the connection goes to an address so
 checked, the name kept for the `Host` header and for TLS (the name sent and
 the certificate's check): no name can answer one address to the check and
 another to the connection. The exchange runs under one deadline, from the
-first byte sent to the last read: every wait on the socket (the connection,
-TLS's handshake, each byte of the head and the body) waits only for what is
-left of it, so a server that drips its headers cannot stretch it. The head
-is bounded by h11 (its limit on an incomplete event), the body by the
-policy's Unpacker (policy.py): counted on the wire and out of each layer it
-was packed in, as it streams. HTTP/1.1, no proxy, cookie or credential; one
-connection per request, closed after it. Every refusal is a PolicyError in
-words, which the caller prefixes with the address it asked for.
+name's lookup to the last byte read: every wait (the resolver, on a timer;
+the connection, TLS's handshake, each byte of the head and the body) waits
+only for what is left of it, so a server that drips its headers cannot
+stretch it. The head is bounded by h11 (its limit on an incomplete event),
+the body by the policy's Unpacker (policy.py): counted on the wire and out
+of each layer it was packed in, as it streams. HTTP/1.1, no proxy, cookie or
+credential; one connection per request, closed after it. Every refusal is a
+PolicyError in words, which the caller prefixes with the address it asked
+for.
 """
 
 from __future__ import annotations
@@ -56,14 +57,23 @@ def origin(url: str) -> tuple[str, str, int]:
     return scheme, parts.hostname, port
 
 
-def addresses(host: str, port: int, allow_private: bool) -> list[tuple[Any, Any]]:
-    """The host's addresses as (family, socket address), asked of the resolver once; unless `allow_private`,
-    PolicyError where any of them is on this machine or a private network (all are checked: a connection
-    may go to any)."""
+def addresses(host: str, port: int, allow_private: bool, ends: float, seconds: float) -> list[tuple[Any, Any]]:
+    """The host's addresses as (family, socket address), asked of the resolver once, within the deadline;
+    unless `allow_private`, PolicyError where any of them is on this machine or a private network (all are
+    checked: a connection may go to any)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import TimeoutError as Late
+
+    pool = ThreadPoolExecutor(1)  # the system's resolver takes no timeout: a timer around it
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+        found = pool.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM,
+                            proto=socket.IPPROTO_TCP).result(timeout=max(ends - time.monotonic(), 0.001))
+    except Late:
+        raise DeadlinePassed(seconds) from None
     except (OSError, UnicodeError) as exc:
         raise Unreachable(f"the host cannot be found ({getattr(exc, 'strerror', None) or exc})") from None
+    finally:
+        pool.shutdown(wait=False)
     if not found:
         raise Unreachable("the host has no address")
     for *_, sockaddr in found if not allow_private else []:
@@ -105,7 +115,7 @@ def _open(family: Any, sockaddr: Any, ends: float, seconds: float) -> socket.soc
 
 def _connect(host: str, port: int, tls_on: bool, allow_private: bool, ends: float, seconds: float) -> socket.socket:
     failed: OSError | None = None
-    for family, sockaddr in addresses(host, port, allow_private):
+    for family, sockaddr in addresses(host, port, allow_private, ends, seconds):
         try:
             sock = _open(family, sockaddr, ends, seconds)
             break
