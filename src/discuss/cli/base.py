@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
+from ..commands.project import PANELS_FILE, SETTINGS_DIR, Layout
 from ..errors import DiscussError, InputError, WaitingForPeople
-from ..store.layout import PANELS_FILE, SETTINGS_DIR, Layout
 
 
 def _flags_without_type() -> None:

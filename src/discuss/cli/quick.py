@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..archive.listing import status_output
+from ..commands.project import Layout
 from ..errors import InputError
-from ..store.layout import Layout
 
 
 def split_root(argv: list[str]) -> tuple[str | None, list[str]]:

@@ -299,8 +299,8 @@ def ask(
         except ValueError as exc:
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
     from ..commands.asking import AskRequest
+    from ..commands.project import Layout
     from ..commands.running import ASKED, ask_file
-    from ..store.layout import Layout
 
     request = AskRequest(question, text, panel, list(model), protocol, max_rounds, max_cost, assignments(assigned),
                          decision[0] if decision == ["yes-no"] else list(decision) or None)

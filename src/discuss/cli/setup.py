@@ -10,7 +10,7 @@ from ..errors import InputError
 
 if TYPE_CHECKING:
     pass
-from ..store.layout import PANELS_FILE, SETTINGS_DIR
+from ..commands.project import PANELS_FILE, SETTINGS_DIR
 from .base import app, content, handled, layout, root
 
 FAMILY = "Set up"  # the panel of `discuss --help` these commands are listed under

@@ -38,7 +38,7 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
     from ..commands.running import Options
 
     if into is not None:
-        from ..store.layout import confined
+        from ..commands.project import confined
 
         confined(into, root(), what=f"--into {into}")
     folder, q = trials_folder(content(), question, into, running=runs is not None)

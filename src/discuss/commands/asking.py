@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import DiscussError, InputError
 from ..store.layout import Layout
 from .results import OPTIONAL, Result
 
@@ -245,6 +245,32 @@ def answer_as(layout: Layout, question: str, person: str, text: str, ballot: boo
     save_form(form, answered_form(form, text))
     started = launch(layout, form.q.folder, command(layout.root, "run", form.q.slug, "--auto", "-q", "--yes"))
     return Replied(form.q.slug, form.path.relative_to(layout.root).as_posix(), started)
+
+
+def running(folder: Path) -> bool:
+    """Whether a run of the discussion in `folder` is going (it holds the lock, or was started a moment ago)."""
+    from ..store.files import is_running
+
+    return is_running(folder) or starting(folder)
+
+
+def question_running(layout: Layout, question: str) -> bool:
+    """Whether a run of the question's discussion is going; False for a question that cannot be found."""
+    from ..store.questions import find_question
+
+    try:
+        return running(find_question(layout.content, question).folder)
+    except DiscussError:
+        return False
+
+
+def last_output(layout: Layout, question: str) -> str | None:
+    """The last line the question's background run wrote (its error, where it stopped with one), scrubbed."""
+    from ..store.questions import find_question
+    from ..text.secrets import scrub
+
+    words = last_words(find_question(layout.content, question).folder)
+    return scrub(words) if words else None
 
 
 def last_words(folder: Path) -> str | None:

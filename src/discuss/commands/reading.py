@@ -70,10 +70,9 @@ def folders_of(content: Path, slugs: list[str]) -> dict[str, Path]:
 
 def running(folder: Path) -> bool:
     """Whether a run of the discussion in `folder` is going (it holds the lock, or was started a moment ago)."""
-    from ..store.files import is_running
-    from .asking import starting
+    from .asking import running as going
 
-    return is_running(folder) or starting(folder)
+    return going(folder)
 
 
 def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, Any] | None:

@@ -21,8 +21,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from .. import __version__
+from ..commands.project import Layout
 from ..errors import DiscussError
-from ..store.layout import Layout
 
 T = TypeVar("T")
 POLL_SECONDS = 0.5
@@ -96,7 +96,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
             row = answered(lambda: reading.status_rows(layout.content, started.slug)[0][0])
             status = row["status"]
             await ctx.report_progress(row["rounds"], None, f"{started.slug}: {status}, round {row['rounds']}")
-            if status in ("concluded", "closed") or not _running(layout, started.slug):
+            if status in ("concluded", "closed") or not asking.question_running(layout, started.slug):
                 break
             await asyncio.sleep(POLL_SECONDS)
         return _with_outcome(layout, started.to_json() | {"status": status})
@@ -132,7 +132,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
 
 def _reading_tools(app: MCPServer, layout: Layout) -> None:
     """Tools and resources that read the files: any server or CLI sees the same state."""
-    from ..commands import reading
+    from ..commands import asking, reading
 
     @app.tool()
     def status(question: str | None = None, status: str | None = None, limit: int = 100,
@@ -144,9 +144,9 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         if question is None:
             return answered(lambda: reading.status_page(layout.content, status, limit, offset))
         row = answered(lambda: reading.status_rows(layout.content, question))[0][0]
-        row["running"] = _running(layout, row["slug"])
+        row["running"] = asking.question_running(layout, row["slug"])
         if not row["running"] and row["status"] not in ("concluded", "closed"):
-            row["lastOutput"] = _last_words(layout, row["slug"])
+            row["lastOutput"] = asking.last_output(layout, row["slug"])
         return {k: v for k, v in row.items() if v is not None}
 
     @app.tool()
@@ -258,25 +258,6 @@ def _memory_tools(app: MCPServer, layout: Layout) -> None:
         fetched, or files of the project). Writes outcome.md, sealed onto the record's chain; {slug, path, resolved,
         answer, decision, bornOut, evidence, resolvedBy, chained}."""
         return answered(lambda: remembering.resolve(layout, question, outcome, answer, list(sources or [])))
-
-
-def _running(layout: Layout, slug: str) -> bool:
-    from ..commands.reading import running
-    from ..store.questions import find_question
-
-    try:
-        return running(find_question(layout.content, slug).folder)
-    except DiscussError:
-        return False
-
-
-def _last_words(layout: Layout, slug: str) -> str | None:
-    from ..commands.asking import last_words
-    from ..store.questions import find_question
-    from ..text.secrets import scrub
-
-    words = last_words(find_question(layout.content, slug).folder)
-    return scrub(words) if words else None
 
 
 def _with_outcome(layout: Layout, row: dict[str, Any]) -> dict[str, Any]:
