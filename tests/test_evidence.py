@@ -95,7 +95,9 @@ def test_pages_redirects_and_pdfs_are_frozen_with_the_hashes_of_what_was_served(
     result = project.cli("sources", "add", "swarm-power", f"{web}/moved", f"{web}/paper.pdf", "--allow-private",
                          "--json")
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
+    found = json.loads(result.stdout)
+    rows = found["frozen"]
+    assert found["failed"] == [] and not any(r["already"] for r in rows)
     assert rows[0]["finalUrl"].endswith("/long.html") and rows[0]["redirects"]
     assert rows[0]["sha256"] == hashlib.sha256(LONG.encode()).hexdigest()
     assert rows[1]["sha256"] == hashlib.sha256(PDF).hexdigest()
@@ -226,3 +228,36 @@ def test_with_no_project_around_it_a_record_reads_only_what_lies_beside_its_ques
     (tmp_path / "outside.md").write_text("Outside every folder of the site.")
     found = recorded_texts(question, [{"label": "S1", "path": "notes.md"}, {"label": "S2", "path": "../../outside.md"}])
     assert list(found) == ["S1"] and "Beside the question." in found["S1"]
+
+
+def test_pages_are_kept_each_on_its_own_and_those_that_failed_are_named(project, web):
+    result = project.cli("sources", "add", "swarm-power", f"{web}/long.html", f"{web}/missing", "--allow-private")
+    assert result.exit_code == 1, result.output
+    assert "sources/swarm-power/" in result.stdout and f"not frozen: {web}/missing" in result.stderr
+    assert "404" in result.stderr and "nothing was kept" not in result.output
+    question, _ = documents.read(project.question)
+    assert len([s for s in question["sources"] if "sources/swarm-power/" in s]) == 1
+    project.write_panels(scripted_panel(name="offline") + f"search: {{url: '{web}', kind: searxng}}\n")
+    searched = project.cli("sources", "search", "swarm-power", "flywheel storage", "--add", "1,2", "--allow-private",
+                           "--json")
+    found = json.loads(searched.stdout)
+    assert searched.exit_code in (0, 1) and len(found["added"]) + len(found["failed"]) == 2
+
+
+def test_an_address_frozen_before_is_kept_and_refresh_writes_a_new_edition_beside_it(project, web):
+    first = json.loads(project.cli("sources", "add", "swarm-power", f"{web}/trap.html", "--allow-private",
+                                   "--json").stdout)["frozen"][0]
+    path = project.root / first["path"]
+    kept = path.read_bytes()
+    again = project.cli("sources", "add", "swarm-power", f"{web}/trap.html", "--allow-private", "--json")
+    row = json.loads(again.stdout)["frozen"][0]
+    assert again.exit_code == 0 and row["already"] and row["path"] == first["path"] and path.read_bytes() == kept
+    fresh = project.cli("sources", "add", "swarm-power", f"{web}/trap.html", "--allow-private", "--refresh", "--json")
+    newer = json.loads(fresh.stdout)["frozen"][0]
+    assert fresh.exit_code == 0 and not newer["already"] and newer["path"] != first["path"]
+    assert path.read_bytes() == kept  # the earlier edition, which an earlier discussion read, is as it was
+    meta, _ = documents.read(project.root / newer["path"])
+    assert meta["previous"] == path.name
+    question, _ = documents.read(project.question)
+    listed = [s for s in question["sources"] if "sources/swarm-power/" in s]
+    assert listed == ["../../" + newer["path"]]  # the question reads the new edition from now on

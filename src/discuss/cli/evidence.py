@@ -20,17 +20,25 @@ def add(question: str = typer.Argument(..., help="Slug of the question, or path 
         urls: list[str] = typer.Argument(..., help="One or more web addresses (http or https)."),
         allow_private: bool = typer.Option(False, "--allow-private", help="Fetch an address on this machine or a "
                                            "private network too (refused otherwise)."),
-        as_json: bool = typer.Option(False, "--json", help="A row per page, as JSON.")) -> None:
-    """Fetch each page once and keep its readable text as sources/<question>/<name>.md, listed in the question."""
+        refresh: bool = typer.Option(False, "--refresh", help="Fetch an address frozen before again, as a new "
+                                     "edition beside the earlier file (which is kept)."),
+        as_json: bool = typer.Option(False, "--json", help="{frozen, failed} as JSON.")) -> None:
+    """Fetch each page once and keep its readable text as sources/<question>/<name>.md, listed in the question.
+
+    Each address on its own: those kept are listed, those that could not be are named (exit 1 when some
+    failed, 2 when none was kept). An address frozen before is kept as it is, unless --refresh."""
     from ..commands.sourcing import add as freeze
 
-    rows = freeze(layout(), question, urls, allow_private)
+    found = freeze(layout(), question, urls, allow_private, refresh=refresh)
     if as_json:
-        typer.echo(json.dumps(rows, indent=2))
-        return
-    for row in rows:
-        typer.echo(f"{row['path']}: {row['characters']} characters from {row['finalUrl']}"
-                   + (f" ({len(row['redirects'])} redirect(s))" if row["redirects"] else ""))
+        typer.echo(json.dumps(found, indent=2))
+    else:
+        for row in found["frozen"]:
+            typer.echo(f"{row['path']}: " + ("frozen before, kept as it is (--refresh fetches it again)"
+                                             if row["already"] else f"{row['characters']} characters from "
+                                             f"{row['finalUrl']}" + (f" ({len(row['redirects'])} redirect(s))"
+                                                                     if row["redirects"] else "")))
+    _failed(found["failed"])
 
 
 @sources_app.command("search")
@@ -52,8 +60,18 @@ def search(question: str = typer.Argument(..., help="Slug of the question, or pa
     found = ask(layout(), question, query, count, numbers, allow_private)
     if as_json:
         typer.echo(json.dumps(found, indent=2))
-        return
-    for n, r in enumerate(found["results"], 1):
-        typer.echo(f"{n}. {r['title']}\n   {r['url']}\n   {r['snippet'][:200]}")
-    for row in found["added"]:
-        typer.echo(f"frozen: {row['path']} ({row['characters']} characters)")
+    else:
+        for n, r in enumerate(found["results"], 1):
+            typer.echo(f"{n}. {r['title']}\n   {r['url']}\n   {r['snippet'][:200]}")
+        for row in found["added"]:
+            kept = "frozen before, kept" if row["already"] else f"{row['characters']} characters"
+            typer.echo(f"frozen: {row['path']} ({kept})")
+    _failed(found["failed"])
+
+
+def _failed(failed: list[dict[str, str]]) -> None:
+    """Each page that could not be frozen, named on stderr; exit 1 after what was kept is listed."""
+    for row in failed:
+        typer.echo(f"not frozen: {row['url']}: {row['error']}", err=True)
+    if failed:
+        raise typer.Exit(1)

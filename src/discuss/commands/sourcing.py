@@ -28,27 +28,62 @@ SEARCH_DEADLINE = 20.0  # seconds for the endpoint's whole reply
 
 
 def add(layout: Layout, question: str, urls: list[str], allow_private: bool = False,
-        query: str | None = None) -> list[dict[str, Any]]:
-    """Freeze each page; a row per page: {url, finalUrl, path, sha256, characters, redirects}."""
-    from ..providers.pages import fetch
-    from ..store.frozen import freeze, listed, readable
+        query: str | None = None, refresh: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """Freeze each page, each on its own: `{frozen: [{url, finalUrl, path, sha256, characters, redirects,
+    already}], failed: [{url, error}]}`. An address frozen before is kept as it is (`already`), listed in the
+    question if it was not; with `refresh` it is fetched again as a new edition beside the earlier one, which
+    is never written over. InputError where none could be kept (nothing was then written)."""
     from ..store.questions import find_question
 
     if not urls:
         raise InputError("give one or more web addresses to freeze")
-    q = find_question(layout.content, question)
-    rows = []
-    for url in urls:
-        page = fetch(url.strip(), allow_private=allow_private)
+    frozen, failed = _freeze_each(layout, find_question(layout.content, question), urls, allow_private, query, refresh)
+    if not frozen:
+        raise InputError("; ".join(f"{f['url']}: {f['error']}" for f in failed) + "; nothing was kept")
+    return {"frozen": frozen, "failed": failed}
+
+
+def _freeze_each(layout: Layout, q: Any, urls: list[str], allow_private: bool, query: str | None,
+                 refresh: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each page frozen on its own: the rows of those kept, and `{url, error}` for those that could not be."""
+    frozen, failed = [], []
+    for url in (u.strip() for u in urls):
+        try:
+            frozen.append(_freeze_one(layout, q, url, allow_private, query, refresh))
+        except InputError as exc:  # said of this page alone: the others are kept
+            said = str(exc).removesuffix("; nothing was kept")
+            failed.append({"url": url, "error": said.removeprefix(url).lstrip(": ") or said})
+    return frozen, failed
+
+
+def _freeze_one(layout: Layout, q: Any, url: str, allow_private: bool, query: str | None,
+                refresh: bool) -> dict[str, Any]:
+    from ..providers.pages import fetch
+    from ..store.frozen import freeze, frozen_as, listed, readable, title_of
+
+    earlier = frozen_as(layout.root, q.slug, url)
+    if earlier is not None and not refresh:
+        path, already = earlier, True
+        meta, text = _meta(path), _body(path)
+        finals, redirects = str(meta.get("finalUrl") or url), list(meta.get("redirects") or [])
+    else:
+        page = fetch(url, allow_private=allow_private)
         text = readable(page.kind, page.data, page.final_url, page.charset)
-        path = freeze(layout.root, q.slug, page, text)
+        path, already = freeze(layout.root, q.slug, page, text, title_of(page.kind, page.data, page.charset)), False
         if query:
             _note_query(path, query)
-        entry = os.path.relpath(path, q.path.parent).replace(os.sep, "/")
-        listed(q.path, entry, replaces=url.strip())
-        rows.append({"url": page.url, "finalUrl": page.final_url, "path": path.relative_to(layout.root).as_posix(),
-                     "sha256": _meta(path)["sha256"], "characters": len(text), "redirects": page.redirects})
-    return rows
+        finals, redirects = page.final_url, page.redirects
+    entry = os.path.relpath(path, q.path.parent).replace(os.sep, "/")
+    previous = os.path.relpath(earlier, q.path.parent).replace(os.sep, "/") if earlier is not None else None
+    listed(q.path, entry, replaces=previous if previous is not None and not already else url)
+    return {"url": url, "finalUrl": finals, "path": path.relative_to(layout.root).as_posix(),
+            "sha256": _meta(path)["sha256"], "characters": len(text), "redirects": redirects, "already": already}
+
+
+def _body(path: Path) -> str:
+    from ..store import documents
+
+    return documents.read(path)[1].strip()
 
 
 def _meta(path: Path) -> dict[str, Any]:
@@ -67,21 +102,21 @@ def _note_query(path: Path, query: str) -> None:
 
 def search(layout: Layout, question: str, query: str, count: int = 10, add_numbers: list[int] | None = None,
            allow_private: bool = False) -> dict[str, Any]:
-    """What the search endpoint found for `query`, numbered from 1; those numbered in `add_numbers` frozen."""
+    """What the search endpoint found for `query`, numbered from 1, and those numbered in `add_numbers` frozen
+    (`added`), each on its own: those that could not be are in `failed` with why."""
     from ..store.questions import find_question
 
     if not query.strip():
         raise InputError("give a query")
     if not 1 <= count <= MAX_RESULTS:
         raise InputError(f"--count: 1 to {MAX_RESULTS}")
-    find_question(layout.content, question)  # refused before any request, as add would
+    q = find_question(layout.content, question)  # refused before any request, as add would
     results = _ask_engine(layout, query, count)
-    added = []
-    if add_numbers:
-        if bad := [n for n in add_numbers if not 1 <= n <= len(results)]:
-            raise InputError(f"--add {bad[0]}: there are {len(results)} result(s)")
-        added = add(layout, question, [results[n - 1]["url"] for n in add_numbers], allow_private, query=query)
-    return {"query": query, "results": results, "added": added}
+    if bad := [n for n in add_numbers or [] if not 1 <= n <= len(results)]:
+        raise InputError(f"--add {bad[0]}: there are {len(results)} result(s)")
+    added, failed = _freeze_each(layout, q, [results[n - 1]["url"] for n in add_numbers or []], allow_private, query,
+                                 False)
+    return {"query": query, "results": results, "added": added, "failed": failed}
 
 
 def _ask_engine(layout: Layout, query: str, count: int) -> list[dict[str, str]]:

@@ -110,15 +110,18 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
     @app.tool()
     def sources_add(question: str, urls: list[str]) -> dict[str, Any]:
         """Freeze web pages into the question's sources: each fetched once (public addresses only), its
-        readable text kept as sources/<question>/<name>.md and listed in the question's `sources:`."""
+        readable text kept as sources/<question>/<name>.md and listed in the question's `sources:`. Each on its
+        own: {frozen, failed: [{url, error}]}; an address frozen before is kept as it is (`already`); a tool
+        error only where none could be kept."""
         from ..commands.sourcing import add
 
-        return {"frozen": answered(lambda: add(layout, question, urls))}
+        return answered(lambda: add(layout, question, urls))
 
     @app.tool()
     def sources_search(question: str, query: str, count: int = 10, add: list[int] | None = None) -> dict[str, Any]:
-        """Ask the search endpoint panels.yaml names; {query, results: [{title, url, snippet}], added}. `add`:
-        the numbers (from 1) of results to freeze as the question's sources."""
+        """Ask the search endpoint panels.yaml names; {query, results: [{title, url, snippet}], added, failed}.
+        `add`: the numbers (from 1) of results to freeze as the question's sources, each on its own (those that
+        could not be are in `failed` with why)."""
         from ..commands.sourcing import search
 
         return answered(lambda: search(layout, question, query, count, add))

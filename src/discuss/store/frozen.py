@@ -67,26 +67,48 @@ def name_for(url: str, taken: set[str]) -> str:
     return name
 
 
-def freeze(root: Path, slug: str, page: Any, text: str) -> Path:
-    """Write the page as `sources/<slug>/<name>.md`; the same page frozen again is the same file. InputError
-    where a file already there cannot be read (one that links out of the project, `naming.leads_out`)."""
-    folder = root / FOLDER / slug
+def frozen_as(root: Path, slug: str, url: str) -> Path | None:
+    """The latest file a freeze of `url` wrote for the question `slug`, if any. InputError where a file there
+    cannot be read (one that links out of the project, `naming.open_in_project`)."""
+    folder, found = root / FOLDER / slug, None
     for existing in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         try:
             meta, _ = documents.read(existing)
         except ValueError as exc:  # a link out of the project among them: refused by the readers' one rule
             raise InputError(f"{exc}; remove or mend it and freeze again (nothing was kept)") from None
-        if meta.get("url") == page.url:
-            path = existing
-            break
-    else:
-        path = folder / f"{name_for(page.final_url, {p.stem for p in folder.glob('*.md')})}.md"
+        if meta.get("url") == url and (found is None or str(meta.get(MARK)) >= found[0]):
+            found = (str(meta.get(MARK)), existing)
+    return found[1] if found else None
+
+
+def freeze(root: Path, slug: str, page: Any, text: str, title: str | None = None) -> Path:
+    """Write the page as a new file `sources/<slug>/<name>.md`. A file of the same address frozen before is
+    never written over: this edition goes beside it and names it (`previous`), so what an earlier discussion
+    read stays as it was."""
+    folder = root / FOLDER / slug
+    earlier = frozen_as(root, slug, page.url)
+    path = folder / f"{name_for(page.final_url, {p.stem for p in folder.glob('*.md')} if folder.is_dir() else set())}.md"
     meta = {"url": page.url, "finalUrl": page.final_url, "fetchedAt": page.fetched_at, "status": page.status,
             "contentType": page.content_type, "sha256": hashlib.sha256(page.data).hexdigest(),
             "textSha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-            **({"redirects": page.redirects} if page.redirects else {})}
+            **({"title": title} if title else {}), **({"redirects": page.redirects} if page.redirects else {}),
+            **({"previous": earlier.name} if earlier is not None else {})}
     write_atomic(path, documents.render(meta, text + "\n"))
     return path
+
+
+def title_of(kind: str, data: bytes, charset: str | None = None) -> str | None:
+    """An HTML page's title as one line of plain, printable text (outside text: cleaned); None where it has none."""
+    import html
+
+    from ..text.charsets import page_text
+    from ..text.clean import clean
+
+    if kind != "html":
+        return None
+    found = re.search(r"<title[^>]*>(.*?)</title\s*>", page_text(data[:200_000], charset, html=True), re.I | re.S)
+    title = " ".join(clean(html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))).split())[:300] if found else ""
+    return title or None
 
 
 def listed(question: Path, entry: str, replaces: str | None = None) -> bool:
