@@ -71,3 +71,34 @@ def test_an_eval_file_that_links_outside_the_project_is_never_read(project, tmp_
     (single / "a0001.yaml").symlink_to(outside / "a0001.yaml")
     ran = project.cli("eval", "arithmetic", "--panel", "offline", "--items", "1", "--arms", "single:pragmatist")
     assert ran.exit_code == 2 and "outside the project" in ran.stderr and "SECRET" not in ran.output
+
+
+def test_an_eval_page_cites_its_provenance_marks_unequal_compute_and_links_its_items_and_tables(project):
+    ran = project.cli("eval", "arithmetic", "--panel", "offline", "--items", "2", "--arms",
+                      "vote,majority,self-consistency:skeptic", "--max-samples", "1", "-q")
+    assert ran.exit_code == 0, ran.output
+    (project.root / "mkdocs.yml").write_text(MKDOCS + "repo_url: https://github.com/example/research\n")
+    (project.content / "index.md").write_text("# Home\n")
+    site = build(project.root)
+    page = (site / "evals" / "arithmetic" / "index.html").read_text()
+    # The site's navigation stays (the page hides only its own table of contents).
+    assert re.search(r'data-md-type="navigation"\s*>', page) and "Eval: arithmetic" in page
+    # The one rule for a difference, the statistics by name, and where the figures come from.
+    assert "interval clears zero" not in page and "McNemar's exact test over the items both answered" in page
+    assert "Wilson score interval, 95%" in page and "2000 draws seeded by the eval&#39;s seed" in page
+    assert "offline/skeptic" in page and "arithmetic-v1" in page and "<dt>Run</dt><dd>discuss " in page
+    # Self-consistency capped at one sample is not at equal compute: marked on its arm and on every row it enters.
+    arm = re.search(r'<tr data-arm="self-consistency:skeptic"([^>]*)>(.*?)</tr>', page, re.S)
+    assert 'class="discuss-unequal"' in arm.group(1) and "not at equal compute" in arm.group(2)
+    rows = re.findall(r'<tr data-pair="([^"]+)"([^>]*)>(.*?)</tr>', page, re.S)
+    assert rows and all(("not at equal compute" in body) == ("self-consistency" in name) for name, _, body in rows)
+    assert not re.search(r'data-arm="vote"[^>]*discuss-unequal', page)
+    # Each item links to its record in the repository; the tables are published beside the page and linked.
+    assert 'href="https://github.com/example/research/tree/HEAD/evals/arithmetic/vote/a0001/"' in page
+    assert 'href="https://github.com/example/research/tree/HEAD/evals/arithmetic/majority/a0002.yaml"' in page
+    for table in ("items.csv", "arms.csv"):
+        assert f'href="{table}" download' in page
+        assert (site / "evals" / "arithmetic" / table).read_text() == \
+            (project.root / "evals" / "arithmetic" / table).read_text()
+    listed = (site / "evals" / "index.html").read_text()
+    assert "<th>Set</th>" not in listed and re.search(r'data-md-type="navigation"\s*>', listed)
