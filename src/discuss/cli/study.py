@@ -7,10 +7,8 @@ from typing import Any
 
 import typer
 
-from ..commands.repeating import TRIALS, trial_number
 from ..errors import InputError, RunError
 from .base import app, content, handled, layout, root
-from .reading import rescore_spec
 from .running import _estimate_all
 
 FAMILY = "Study"  # the panel of `discuss --help` these commands are listed under
@@ -135,66 +133,22 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
     """The archive as the tables a study reads: one row per discussion, round and vote."""
     import json
 
-    from ..archive.tables import (
-        DIVERGENT,
-        EVAL_ITEMS,
-        EXPERIMENTS,
-        as_csv,
-        divergent_views,
-        eval_item_rows,
-        experiment_rows,
-        tables,
-    )
-    from ..store.files import write_atomic
-    from ..store.yamlio import dump as dump_yaml
+    from ..commands.exporting import export as exported
 
     if csv_dir is None and not as_json:
         raise InputError("give --csv DIR or --json")
-    rows = _archive(questions)
-    found, views = tables(rows), divergent_views(rows)
-    if experiments := experiment_rows(rows, content()):  # only where `discuss audit` was run
-        found[EXPERIMENTS] = experiments
-    if evaluated := eval_item_rows(layout().root):  # only where `discuss eval` was run
-        found[EVAL_ITEMS] = evaluated
-    from ..archive.scores import FORECASTS, resolved
-    from ..archive.scores import rows as graded
-
-    paths = {x.path for x in rows}
-    if forecasts := [r for r in graded(resolved(content())[0]) if r["path"] in paths]:  # only where resolved
-        found[FORECASTS] = forecasts
+    found = exported(root(), content(), questions, csv_dir)
     if as_json:
-        typer.echo(json.dumps({**{name.removesuffix(".csv"): table for name, table in found.items()},
-                               "divergent_views": views}, indent=2))
+        typer.echo(json.dumps(found.document(), indent=2))
     if csv_dir is not None:
-        for name, table in found.items():
-            write_atomic(csv_dir / name, as_csv(table))
-        write_atomic(csv_dir / DIVERGENT, dump_yaml({"schema": 1, "divergentViews": views}))
-        trials = sum(1 for row in found["discussions.csv"] if row.get("trial") not in (None, ""))
+        tables = found.tables
+        trials = sum(row.get("trial") not in (None, "") for row in tables["discussions.csv"])
         kinds = f" ({trials} of them trials)" if trials else ""
-        more = "".join(f", {len(found[name])} row(s) of {name}" for name in (EXPERIMENTS, EVAL_ITEMS, FORECASTS)
-                       if name in found)
-        typer.echo(f"{len(found['discussions.csv'])} discussion(s){kinds}, {len(found['rounds.csv'])} round(s), "
-                   f"{len(found['votes.csv'])} vote(s), {len(views)} divergent view(s){more} written to {csv_dir}: "
-                   f"{', '.join([*found, DIVERGENT])}", err=as_json)
-
-
-def _archive(questions: list[str] | None) -> list[Any]:
-    """The discussions of these questions (default: every one), each its own, its follow-ups' and its trials'."""
-    from ..archive.tables import located
-    from ..store import discussions as store
-    from ..store.followups import part_files
-    from ..store.layout import question_files
-    from ..store.questions import find_question, read_question
-
-    asked = [find_question(content(), ref) for ref in questions] if questions else [
-        read_question(p) for p in question_files(content())]
-    rows = []
-    for q in asked:
-        folders = [(q, q.folder, None)] + [(read_question(p), p.with_suffix(""), n)
-                                            for n, p in enumerate(part_files(q), 2)]
-        folders += [(q, f, None) for f in sorted((q.folder / TRIALS).glob("trial-*"), key=trial_number)]
-        rows += [located(owner, d, f, content(), n) for owner, f, n in folders if (d := store.load(f)) is not None]
-    return rows
+        more = "".join(f", {len(rows)} row(s) of {name}" for name, rows in tables.items()
+                       if name not in ("discussions.csv", "rounds.csv", "votes.csv"))
+        typer.echo(f"{len(tables['discussions.csv'])} discussion(s){kinds}, {len(tables['rounds.csv'])} round(s), "
+                   f"{len(tables['votes.csv'])} vote(s), {len(found.divergent_views)} divergent view(s){more} "
+                   f"written to {csv_dir}: {', '.join(found.written)}", err=as_json)
 
 
 @app.command(name="rescore", rich_help_panel=FAMILY)
@@ -205,29 +159,18 @@ def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or 
     """Re-score the recorded ballots of the archive's vote discussions: how many round winners would change."""
     import json
 
-    from ..protocols import get_protocol
+    from ..commands.exporting import rescore
 
-    setting, values = rescore_spec(spec)
-    found = []
-    for x in _archive(questions):
-        try:
-            done = get_protocol(x.d.protocol).figures.rescore(x.d, setting, values)
-        except InputError as exc:
-            raise InputError(f"{spec!r}: {exc}") from None
-        if done is not None:
-            found.append({"path": x.path, "questionSlug": x.d.question_slug, "variants": done[0]})
-    if not found:
-        raise InputError(f"no discussion here can be re-scored by {setting or spec}")
+    found = rescore(content(), spec, questions)
     if as_json:
-        typer.echo(json.dumps(found, indent=2))
+        typer.echo(json.dumps([f.to_json() for f in found], indent=2))
         return
-    for i, value in enumerate(found[0]["variants"]):
-        rounds = sum(len(f["variants"][i]["winners"]) for f in found)
-        changed = [f for f in found if f["variants"][i]["changed"]]
-        typer.echo(f"{value['label']}: {sum(len(f['variants'][i]['changed']) for f in changed)} of {rounds} round winner(s) "
+    for i in range(len(found[0].variants)):
+        rounds = sum(f.rounds(i) for f in found)
+        changed = [f for f in found if f.changed(i)]
+        typer.echo(f"{found[0].label(i)}: {sum(len(f.changed(i)) for f in changed)} of {rounds} round winner(s) "
                    f"change, in {len(changed)} of {len(found)} discussion(s)"
-                   + "".join(f"\n  {f['path']}: round(s) {', '.join(map(str, f['variants'][i]['changed']))}"
-                             for f in changed))
+                   + "".join(f"\n  {f.path}: round(s) {', '.join(map(str, f.changed(i)))}" for f in changed))
 
 
 @app.command("eval", rich_help_panel=FAMILY)
