@@ -147,3 +147,31 @@ def interval_chart(rows: list[tuple[str, float, float, float]], title: str) -> s
                      f'{estimate * 100:.0f}% ({low * 100:.0f}-{high * 100:.0f})</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def calibration_chart(bins: list[dict], title: str) -> str:
+    """Stated probability (x) against the share that came true (y), a point per bin with cases, its area by how
+    many; the diagonal is perfect calibration. `bins`: {low, high, n, stated, cameTrue}."""
+    side, pad = 260, 40
+    at = lambda v: pad + max(0.0, min(v, 1.0)) * side  # noqa: E731
+    up = lambda v: pad + side - max(0.0, min(v, 1.0)) * side  # noqa: E731
+    parts = [f'<svg class="discuss-chart discuss-calibration" role="img" viewBox="0 0 {side + 2 * pad + 140} '
+             f'{side + 2 * pad}" xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
+             f'<text x="0" y="16" class="discuss-chart-title">{escape(title)}</text>',
+             f'<rect x="{pad}" y="{pad}" width="{side}" height="{side}" fill="none" stroke="#bbb"/>',
+             f'<line x1="{at(0)}" y1="{up(0)}" x2="{at(1)}" y2="{up(1)}" stroke="#999" stroke-dasharray="4 3"/>',
+             f'<text x="{pad}" y="{side + pad + 28}">stated probability of yes</text>',
+             f'<text x="{side + pad + 8}" y="{pad + 10}">came true</text>']
+    for v in (0.0, 0.5, 1.0):
+        parts.append(f'<text x="{at(v) - 8:.1f}" y="{side + pad + 14}">{v:g}</text>'
+                     f'<text x="{pad - 24}" y="{up(v) + 4:.1f}">{v:g}</text>')
+    most = max((b["n"] for b in bins), default=0) or 1
+    for b in bins:
+        if not b["n"] or b["stated"] is None or b["cameTrue"] is None:
+            continue
+        radius = 3 + 9 * (b["n"] / most) ** 0.5
+        parts.append(f'<circle cx="{at(b["stated"]):.1f}" cy="{up(b["cameTrue"]):.1f}" r="{radius:.1f}" '
+                     f'fill="{color(0)}" fill-opacity="0.6"><title>{b["low"]:g} to {b["high"]:g}: {b["n"]} stated, '
+                     f'{b["cameTrue"] * 100:.0f}% came true</title></circle>')
+    parts.append("</svg>")
+    return "".join(parts)

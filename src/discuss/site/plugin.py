@@ -73,12 +73,6 @@ def wide_page(title: str) -> str:
     return f"---\nhide:\n  - navigation\n  - toc\n---\n\n# {title}\n"
 
 
-def eval_page(title: str) -> str:
-    """An eval's page (or their list): the site's navigation kept, so a reader can go on from it, and the page's
-    own table of contents hidden, so its tables have the room."""
-    return f"---\nhide:\n  - toc\n---\n\n# {title}\n"
-
-
 def data_path(x: Entry) -> str:
     """Where a discussion lives under the docs folder: its question's folder, a part's or a trial's in it."""
     if x.trial is not None:
@@ -94,6 +88,9 @@ class DiscussConfig(base.Config):
     leaderboard = c.Type(bool, default=True)
     leaderboard_page = c.Type(str, default="leaderboard.md")
     leaderboard_title = c.Type(str, default="Leaderboard")
+    track_record = c.Type(bool, default=True)  # forecasts and decisions graded against what happened
+    track_record_page = c.Type(str, default="track-record.md")
+    track_record_title = c.Type(str, default="Track record")
     analysis = c.Type(bool, default=True)  # the archive's figures, repeated trials and the study's tables
     analysis_page = c.Type(str, default="analysis.md")
     analysis_title = c.Type(str, default="Analysis")
@@ -157,6 +154,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
         pages = {self.config.index_page: wide_page(self.config.index_title)}
         if self.config.leaderboard:
             pages[self.config.leaderboard_page] = wide_page(self.config.leaderboard_title)
+        if self.config.track_record:
+            pages[self.config.track_record_page] = wide_page(self.config.track_record_title)
         if self.config.analysis:
             pages[self.config.analysis_page] = wide_page(self.config.analysis_title)
             study = _study(entries)
@@ -171,12 +170,8 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             for warning in warned:
                 log.warning(warning)
             if self.evals:
-                pages[f"{evals.FOLDER}/index.md"] = eval_page("Evaluations")
-            pages |= {f"{evals.FOLDER}/{name}.md": eval_page(f"Eval: {name}") for name in self.evals}
-            for name, report in self.evals.items():  # its tables beside its page, linked from it
-                for table, text in report["published"]["tables"].items():
-                    if files.get_file_from_path(uri := f"{evals.FOLDER}/{name}/{table}") is None:
-                        files.append(File.generated(config, uri, content=text))
+                pages[f"{evals.FOLDER}/index.md"] = wide_page("Evaluations")
+            pages |= {f"{evals.FOLDER}/{name}.md": wide_page(f"Eval: {name}") for name in self.evals}
         for uri, content in pages.items():
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, content=content))
@@ -297,11 +292,15 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             if name == "index":
                 return html + render.evals_index(self.evals, self._linker(page, files))
             if name in self.evals:
-                return html + render.eval_page(name, self.evals[name], self._linker(page, files), config.repo_url)
+                return html + render.eval_page(name, self.evals[name])
         if self.config.leaderboard and uri == self.config.leaderboard_page:
             entries = list(self.entries.values())
             return html + render.leaderboard_page([e.discussion for e in entries if e.discussion],
                                                   render.unfound_quotes(entries))
+        if self.config.track_record and uri == self.config.track_record_page:
+            from .outcomes import track_record_page
+
+            return html + track_record_page(Path(config.docs_dir) / self.config.questions_dir)
         return html
 
     def _shown(self, entry: Entry) -> list[Rendered]:

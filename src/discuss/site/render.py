@@ -170,6 +170,9 @@ def _env() -> Environment:
     env.filters["address"] = web_address
     env.filters["frozen_name"] = lambda path: "/".join(p for p in str(path).split("/") if p not in ("..", "."))
     env.globals["bracket"] = lambda rounds, names: Markup(charts.bracket(rounds, names))
+    from .outcomes import outcome_view
+
+    env.globals["outcome_of"] = outcome_view  # a resolved question's outcome, first on its page
     return env
 
 
@@ -413,13 +416,11 @@ def analysis_page(entries: list[Entry], href: Callable[[str], str], files: list[
         f=analysis.figures(own), trials=analysis.trial_rows(entries), files=files, href=href))
 
 
-def eval_page(name: str, report: dict[str, Any], href: Callable[[str], str] | None = None,
-              repository: str | None = None) -> str:
-    """An eval's report as a page: the accuracy chart first, then each table, its items linked to their records
-    (in `repository`, where the site names one), its tables (`href`) and its provenance."""
+def eval_page(name: str, report: dict[str, Any]) -> str:
+    """An eval's report as a page: the accuracy chart first, then each table."""
     from . import evals
 
-    return labelled(ENV.get_template("eval.html.j2").render(e=evals.view(name, report, repository), href=href))
+    return labelled(ENV.get_template("eval.html.j2").render(e=evals.view(name, report)))
 
 
 def evals_index(reports: dict[str, dict[str, Any]], href: Callable[[str], str]) -> str:

@@ -1,0 +1,44 @@
+"""What the site shows of outcomes and forecasts: a resolved question's outcome at the top of its page (what
+happened, whether the decision was borne out, the panel's and each member's probability), each round's
+forecasts, and the track record page (`discuss scores` as tables, with a calibration chart)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from ..store.outcomes import forecasts_by_round, panel_forecast, read_outcome
+
+
+def outcome_view(entry: Any) -> dict[str, Any] | None:
+    """{outcome, rounds: [(number, [(name, p)])], panel, members: [(name, p)]} for an entry's page; None where
+    its discussion has neither an outcome nor forecasts."""
+    d = entry.discussion
+    if d is None or entry.error:
+        return None
+    outcome = read_outcome(entry.question.folder)
+    rounds = forecasts_by_round(d)
+    if outcome is None and not rounds:
+        return None
+    names = {m.id: m.name for m in d.panel.members}
+    panel = panel_forecast(d) or {}
+    return {"outcome": outcome,
+            "rounds": [(n, [(names.get(pid, pid), p) for pid, p in given.items()]) for n, given in rounds],
+            "panel": panel.get("probability"), "rule": panel.get("rule"),
+            "members": [(names.get(pid, pid), p) for pid, p in (panel.get("members") or {}).items()]}
+
+
+def track_record_page(content: Path) -> str:
+    """The track record of the resolved questions under `content`, as the site's page shows it."""
+    from ..archive.scores import resolved, scores
+    from .charts import calibration_chart
+    from .render import ENV, labelled
+
+    items, warnings = resolved(content)
+    found = scores(items)
+    bins = found["calibration"]["members"]
+    chart = Markup(calibration_chart(bins, "Calibration of the members' forecasts")) if any(b["n"] for b in bins) \
+        else None
+    return labelled(ENV.get_template("record.html.j2").render(s=found, chart=chart, warnings=warnings))
