@@ -46,6 +46,22 @@ def check(d: Discussion, folder: Path, index: dict[str, Any],
     return found, notes
 
 
+def checked(d: Discussion, folder: Path, q: Question | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """`check` with the index read from the discussion's folder: what `verify` says of it without a base."""
+    from ..store import yamlio
+    from ..store.documents import read_text
+    from ..store.layout import DISCUSSION_FILE
+
+    index = yamlio.load(read_text(folder / DISCUSSION_FILE), written=True)
+    return check(d, folder, index if isinstance(index, dict) else {}, q)
+
+
+def held(found: list[dict[str, Any]], notes: list[str]) -> bool | None:
+    """Whether a record holds, as the verdict and every view say it: False where a check found anything, None
+    where its protocol offers no recomputation (not known to hold), else True."""
+    return False if found else None if any(NO_RECOMPUTATION in n for n in notes) else True
+
+
 def asked(d: Discussion, q: Question) -> list[dict[str, Any]]:
     """The question as written now against what the recorded rounds were asked (the record's digest of its
     title and background): an edit after a round answered it is a finding naming that round."""

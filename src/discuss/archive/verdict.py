@@ -31,7 +31,7 @@ from typing import Any
 
 from ..domain import Discussion, Question
 from ..protocols import get_protocol
-from .integrity import NO_RECOMPUTATION
+from .integrity import held
 
 SPLIT = 0.5
 MOST_FAILED = 0.25
@@ -100,8 +100,7 @@ def verdict(q: Question, d: Discussion | None, digest: str | None, findings: lis
     if q.decision:
         given = d.conclusion.decision if d.conclusion is not None else ""
         decision = given if given in q.decision and not unsure else UNCLEAR
-    unknown = any(NO_RECOMPUTATION in n for n in notes or [])
-    verified = False if findings else None if unknown else True
+    verified = held(findings or [], notes or [])
     if verified is False:
         decision, sure = UNVERIFIED, None
     return base | {

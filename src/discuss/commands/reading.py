@@ -22,14 +22,34 @@ def status_rows(content: Path, question: str | None = None,
     if question is None:
         from ..store.statuses import summaries
 
-        found, warnings = summaries(content)
+        found, warnings = summaries(content, holds)
         rows = [status_json(slug, s) for slug, s in found]
         return [r for r in rows if status is None or r["status"] == status], warnings
+    from dataclasses import replace
+
     from ..store import discussions as store
     from ..store.questions import find_question
 
     q = find_question(content, question)
-    return [r for r in [status_json(q.slug, store.summary(q.folder))] if status is None or r["status"] == status], []
+    s = store.summary(q.folder)
+    s = None if s is None else replace(s, verified=holds(str(q.folder)))
+    return [r for r in [status_json(q.slug, s)] if status is None or r["status"] == status], []
+
+
+def holds(folder: str) -> bool | None:
+    """Whether the discussion in `folder` holds under the checks `verify` runs without a base, as `status` and
+    the views mark it: None where none was started or its protocol offers no recomputation; a record that
+    cannot be read does not hold (`verify` names it)."""
+    from ..archive.integrity import checked, held
+    from ..store import discussions as store
+    from .verifying import question_beside
+
+    path = Path(folder)
+    try:
+        d = store.load(path)
+        return None if d is None else held(*checked(d, path, question_beside(path)))
+    except (InputError, ValueError, OSError):
+        return False
 
 
 LISTED = ("not started", *STATUSES)  # what a status row says of a discussion

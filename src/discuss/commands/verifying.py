@@ -53,7 +53,7 @@ def verify(layout: Layout, questions: list[str], base: str | None = None) -> dic
             continue
         if d is None:
             continue
-        q = _question(folder)
+        q = question_beside(folder)
         found, said = check(d, folder, index if isinstance(index, dict) else {}, q)
         findings += [{"question": name, **f} for f in found]
         notes += [{"question": name, "note": n} for n in said]
@@ -93,7 +93,7 @@ def _moved(layout: Layout, was: Path) -> dict[str, Any]:
                                           f"panel file's content: at {after}/ (the base's folder is checked)")}
 
 
-def _question(folder: Path) -> Question | None:
+def question_beside(folder: Path) -> Question | None:
     """The question file beside a discussion folder, as read now; None where there is none (a trial's) or it
     cannot be read (a finding of `check`, not of the record)."""
     from ..store.questions import read_question
@@ -111,21 +111,17 @@ def _question(folder: Path) -> Question | None:
 def verdict(layout: Layout, question: str) -> dict[str, Any]:
     """`discuss verdict --json`: the question's outcome as a decision (see `archive/verdict.py`), with whether
     its record holds under the checks `verify` runs without a base (its findings where it does not)."""
-    from ..archive.integrity import check
+    from ..archive.integrity import checked
     from ..archive.verdict import verdict as decided
     from ..store import discussions as store
-    from ..store import yamlio
     from ..store.chain import head
-    from ..store.documents import read_text
     from ..store.questions import find_question
 
     q = find_question(layout.content, question)
     d = store.load(q.folder)
     if d is None:
         return decided(q, None, None)
-    index = yamlio.load(read_text(q.folder / DISCUSSION_FILE), written=True)
-    found, notes = check(d, q.folder, index if isinstance(index, dict) else {}, q)
-    return decided(q, d, head(d.record), found, notes)
+    return decided(q, d, head(d.record), *checked(d, q.folder, q))
 
 
 def _folders(layout: Layout, questions: list[str]) -> list[Path]:

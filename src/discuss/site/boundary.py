@@ -27,7 +27,7 @@ from typing import Any
 from ..store.audits import AUDIT
 from ..text.clean import visible
 
-STATUSES = ("open", "active", "concluded", "closed")
+STATUSES = ("open", "active", "concluded", "closed", "unverified")  # the last: its record does not hold
 # Material's `hide:` values; anything else would only be noise in the page.
 HIDE = frozenset({"navigation", "toc", "footer", "feedback", "tags", "path"})
 PLAIN_TAG = re.compile(r"[\w][\w .+#/-]{0,63}")  # fullmatch: no newline slips past

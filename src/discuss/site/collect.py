@@ -33,11 +33,18 @@ class Entry:
     parts: list[Entry] = field(default_factory=list)
     trial: int | None = None  # K for `<question>/trials/trial-K/`: published as data, never as a page
     trials: list[Entry] = field(default_factory=list)
+    verified: bool | None = None  # whether its record holds under `discuss verify`'s checks (None: not known)
+    findings: list[str] = field(default_factory=list)  # what those checks found, in words
 
     @property
     def prefix(self) -> str:
         """Before every id on the page, so parts' rounds and tabs never collide."""
         return f"part-{self.part}-" if self.part > 1 else ""
+
+    @property
+    def unsound(self) -> bool:
+        """Whether the record of this discussion, or of one of its follow-ups, does not hold."""
+        return any(x.verified is False for x in (self, *self.parts))
 
     @property
     def folder_uri(self) -> str:
@@ -51,6 +58,20 @@ def _read(q: Question, src_uri: str, sig: tuple, docs_dir: Path, part: int = 1) 
     except InputError as exc:
         # Said on a published page: paths relative to the docs folder, never this machine's.
         entry.error = str(exc).replace(f"{docs_dir.resolve()}{os.sep}", "").replace(f"{docs_dir}{os.sep}", "")
+    return entry
+
+
+def verified(entry: Entry) -> Entry:
+    """The entry with whether its record holds under the checks `discuss verify` runs without a base, and
+    their findings in words: the page, the index, the home page and the navigation mark one that does not."""
+    from ..archive.integrity import checked, held
+
+    if entry.discussion is not None:
+        try:
+            found, notes = checked(entry.discussion, entry.question.folder, entry.question)
+        except (InputError, ValueError, OSError):
+            found, notes = [{"message": "its index cannot be read again to be checked"}], []
+        entry.verified, entry.findings = held(found, notes), [str(f["message"]) for f in found]
     return entry
 
 
@@ -125,10 +146,10 @@ def collect(docs_dir: Path, questions_dir: str = "") -> tuple[list[Entry], list[
         except InputError as exc:
             warnings.append(str(exc))
             continue
-        entry = _read(q, path.relative_to(docs_dir).as_posix(), sig, docs_dir)
+        entry = verified(_read(q, path.relative_to(docs_dir).as_posix(), sig, docs_dir))
         for n, part in enumerate(part_files(q), 2):
             try:
-                entry.parts.append(_read(read_question(part), entry.src_uri, sig, docs_dir, n))
+                entry.parts.append(verified(_read(read_question(part), entry.src_uri, sig, docs_dir, n)))
             except InputError as exc:
                 warnings.append(str(exc))
         entry.trials = _trials(q, entry.src_uri, sig, docs_dir)

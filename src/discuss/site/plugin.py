@@ -33,12 +33,14 @@ JS = "assets/discuss.js"
 SHIM = "assets/vendor/iframe-worker-shim.js"
 SHIPPED = (CSS, JS, SHIM, "assets/vendor/iframe-worker-LICENSE")
 DATA = "discussions.json"
-# The theme's page-status icon beside each question in the navigation: its discussion's status.
+# The theme's page-status icon beside each question in the navigation: its discussion's status, or a warning
+# where its record (or a follow-up's) does not hold.
 STATUS_TOOLTIPS = {
     "open": "Open: not discussed yet",
     "active": "Under discussion",
     "concluded": "Concluded",
     "closed": "Closed without a conclusion",
+    "unverified": "Its record does not hold: discuss verify names why",
 }
 
 
@@ -263,7 +265,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             page.meta = boundary.any_page_meta(page.meta, config.extra.get("status") or {})
             return markdown
         # Every page is read before any is rendered, so the navigation shows every question's status.
-        status = entry.discussion.status if entry.discussion else "open"
+        status = "unverified" if entry.unsound else entry.discussion.status if entry.discussion else "open"
         page.meta, refused = boundary.page_meta(page.meta, status)
         if refused:
             log.warning(f"{page.file.src_uri}: front matter {', '.join(refused)} not passed to the theme")

@@ -260,6 +260,8 @@ def view_of(entry: Entry) -> dict[str, Any] | None:
         return None
     view = discussion_view(entry.discussion)
     view["quotes"] = quote_checks(entry, view)
+    if entry.findings:  # every check `discuss verify` runs, the chain's among them, where collect made them
+        view["inconsistent"] = entry.findings
     return view
 
 
@@ -390,7 +392,7 @@ def index_row(e: Entry, href: str) -> dict[str, Any]:
             "status": "unreadable" if e.error else d.status if d else "not started",
             "started": d.started_at if d else "", "rounds": sum(r.complete for r in d.rounds) if d else 0,
             "leader": names.get(top, top) if top else None, "cost": d.usage.cost if d else None,
-            "outcome": gist(d.conclusion.summary) if d and d.conclusion else ""}
+            "outcome": gist(d.conclusion.summary) if d and d.conclusion else "", "unsound": e.unsound}
 
 
 def leaderboard_page(discussions: list[Discussion], unfound: dict[str, int] | None = None) -> str:

@@ -1,22 +1,23 @@
 """What `discuss status` read of each discussion, kept between runs, so a large archive is stat'ed, not read.
 
-A row is reused only while every file it came from is the same file: the question file, the discussion's
-index, its audit folder and its folder (where follow-up parts appear), each compared by inode, size and
-modification and change times, as git compares its index. Every write of ours replaces a file (a new
-inode), and an edit by hand changes its times. The cache lives with this user's lock files, outside the
-project: it is never committed, and losing it costs one slower status.
+A row is reused only while every file it came from is the same file: the question file and every file and
+folder under its discussion's folder (rounds, conclusion, audits, follow-up parts), each compared by inode,
+size and modification and change times, as git compares its index. Every write of ours replaces a file (a
+new inode), and an edit by hand changes its times. A row keeps whether the record holds under `discuss
+verify`'s checks, so a discussion is verified again only when one of its files changed. The cache lives with
+this user's lock files, outside the project: it is never committed, and losing it costs one slower status.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from ..domain import Usage
-from .layout import AUDIT, DISCUSSION_FILE
 from .summary import Summary
 
 FIELDS = tuple(f.name for f in fields(Summary))
@@ -29,7 +30,7 @@ def identity(s: os.stat_result | None) -> list[int] | None:
     return None if s is None else [s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns]
 
 
-def _identity(path: str) -> list[int] | None:
+def identity_of(path: str) -> list[int] | None:
     try:
         return identity(os.stat(path))
     except OSError:
@@ -50,22 +51,56 @@ def look(path: str, seen: Seen, link: bool = False) -> os.stat_result | None:
     return found
 
 
-def sources(question: str, seen: Seen | None = None) -> list[Any]:
-    """The identities of the files a question's row is read from (a follow-up part's too: it is a question
-    file with a discussion folder of its own), by the question file's path (`<folder>.md`); where `seen`
-    has a path, as it was when read (a first status looks at each file once)."""
-    folder = question[:-3]
-    paths = (question, f"{folder}/{DISCUSSION_FILE}", f"{folder}/{AUDIT}", folder)
-    if seen is None:
-        return [_identity(p) for p in paths]
-    return [identity(seen[p]) if p in seen else _identity(p) for p in paths]
+def sources(question: str) -> list[Any]:
+    """The identities of the files a question's rows are read from (its follow-up parts' too, which live in
+    its folder), by the question file's path (`<folder>.md`): the question file's, and a digest of every
+    file's under the discussion's folder (`walked`)."""
+    return [identity_of(question), walked(question[:-3])]
+
+
+def walked(folder: str) -> str | None:
+    """A digest of the path and identity of every file and folder under `folder` (None where there is none;
+    "" where a link is met: a row read through a link is read again each time, since what the link points
+    at can change while the link stays the same)."""
+    import hashlib
+
+    try:
+        top = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(top.st_mode):
+        return ""
+    lines: list[str] = []
+    if not _walk(folder, lines):
+        return ""
+    return hashlib.blake2b("\n".join(lines).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def _walk(folder: str, lines: list[str]) -> bool:
+    """Each entry under `folder` as a line of `lines`, folders entered; False where a link (or an entry that
+    vanished as it was looked at) is met."""
+    try:
+        with os.scandir(folder) as found:
+            entries = sorted(found, key=lambda e: e.name)
+    except OSError:
+        return False
+    for e in entries:
+        try:
+            s = e.stat(follow_symlinks=False)
+        except OSError:
+            return False
+        if stat.S_ISLNK(s.st_mode):
+            return False
+        lines.append(f"{e.path} {s.st_ino} {s.st_size} {s.st_mtime_ns} {s.st_ctime_ns}")
+        if stat.S_ISDIR(s.st_mode) and not _walk(e.path, lines):
+            return False
+    return True
 
 
 def fresh(entry: Any, identities: list[Any]) -> bool:
-    """Whether a kept entry `[sources, rows, parts]` still holds: the question's files (their `identities`
-    now), and each part's."""
-    return (isinstance(entry, list) and len(entry) == 3 and entry[0] == identities
-            and all(isinstance(part, str) and ids == sources(part) for part, ids in entry[2]))
+    """Whether a kept entry `[sources, rows]` still holds: its question's files are as they were (their
+    `identities` now), none of them a link."""
+    return isinstance(entry, list) and len(entry) == 2 and entry[0] == identities and identities[1] != ""
 
 
 def _file(content: Path) -> Path:

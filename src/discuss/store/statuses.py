@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -150,24 +152,29 @@ def _plain_rounds(data: dict[str, Any]) -> bool:
             and all(isinstance(r, dict) for r in rounds) and legacy().round_winners(rounds) is not None)
 
 
-def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str]]:
-    """Every discussion's summary by slug (None: not started), each with its follow-ups after it, and warnings
-    about files left out. A file is read quickly where it is plain, by the full reader where not."""
+Holds = Callable[[str], "bool | None"]  # a discussion folder's record: whether it holds (None: not known)
+
+
+def summaries(content: Path, holds: Holds) -> tuple[list[tuple[str, Summary | None]], list[str]]:
+    """Every discussion's summary by slug (None: not started), each with its follow-ups after it and whether
+    its record holds (`holds`, asked only of a discussion one of whose files changed since it was kept), and
+    warnings about files left out. A file is read quickly where it is plain, by the full reader where not."""
     from . import statuscache
     from .forked import share
 
     kept, now = statuscache.load(content), {}
     keys = question_names(content) if content.is_dir() else []
     found: dict[str, tuple[list[tuple[str, Summary | None]], list[str]]] = {}
-    for key in keys:
-        if (known := kept.get(key)) is not None and statuscache.fresh(known, statuscache.sources(key)):
+    # Whether a kept row still holds walks every file of its discussion: shared, like the reading, with copies.
+    for key, done in zip(keys, share(keys, lambda part: _readings(part, holds, kept)), strict=True):
+        if done is None:  # as kept
             try:
-                found[key] = statuscache.decode(known[1]), []
-            except (TypeError, KeyError, ValueError):  # a damaged cache is only a slower status: read again
+                found[key] = statuscache.decode(kept[key][1]), []
+                now[key] = kept[key]
                 continue
-            now[key] = known
-    todo = [key for key in keys if key not in found]
-    for key, (rows, entry, said) in zip(todo, share(todo, _readings), strict=True):
+            except (TypeError, KeyError, ValueError):  # a damaged cache is only a slower status: read again
+                done = _readings([key], holds, {})[0]
+        rows, entry, said = done
         found[key] = statuscache.decode(rows), said
         if entry is not None:  # a row that warned is read again next time, and warns again
             now[key] = entry
@@ -176,35 +183,40 @@ def summaries(content: Path) -> tuple[list[tuple[str, Summary | None]], list[str
     return [row for key in keys for row in found[key][0]], [w for key in keys for w in found[key][1]]
 
 
-def _readings(keys: list[str]) -> list[tuple[list[Any], list[Any] | None, list[str]]]:
-    """Each question's rows, read from its files and encoded as the cache keeps them, its cache entry (None
-    where a file warned) and its warnings."""
+def _readings(keys: list[str], holds: Holds,
+              kept: dict[str, Any]) -> list[tuple[list[Any], list[Any] | None, list[str]] | None]:
+    """For each question, None where its `kept` entry still holds; else its rows, read from its files and
+    encoded as the cache keeps them, its cache entry (None where a file warned) and its warnings."""
     from . import statuscache
 
-    out: list[tuple[list[Any], list[Any] | None, list[str]]] = []
+    out: list[tuple[list[Any], list[Any] | None, list[str]] | None] = []
     for key in keys:
+        if (known := kept.get(key)) is not None and statuscache.fresh(known, statuscache.sources(key)):
+            out.append(None)
+            continue
         warnings: list[str] = []
         seen: Seen = {}
-        rows, parts = _rows(key, warnings, seen)
-        encoded = statuscache.encode(rows)
-        entry = [statuscache.sources(key, seen), encoded, [[p, statuscache.sources(p, seen)] for p in parts]]
-        out.append((encoded, None if warnings else entry, warnings))
+        walked = statuscache.walked(key[:-3])  # before what is in it is read: a change meanwhile is seen next time
+        encoded = statuscache.encode(_rows(key, warnings, seen, holds))
+        first = statuscache.identity(seen[key]) if key in seen else statuscache.identity_of(key)
+        out.append((encoded, None if warnings or walked == "" else [[first, walked], encoded], warnings))
     return out
 
 
 # The archive's paths stay text here: a first status over ten thousand discussions made a Path of each
 # file it looked at, a sixth of its time.
 
-def _rows(path: str, warnings: list[str], seen: Seen) -> tuple[list[tuple[str, Summary | None]], list[str]]:
-    """A question's row and its follow-ups' after it, and the follow-ups' question files."""
-    found = _row(path, warnings, seen)
+def _rows(path: str, warnings: list[str], seen: Seen, holds: Holds) -> list[tuple[str, Summary | None]]:
+    """A question's row and its follow-ups' after it, each with whether its record holds."""
+    found = _row(path, warnings, seen, holds)
     # Only a finished discussion can have been followed up.
     parts = part_names(path[:-3]) if found and found[1] and found[1].status in FINISHED else []
-    return ([found] if found else []) + [row for row in (_row(p, warnings, seen) for p in parts) if row], parts
+    return ([found] if found else []) + [row for row in (_row(p, warnings, seen, holds) for p in parts) if row]
 
 
-def _row(path: str, warnings: list[str], seen: Seen) -> tuple[str, Summary | None] | None:
-    """A question file's slug and its discussion's summary; None where either cannot be read (a warning)."""
+def _row(path: str, warnings: list[str], seen: Seen, holds: Holds) -> tuple[str, Summary | None] | None:
+    """A question file's slug and its discussion's summary with whether its record holds; None where either
+    cannot be read (a warning)."""
     from .statuscache import look
 
     folder = path[:-3]  # the discussion's folder: the file's path without `.md`
@@ -217,7 +229,9 @@ def _row(path: str, warnings: list[str], seen: Seen) -> tuple[str, Summary | Non
     if slug is None:
         return None
     found = _summary(folder, warnings, seen)
-    return None if found is False else (slug, found)
+    if found is False:
+        return None
+    return slug, None if found is None else replace(found, verified=holds(folder))
 
 
 def _full_slug(path: str, warnings: list[str]) -> str | None:

@@ -37,6 +37,7 @@ class Summary:
     protocol: str = DEFAULT  # a discussion written before the head named it, or Dyson's
     waiting_for: tuple[str, ...] = ()  # people whose forms the last run stopped at
     audits: Usage | None = None  # what its audits' re-asks spent, where it has any
+    verified: bool | None = None  # whether its record holds under `discuss verify`'s checks (None: unknown)
 
 
 def with_audits(s: Summary | None, folder: Path | str) -> Summary | None:
