@@ -104,6 +104,7 @@ def audit(question: str = typer.Argument(..., help="Slug or path of a vote discu
     import json
 
     from ..archive.report import Progress
+    from ..commands.auditing import AuditEstimate
     from ..commands.auditing import audit as run_audit
     from ..text.tables import money
 
@@ -111,16 +112,16 @@ def audit(question: str = typer.Argument(..., help="Slug or path of a vote discu
     found = run_audit(root(), content(), question, round_number, orders, padding, estimate, panel,
                       on_event=None if quiet else progress.event, on_note=progress.note)
     if as_json:
-        typer.echo(json.dumps(found, indent=2))
-    elif estimate:
-        typer.echo(f"{found['slug']}: the audit of round {found['round']} would make at most {found['calls']} calls, "
-                   f"{found['promptTokens']} prompt and {found['completionTokens']} completion tokens, "
-                   f"{money(found['cost']) if found['cost'] is not None else 'cost unknown'}")
+        typer.echo(json.dumps(found.to_json(), indent=2))
+    elif isinstance(found, AuditEstimate):
+        typer.echo(f"{found.slug}: the audit of round {found.round} would make at most {found.calls} calls, "
+                   f"{found.prompt_tokens} prompt and {found.completion_tokens} completion tokens, "
+                   f"{money(found.cost) if found.cost is not None else 'cost unknown'}")
     else:
-        typer.echo(f"{found['slug']}, round {found['round']}: {found['ballots']} ballot(s) asked again "
-                   f"({found['asked']} this time), {found['orders']} order(s) each"
-                   + (", padded copies too" if found["padding"] else ""))
-        typer.echo("\n".join(found["lines"]))
+        typer.echo(f"{found.slug}, round {found.round}: {found.ballots} ballot(s) asked again "
+                   f"({found.asked} this time), {found.orders} order(s) each"
+                   + (", padded copies too" if found.padding else ""))
+        typer.echo("\n".join(found.lines))
 
 
 @app.command(rich_help_panel=FAMILY)

@@ -8,11 +8,44 @@ spent; `estimate` prices them first. The figures are the protocol's (`bias_exper
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..store.audits import ballots, keep, recorded, usage_of
+from .results import JSON, Result
+
+if TYPE_CHECKING:
+    from ..calls import CallResult, CallSpec
+    from ..domain import Discussion
+
+
+@dataclass
+class AuditEstimate(Result):
+    """The most the re-asks still to make on a round would take (`audit --estimate`)."""
+
+    slug: str
+    round: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None  # None: a voter's price is unknown
+
+
+@dataclass
+class Audited(Result):
+    """The experiment on a round: how many ballots were asked again (this time), the figures and their lines."""
+
+    slug: str
+    round: int
+    orders: int
+    padding: bool
+    ballots: int
+    asked: int
+    figures: dict[str, JSON]  # the protocol's own (`bias_experiment().figures`)
+    lines: list[str]
 
 
 def _experiment(d: Any) -> Any:
@@ -76,8 +109,9 @@ def _keep(folder: Path, number: int, experiment: Any, kept: dict[str, dict[str, 
 
 
 def audit(root: Path, content: Path, question: str, round_number: int | None = None, orders: int = 4,
-          padding: bool = False, estimate: bool = False, panel: str | None = None, on_event: Any = None,
-          on_note: Any = None) -> dict[str, Any]:
+          padding: bool = False, estimate: bool = False, panel: str | None = None,
+          on_event: Callable[[str, CallSpec, CallResult | None], None] | None = None,
+          on_note: Callable[[str], None] | None = None) -> AuditEstimate | Audited:
     """Run (or price, with `estimate`) the experiment on a round; the figures over every ballot kept."""
     import dataclasses
 
@@ -108,7 +142,8 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     pending = [s for s in specs if s.key not in kept or kept[s.key].get("error")]
     bound = _bound(pending)
     if estimate:
-        return {"slug": q.slug, "round": number, **bound}
+        return AuditEstimate(q.slug, number, bound["calls"], bound["promptTokens"], bound["completionTokens"],
+                             bound["cost"])
     _budget(d, bound)
     if pending:
         from ..store.audits import AUDIT
@@ -121,18 +156,17 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     usable = ballots(q.folder).get(number, [])
     names = {m.id: m.name for m in d.panel.members}
     found = experiment.figures(usable)
-    return {"slug": q.slug, "round": number, "orders": orders, "padding": padding, "ballots": len(usable),
-            "asked": len(pending), "figures": found, "lines": experiment.lines(found, names)}
+    return Audited(q.slug, number, orders, padding, len(usable), len(pending), found, experiment.lines(found, names))
 
 
-def audit_figures(folder: Path, d: Any) -> dict[str, Any]:
+def audit_figures(folder: Path, d: Discussion) -> dict[str, JSON]:
     """The figures of every experiment run on a discussion's rounds, by round number (as text, for JSON)."""
     from ..archive.experiments import figures_by_round
 
     return {str(n): found for n, found in figures_by_round(folder, d).items()}
 
 
-def audit_lines(folder: Path, d: Any) -> list[str]:
+def audit_lines(folder: Path, d: Discussion) -> list[str]:
     """What `show` prints of the experiments run on a discussion's rounds: none where none was."""
     from ..archive.experiments import lines
 

@@ -217,7 +217,7 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         asked again with the same answers in `orders` new orders. With estimate (the default) only what the
         re-asks would take; call again with estimate false to make them (it returns when they are done)."""
         return answered(lambda: auditing.audit(layout.root, layout.content, question, round_number, orders, padding,
-                                               estimate))
+                                               estimate)).to_json()
 
     @app.tool(name="eval")
     def eval_(labelled: str, panel: str | None = None, arms: str = "vote,majority", items: int | None = None,
