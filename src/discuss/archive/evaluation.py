@@ -31,7 +31,7 @@ from typing import Any
 
 from ..domain import Discussion, Panel
 from ..protocols import get_protocol
-from ..rules.evalstats import BOOTSTRAP_DRAWS, paired, plurality, wilson
+from ..rules.evalstats import BOOTSTRAP_DRAWS, detectable, effective_voters, paired, plurality, wilson
 from ..store.evalsets import answers as baseline_answers
 from ..text.grading import correct, grade, read_answer
 from .finalanswer import final_text
@@ -142,7 +142,25 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
     _compute(out, arms)
     return {"set": found.name, "source": found.source, "licence": found.licence, "items": len(found.items),
             "seed": seed, "rule": rule, "arms": out, "paired": _pairs(graded, arms, seed, out),
-            "conformity": conformity, "diversity": diversity(panel)}
+            "conformity": conformity, "diversity": diversity(panel),
+            "independence": independence(folder, found, arms)}
+
+
+def independence(folder: Path, found: Any, arms: list[Any]) -> dict[str, Any]:
+    """The panel's effective number of independent voters, from whether each member erred on each item by its
+    own answer (the majority arm's, else its single arm's; an answer not read counts as an error, as in the
+    accuracy; a failed call as no answer)."""
+    sources = [a for a in arms if a.kind == "majority"] + [a for a in arms if a.kind == "single"]
+    errors: dict[str, list[bool | None]] = {}
+    for arm in sources:
+        for k, item in enumerate(found.items):
+            for a in baseline_answers(folder / arm.folder / f"{item.id}.yaml", folder.parent.parent) or []:
+                member = str(a.get("member"))
+                row = errors.setdefault(member, [None] * len(found.items))
+                if (arm.kind == "majority" or member == arm.member) and row[k] is None and not a.get("error"):
+                    read = read_answer(str(a.get("text") or ""), item.kind, found.rule, item.choices)
+                    row[k] = correct(read, item.answer, item.kind, item.aliases) is not True
+    return {**effective_voters(errors), "from": [a.name for a in sources]}
 
 
 def _cell(value: str | None, kind: str) -> str | int | float | None:
@@ -172,7 +190,12 @@ STATISTICS = {"accuracy": "Wilson score interval, 95%",
                         "the eval's seed; McNemar's exact test (two-sided binomial on the discordant items)",
               "difference": DIFFERENCE_RULE,
               "ungradable": "an answer that cannot be read, names two values or one outside the item's closed list "
-                            "is ungradable: not right, counted apart (ungradable, ungradableShare)"}
+                            "is ungradable: not right, counted apart (ungradable, ungradableShare)",
+              "independence": "the members' errors correlated (phi) pair by pair over the items both answered, "
+                              "r their mean; effective independent voters n / (1 + (n - 1) r)",
+              "power": "per paired row, the smallest difference McNemar's test detects with 80% power at alpha "
+                       "0.05 over these items (normal approximation, at the share of items the two arms disagree "
+                       "on)"}
 
 
 def provenance(record: dict[str, Any], panel: Panel, command: str) -> dict[str, Any]:
@@ -227,6 +250,7 @@ def _pairs(graded: dict[str, list[bool | None]], arms: list[Any], seed: int, out
                     if x is not None or y is not None]
             row: dict[str, Any] = dict(paired([x for x, _ in both], [y for _, y in both], seed))
             row["differs"] = row["pValue"] is not None and row["pValue"] < ALPHA
+            row["detectable"] = detectable(len(both), int(row["aWins"] or 0) + int(row["bWins"] or 0))
             row["equalCompute"] = all(figures[n].get("equalCompute", True) for n in (arm.name, other))
             pairs[f"{arm.name} vs {other}"] = row
     return pairs

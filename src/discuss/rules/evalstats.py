@@ -55,3 +55,60 @@ def plurality(answers: list[str | None]) -> str | None:
         return None
     best = max(counts.values())
     return next(a for a in answers if a is not None and counts[a] == best)
+
+
+Z_ALPHA, Z_POWER = 1.959963984540054, 0.8416212335729143  # two-sided alpha 0.05; power 0.80
+
+
+def detectable(n: int, discordant: int) -> float | None:
+    """The smallest difference in accuracy between two arms that McNemar's test over `n` paired items detects
+    with 80% power at alpha 0.05, by the normal approximation (Connor's): d sqrt(n) = z_alpha sqrt(p) +
+    z_power sqrt(p - d^2), with p the share of items the two arms disagree on (`discordant` of `n`), at least d
+    (two arms that differ by d disagree on at least that share). None for no items."""
+    if n <= 0:
+        return None
+
+    def short(d: float) -> float:  # > 0 once d is detectable
+        p = max(discordant / n, d)
+        return d * math.sqrt(n) - Z_ALPHA * math.sqrt(p) - Z_POWER * math.sqrt(max(p - d * d, 0.0))
+
+    low, high = 0.0, 1.0
+    if short(high) <= 0:
+        return 1.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (low, mid) if short(mid) > 0 else (mid, high)
+    return round(high, 4)
+
+
+def effective_voters(errors: dict[str, list[bool | None]]) -> dict[str, float | int | None]:
+    """How many independent voters a panel's members are worth, from how often they err together: the mean
+    correlation (phi) of their errors over the items each pair both answered, r, and n / (1 + (n - 1) r), the
+    design effect's count of independent voters (n where they err independently, 1 where always together).
+    {members, errorCorrelation, effectiveVoters}; None where no pair has an item in common with both varying."""
+    ids = sorted(errors)
+    phis = []
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            pairs = [(x, y) for x, y in zip(errors[a], errors[b]) if x is not None and y is not None]
+            if (phi := _phi(pairs)) is not None:
+                phis.append(phi)
+    n = len(ids)
+    if not phis:
+        return {"members": n, "errorCorrelation": None, "effectiveVoters": None}
+    r = sum(phis) / len(phis)
+    return {"members": n, "errorCorrelation": round(r, 4),
+            "effectiveVoters": round(n / (1 + (n - 1) * max(r, 0.0)), 3)}
+
+
+def _phi(pairs: list[tuple[bool, bool]]) -> float | None:
+    """The correlation of two yes/no series (1 where both err on the same items); None where either is
+    constant (its correlation is not defined)."""
+    n = len(pairs)
+    if n == 0:
+        return None
+    both = sum(x and y for x, y in pairs)
+    a = sum(x for x, _ in pairs)
+    b = sum(y for _, y in pairs)
+    spread = a * (n - a) * b * (n - b)
+    return None if spread == 0 else (n * both - a * b) / math.sqrt(spread)

@@ -125,6 +125,8 @@ def view(name: str, report: dict[str, Any], repository: str | None = None) -> di
     return {"name": name, "set": str(report.get("set") or name), "source": str(report.get("source") or ""),
             "provenance": _provenance(report.get("provenance")), "rule": str(report.get("rule") or ""),
             "tables": [t for t in TABLES if t in (published.get("tables") or {})],
+            "independence": {k: number(v) for k, v in (report["independence"].items() if isinstance(
+                report.get("independence"), dict) else ()) if k in ("members", "errorCorrelation", "effectiveVoters")},
             "items_table": _items(published, arms, repository),
             "licence": str(report.get("licence") or ""), "items": number(report.get("items")), "arms": arms,
             "chart": Markup(charts.interval_chart(drawn, "Accuracy per arm, with its 95% interval")) if drawn else "",
