@@ -9,9 +9,6 @@ from typing import TYPE_CHECKING
 import typer
 
 from ..errors import InputError, RunError, WaitingForPeople
-
-if TYPE_CHECKING:
-    pass
 from ..protocols import BUILT_IN, DEFAULT
 from .base import (
     BACKGROUND_BYTES,
@@ -22,6 +19,9 @@ from .base import (
     handled,
     root,
 )
+
+if TYPE_CHECKING:
+    from ..commands.estimating import Estimate
 
 FAMILY = "Run"  # the panel of `discuss --help` these commands are listed under
 
@@ -121,10 +121,14 @@ def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: boo
     from ..text.tables import money
 
     if estimate:
+        from ..commands.estimating import Ended
         from ..commands.estimating import estimate as estimated
 
         e = estimated(root(), content(), question, options, plan)
-        for note in e.get("notes", []):
+        if isinstance(e, Ended):
+            typer.echo(f"{e.slug}: already {e.status} ({e.termination_reason}); nothing to do")
+            return
+        for note in e.notes:
             typer.echo(note, err=True)
         return _print_estimate(e)
     r = ready(root(), content(), question, options)
@@ -153,24 +157,21 @@ def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: boo
     typer.echo(f"files: {q.folder}", err=to_stderr)
 
 
-def _print_estimate(e: dict) -> None:
-    if e["concluded"]:
-        typer.echo(f"{e['slug']}: already {e['status']} ({e['terminationReason']}); nothing to do")
-        return
-    tasks = ", ".join(f"{n} {task}" for task, n in e["tasks"].items())
-    typer.echo(f"{e['slug']}: estimate of this run ({e['protocol']}, panel {e['panel']}), an upper bound")
-    typer.echo(f"  calls:             {e['calls']} ({tasks or 'none'})")
-    typer.echo(f"  prompt tokens:     at most {e['promptTokens']}")
-    typer.echo(f"  completion tokens: at most {e['completionTokens']}")
-    typer.echo(f"  cost:              {_bound(e['cost'], e['unpriced'])}")
-    typer.echo(f"  assumed: no early stop (up to {e['mostRounds']} rounds in all), every reply as long as its "
-               f"limit (answers {e['answerTokens']} tokens), every structured reply usable at the first ask")
-    if e["structured"] and e["voteAttempts"] > 1:
-        worst = e["withReasks"]
-        typer.echo(f"  re-asks:           up to {e['structured'] * (e['voteAttempts'] - 1)} more calls if every "
-                   f"structured reply ({e['structured']}) must be asked again (voteAttempts {e['voteAttempts']})")
-        typer.echo(f"  with every re-ask: at most {worst['calls']} calls, {worst['promptTokens']} prompt and "
-                   f"{worst['completionTokens']} completion tokens, {_bound(worst['cost'], e['unpriced'])}")
+def _print_estimate(e: Estimate) -> None:
+    tasks = ", ".join(f"{n} {task}" for task, n in e.tasks.items())
+    typer.echo(f"{e.slug}: estimate of this run ({e.protocol}, panel {e.panel}), an upper bound")
+    typer.echo(f"  calls:             {e.calls} ({tasks or 'none'})")
+    typer.echo(f"  prompt tokens:     at most {e.prompt_tokens}")
+    typer.echo(f"  completion tokens: at most {e.completion_tokens}")
+    typer.echo(f"  cost:              {_bound(e.cost, e.unpriced)}")
+    typer.echo(f"  assumed: no early stop (up to {e.most_rounds} rounds in all), every reply as long as its "
+               f"limit (answers {e.answer_tokens} tokens), every structured reply usable at the first ask")
+    if e.structured and e.vote_attempts > 1:
+        worst = e.with_reasks
+        typer.echo(f"  re-asks:           up to {e.structured * (e.vote_attempts - 1)} more calls if every "
+                   f"structured reply ({e.structured}) must be asked again (voteAttempts {e.vote_attempts})")
+        typer.echo(f"  with every re-ask: at most {worst.calls} calls, {worst.prompt_tokens} prompt and "
+                   f"{worst.completion_tokens} completion tokens, {_bound(worst.cost, e.unpriced)}")
 
 
 def _bound(cost: float | None, unpriced: list[str]) -> str:

@@ -3,15 +3,61 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .results import Result
+
+if TYPE_CHECKING:
+    from .running import Options, Plan
 
 
-def estimate(root: Path, content: Path, question: str, options: Any, plan: Any) -> dict[str, Any]:
-    """The upper bound of the run `plan` asks of `question` (as `run --estimate` prints it), as a value.
+@dataclass
+class Ended(Result):
+    """The discussion has ended: there is no run to price."""
 
-    `concluded` is set, and nothing else, where the discussion has ended.
-    """
+    slug: str
+    concluded: bool  # True
+    status: str
+    termination_reason: str | None
+
+
+@dataclass
+class Bound(Result):
+    """Calls, tokens and dollars at most."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+
+
+@dataclass
+class Estimate(Result):
+    """The most a run would take, with what the bound assumes (`run --estimate`)."""
+
+    slug: str
+    concluded: bool  # False
+    protocol: str
+    panel: str
+    notes: list[str]
+    calls: int
+    tasks: dict[str, int]  # calls by task
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    unpriced: list[str]  # the members without a known price: the cost is then no bound
+    most_rounds: int
+    answer_tokens: int
+    structured: int  # replies of a fixed shape, which may be asked again
+    vote_attempts: int
+    with_reasks: Bound  # if every structured reply is asked again as often as it may be
+
+
+def estimate(root: Path, content: Path, question: str, options: Options, plan: Plan) -> Ended | Estimate:
+    """The upper bound of the run `plan` asks of `question` (as `run --estimate` prints it), as a value;
+    `Ended` where the discussion has ended."""
     from .. import providers
     from ..domain import Usage
     from ..engine.dry_run import estimate_run
@@ -22,22 +68,17 @@ def estimate(root: Path, content: Path, question: str, options: Any, plan: Any) 
     r = ready(root, content, question, options)
     q, d = r.q, r.d
     if d.concluded:
-        return {"slug": q.slug, "concluded": True, "status": d.status, "terminationReason": d.termination_reason}
+        return Ended(q.slug, True, d.status, d.termination_reason)
     prompts = prompts_for(root)
     usage, calls, unpriced, reasks = providers.run(estimate_run(lambda g: Runner(g, prompts), r.asked, d, plan))
     s = d.settings
     structured = sum(1 for _, _, shaped in calls if shaped)
     worst = Usage(usage.prompt_tokens, usage.completion_tokens, usage.cost, usage.calls)
     worst.add(reasks)
-    return {
-        "slug": q.slug, "concluded": False, "protocol": d.protocol, "panel": d.panel.name, "notes": list(r.notes),
-        "calls": usage.calls, "tasks": dict(Counter(t for _, t, _ in calls)),
-        "promptTokens": usage.prompt_tokens, "completionTokens": usage.completion_tokens, "cost": usage.cost,
-        "unpriced": list(unpriced), "mostRounds": get_protocol(d.protocol).most_rounds(d),
-        "answerTokens": s.max_response_words * 2, "structured": structured, "voteAttempts": s.vote_attempts,
-        "withReasks": {"calls": worst.calls, "promptTokens": worst.prompt_tokens,
-                       "completionTokens": worst.completion_tokens, "cost": worst.cost},
-    }
+    return Estimate(q.slug, False, d.protocol, d.panel.name, list(r.notes), usage.calls,
+                    dict(Counter(t for _, t, _ in calls)), usage.prompt_tokens, usage.completion_tokens, usage.cost,
+                    list(unpriced), get_protocol(d.protocol).most_rounds(d), s.max_response_words * 2, structured,
+                    s.vote_attempts, Bound(worst.calls, worst.prompt_tokens, worst.completion_tokens, worst.cost))
 
 
 def batch_estimate(root: Path, prepared: list[tuple[Any, Any]]) -> dict[str, Any]:

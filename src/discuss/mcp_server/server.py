@@ -208,7 +208,8 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         from ..commands.running import Options, Plan
 
         options = Options(panel=panel, protocol=protocol)
-        return answered(lambda: estimating.estimate(layout.root, layout.content, question, options, Plan(auto=True)))
+        return answered(lambda: estimating.estimate(layout.root, layout.content, question, options,
+                                                    Plan(auto=True))).to_json()
 
     @app.tool()
     def audit(question: str, round_number: int | None = None, orders: int = 4, padding: bool = False,
