@@ -22,15 +22,21 @@ from ..store.questions import question_files, read_question
 
 @dataclass
 class Allowance:
-    """What one run of many discussions may spend in all (an eval's --max-cost and --max-tokens). Work starts
-    only while some is left, so a run stops within what the work already under way takes (each discussion
-    bounded by its panel's own budget); what was not started is left for the next run."""
+    """What one run of many pieces of work may spend in all (an eval's --max-cost and --max-tokens). A piece
+    starts only when what it may spend at most (its bound, an estimate's upper bound) fits in what is left once
+    the bounds of the pieces under way are set aside; one that must wait for those waits, and one that could
+    not fit even then is not started and is counted (`held_back`), left for the next run. So the allowance is
+    never exceeded but by what a piece spends beyond its bound."""
 
     max_cost: float | None = None
     max_tokens: int | None = None
     used: Usage = field(default_factory=Usage)
     held_back: int = 0
     on_add: Callable[[Usage], None] | None = None  # told what has been spent in all, as each piece of work ends
+    reserved_tokens: int = 0  # the bounds of the pieces under way
+    reserved_cost: float = 0.0
+    largest_held: Usage | None = None  # the bound of the largest piece that could not start: what was lacking
+    _settled: asyncio.Condition | None = None
 
     @property
     def limited(self) -> bool:
@@ -50,12 +56,63 @@ class Allowance:
             return f"{self.used.total_tokens} of --max-tokens {self.max_tokens} tokens spent"
         return None
 
-    def hold(self) -> bool:
-        """True (and counted) where a piece of work must not start."""
-        if self.spent() is None:
+    def fits(self, bound: Usage | None, under_way: bool = True) -> bool:
+        """Whether a piece that may spend `bound` fits in what is left (with the pieces under way set aside)."""
+        if self.spent() is not None:
             return False
-        self.held_back += 1
-        return True
+        if bound is None:
+            return True
+        tokens = self.used.total_tokens + bound.total_tokens + (self.reserved_tokens if under_way else 0)
+        if self.max_tokens is not None and tokens > self.max_tokens:
+            return False
+        if self.max_cost is None:
+            return True
+        if bound.cost is None:  # a piece whose cost is unknown cannot be said to fit a dollar budget
+            return False
+        cost = (self.used.cost or 0.0) + bound.cost + (self.reserved_cost if under_way else 0.0)
+        return cost <= self.max_cost
+
+    async def admit(self, bound: Usage | None) -> bool:
+        """Wait until the piece fits and set its bound aside (True), or count it not started (False) where it
+        could not fit even with nothing under way."""
+        if not self.limited:
+            return True
+        self._settled = self._settled or asyncio.Condition()
+        async with self._settled:
+            while not self.fits(bound):
+                if not self.fits(bound, under_way=False):
+                    self.held_back += 1
+                    if bound is not None and (self.largest_held is None
+                                              or bound.total_tokens > self.largest_held.total_tokens):
+                        self.largest_held = bound
+                    return False
+                await self._settled.wait()
+            if bound is not None:
+                self.reserved_tokens += bound.total_tokens
+                self.reserved_cost += bound.cost or 0.0
+            return True
+
+    async def settle(self, bound: Usage | None, usage: Usage) -> None:
+        """A piece ended: its bound given back, what it spent counted, and the pieces waiting told."""
+        if bound is not None and self.limited:
+            self.reserved_tokens -= bound.total_tokens
+            self.reserved_cost -= bound.cost or 0.0
+        self.add(usage)
+        if self._settled is not None:
+            async with self._settled:
+                self._settled.notify_all()
+
+    def why(self) -> str:
+        """Why pieces were not started, in words."""
+        if (said := self.spent()) is not None:
+            return said
+        most = self.largest_held or Usage()
+        if self.max_tokens is not None and self.used.total_tokens + most.total_tokens > self.max_tokens:
+            return (f"{self.max_tokens - self.used.total_tokens} of --max-tokens {self.max_tokens} tokens left, and "
+                    f"an item not started may take up to {most.total_tokens}")
+        left = (self.max_cost or 0.0) - (self.used.cost or 0.0)
+        return (f"${left:.4f} of --max-cost ${self.max_cost or 0.0:.4f} left, and an item not started may cost up to "
+                + ("an unknown amount" if most.cost is None else f"${most.cost:.4f}"))
 
 
 def select(content: Path, tags: list[str], pattern: str | None, shard: tuple[int, int] | None,
@@ -152,18 +209,21 @@ def run_all(root: Path, prepared: list[tuple[Question, Discussion]], concurrency
 
 async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
                    report: Callable[[str], None], allowance: Allowance | None = None,
-                   client: PanelClient | None = None) -> dict[str, Outcome]:
+                   client: PanelClient | None = None,
+                   bound: Callable[[Question, Discussion], Usage | None] | None = None) -> dict[str, Outcome]:
     """Run every prepared discussion to its end, `concurrency` at a time; its name -> how it ended. `client`:
     the command's model client, shared with other work of the same event loop (default: one of its own); each
-    discussion calls through it under its own settings."""
+    discussion calls through it under its own settings. With an `allowance`, a discussion starts only when its
+    `bound` (what it may spend at most) fits in it."""
     client = client or PanelClient(root, on_note=lambda note: report(f"note: {note}"))
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(q: Question, d: Discussion) -> tuple[str, Outcome]:
         async with gate:
             name = q.slug if d.trial is None else f"{q.slug} trial {d.trial}"  # trials share their question's slug
-            if allowance is not None and allowance.hold():
-                return name, Outcome("held", f"not started: {allowance.spent()}")
+            most = bound(q, d) if bound is not None and allowance is not None and allowance.limited else None
+            if allowance is not None and not await allowance.admit(most):
+                return name, Outcome("held", f"not started: {allowance.why()}")
             before = d.spent
             try:
                 done = await Runner(client.gateway(d.settings, folder=q.folder), client.prompts).run(
@@ -177,7 +237,7 @@ async def run_many(root: Path, prepared: list[tuple[Question, Discussion]], conc
             else:
                 outcome = Outcome("finished", f"{done.status} ({done.termination_reason or 'open'})")
             if allowance is not None:
-                allowance.add(_since(before, d.spent))
+                await allowance.settle(most, _since(before, d.spent))
             report(f"{name}: {outcome.text}")
             return name, outcome
 
