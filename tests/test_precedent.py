@@ -70,3 +70,20 @@ def test_a_named_precedent_that_is_no_concluded_discussion_is_refused_before_any
     result = project.cli("run", "named", "--rounds", "1", "--panel", "fake")
     assert result.exit_code == 2 and "precedent 'topic-1' has no concluded discussion" in result.stderr
     assert not fake.requests
+
+
+def test_the_page_links_the_precedent_and_marks_a_forged_citation_in_place(project, fake):
+    from discuss.store.files import write_atomic
+    from sitekit import MKDOCS, build
+    from test_site import raw_page
+
+    archive_with_precedent(project, fake.url)
+    fake.script("alpha", Action(text=FORGED))
+    assert project.cli("run", "beamed-energy", "--rounds", "1", "--panel", "fake", "-q").exit_code == 0
+    write_atomic(project.root / "mkdocs.yml", MKDOCS)
+    write_atomic(project.content / "index.md", "# Home\n")
+    site = build(project.root)
+    html = raw_page(site, "questions/beamed-energy")
+    assert 'precedent: <a href="../swarm-power/">' in html and (site / "questions" / "swarm-power" / "index.html").is_file()
+    assert 'discuss-cite-unknown" data-cite="P7"' in html
+    assert 'discuss-cite discuss-cite-unfound" data-cite="P1"' in html

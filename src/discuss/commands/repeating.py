@@ -51,7 +51,9 @@ def prepared_trials(root: Path, q: Question, folder: Path, runs: int, options: O
                     warn: Callable[[str], None]) -> list[tuple[Question, Discussion]]:
     """Trials 1..runs not finished yet, each as the panel reads its question (with sources), ready to run."""
     from ..engine.prepare import ground, prepare
+    from ..store.layout import Layout
     from ..store.sources import rehomed
+    from .precedents import with_precedent
 
     prepared = []
     for k in range(1, runs + 1):
@@ -60,7 +62,8 @@ def prepared_trials(root: Path, q: Question, folder: Path, runs: int, options: O
         d.trial = k
         if not d.concluded:
             asked, changes = ground(root, trial, d)
-            for line in changes:
+            asked, left_out = with_precedent(Layout(root), trial, d, asked)  # each trial reads the same precedents
+            for line in [*changes, *left_out]:
                 warn(f"warning: {q.slug}: {line}")
             prepared.append((asked, d))
     return prepared

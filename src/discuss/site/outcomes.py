@@ -30,6 +30,17 @@ def outcome_view(entry: Any) -> dict[str, Any] | None:
             "members": [(names.get(pid, pid), p) for pid, p in (panel.get("members") or {}).items()]}
 
 
+def precedent_href(path: object) -> str:
+    """The page of a precedent, from its recorded conclusion (relative to the citing question's file) to a link
+    relative to the citing page (one folder below that file's, as MkDocs' directory URLs place it); a path
+    that is not plain folder names is no link."""
+    import posixpath
+    import re
+
+    folder = posixpath.dirname(str(path))
+    return f"../{folder}/" if folder and re.fullmatch(r"[\w.-]+(/[\w.-]+)*", folder) else "#"
+
+
 def track_record_page(content: Path) -> str:
     """The track record of the resolved questions under `content`, as the site's page shows it."""
     from ..archive.scores import resolved, scores

@@ -170,9 +170,10 @@ def _env() -> Environment:
     env.filters["address"] = web_address
     env.filters["frozen_name"] = lambda path: "/".join(p for p in str(path).split("/") if p not in ("..", "."))
     env.globals["bracket"] = lambda rounds, names: Markup(charts.bracket(rounds, names))
-    from .outcomes import outcome_view
+    from .outcomes import outcome_view, precedent_href
 
     env.globals["outcome_of"] = outcome_view  # a resolved question's outcome, first on its page
+    env.filters["precedent_href"] = precedent_href
     return env
 
 
