@@ -44,7 +44,7 @@ def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: l
            members: Any, folder: Path, rule: str, max_samples: int | None = None) -> Bounds:
     """Every arm's items still to answer, each priced as an upper bound."""
     from .estimating import batch_estimate
-    from .evalrun import baseline_work
+    from .evalrun import baseline_work, priced
 
     found = Bounds()
     for name, pairs in ready.items():
@@ -82,28 +82,11 @@ def _prompts(root: Path) -> Any:
     return prompts_for(root)
 
 
-def priced(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> Usage:
-    """One item's baseline calls, each at the prompt the run sends (with the estimate's margin) and its cap."""
-    from .. import providers
-    from ..text.prompting import estimate_tokens
-    from .estimating import MARGIN_PER_CALL
-    from .evalrun import item_specs
-
-    total, unpriced = Usage(cost=0.0), False
-    for spec in item_specs(prompts, rule, item, asked):
-        prompt = sum(estimate_tokens(m["content"]) for m in spec.messages) + MARGIN_PER_CALL
-        price = providers.price(spec.panelist, prompt, spec.max_tokens)
-        unpriced = unpriced or price is None
-        total.add(Usage(prompt, spec.max_tokens, price, 1))
-    if unpriced:  # a cost not known is not nothing
-        total.cost = None
-    return total
-
-
 def _k(root: Path, ready: dict[str, list[tuple[Any, Any]]], folder: Path, items: list[Any], members: Any,
        arm: Any, prompts: Any, rule: str, found: Bounds) -> int:
     """Self-consistency's k as the run will size it, from the estimate of what the protocol arms take."""
     from ..store import discussions as store
+    from .evalrun import priced
 
     per_arm = []
     for name, pairs in ready.items():

@@ -131,8 +131,6 @@ async def _answer(client: Any, rule: str, work: list[Any], allowance: Any, concu
     item starts only when what its calls may spend at most fits in what is left."""
     import asyncio
 
-    from .evalestimate import priced
-
     if not work:
         return
     gateway = client.gateway(priority=priority)
@@ -179,6 +177,23 @@ def item_specs(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]])
     user = "\n\n".join(x for x in (item.question, item.background, instruction(rule, item.kind)) if x)
     return [CallSpec(f"{m.id}#{k}", m, messages(m, prompts, user), "respond", ANSWER_TOKENS,
                      context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
+
+
+def priced(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> Usage:
+    """One item's baseline calls, each at the prompt the run sends (with the estimate's margin) and its cap."""
+    from .. import providers
+    from ..text.prompting import estimate_tokens
+    from .estimating import MARGIN_PER_CALL
+
+    total, unpriced = Usage(cost=0.0), False
+    for spec in item_specs(prompts, rule, item, asked):
+        prompt = sum(estimate_tokens(m["content"]) for m in spec.messages) + MARGIN_PER_CALL
+        price = providers.price(spec.panelist, prompt, spec.max_tokens)
+        unpriced = unpriced or price is None
+        total.add(Usage(prompt, spec.max_tokens, price, 1))
+    if unpriced:  # a cost not known is not nothing
+        total.cost = None
+    return total
 
 
 async def _item_calls(gateway: Any, prompts: Any, rule: str, path: Path, item: Any, asked: list[tuple[Any, int]],

@@ -75,6 +75,12 @@ def wide_page(title: str) -> str:
     return f"---\nhide:\n  - navigation\n  - toc\n---\n\n# {title}\n"
 
 
+def eval_page(title: str) -> str:
+    """An eval's page (or their list): the site's navigation kept, so a reader can go on from it, and the page's
+    own table of contents hidden, so its tables have the room."""
+    return f"---\nhide:\n  - toc\n---\n\n# {title}\n"
+
+
 def data_path(x: Entry) -> str:
     """Where a discussion lives under the docs folder: its question's folder, a part's or a trial's in it."""
     if x.trial is not None:
@@ -172,8 +178,12 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             for warning in warned:
                 log.warning(warning)
             if self.evals:
-                pages[f"{evals.FOLDER}/index.md"] = wide_page("Evaluations")
-            pages |= {f"{evals.FOLDER}/{name}.md": wide_page(f"Eval: {name}") for name in self.evals}
+                pages[f"{evals.FOLDER}/index.md"] = eval_page("Evaluations")
+            pages |= {f"{evals.FOLDER}/{name}.md": eval_page(f"Eval: {name}") for name in self.evals}
+            for name, report in self.evals.items():  # its tables beside its page, linked from it
+                for table, text in report["published"]["tables"].items():
+                    if files.get_file_from_path(uri := f"{evals.FOLDER}/{name}/{table}") is None:
+                        files.append(File.generated(config, uri, content=text))
         for uri, content in pages.items():
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, content=content))
@@ -294,7 +304,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             if name == "index":
                 return html + render.evals_index(self.evals, self._linker(page, files))
             if name in self.evals:
-                return html + render.eval_page(name, self.evals[name])
+                return html + render.eval_page(name, self.evals[name], self._linker(page, files), config.repo_url)
         if self.config.leaderboard and uri == self.config.leaderboard_page:
             entries = list(self.entries.values())
             return html + render.leaderboard_page([e.discussion for e in entries if e.discussion],

@@ -419,11 +419,13 @@ def analysis_page(entries: list[Entry], href: Callable[[str], str], files: list[
         f=analysis.figures(own), trials=analysis.trial_rows(entries), files=files, href=href))
 
 
-def eval_page(name: str, report: dict[str, Any]) -> str:
-    """An eval's report as a page: the accuracy chart first, then each table."""
+def eval_page(name: str, report: dict[str, Any], href: Callable[[str], str] | None = None,
+              repository: str | None = None) -> str:
+    """An eval's report as a page: the accuracy chart first, then each table, its items linked to their records
+    (in `repository`, where the site names one), its tables (`href`) and its provenance."""
     from . import evals
 
-    return labelled(ENV.get_template("eval.html.j2").render(e=evals.view(name, report)))
+    return labelled(ENV.get_template("eval.html.j2").render(e=evals.view(name, report, repository), href=href))
 
 
 def evals_index(reports: dict[str, dict[str, Any]], href: Callable[[str], str]) -> str:
