@@ -139,3 +139,34 @@ def test_scores_equal_a_hand_computation(forecasting):
 def test_scores_of_an_archive_with_nothing_resolved(project):
     found = json.loads(project.cli("scores", "--json").stdout)
     assert found["resolved"] == 0 and found["members"] == [] and found["panels"] == []
+
+
+def test_forecasts_given_over_http_are_graded_as_the_server_sent_them(project, fake):
+    """A calibrated and an overconfident member answering through the HTTP client: the scores equal those
+    computed from the probabilities the server sent, to 1e-6."""
+    from conftest import fake_panel
+    from fakeserver import Action
+
+    project.write_panels(fake_panel(fake.url, ids=("alpha", "beta")))
+    sent = {"h-one": ({"alpha": 0.7, "beta": 0.99}, "yes"), "h-two": ({"alpha": 0.2, "beta": 0.95}, "no"),
+            "h-three": ({"alpha": 0.6, "beta": 0.01}, "yes")}
+    for slug, (given, answer) in sent.items():
+        (project.content / "questions" / f"{slug}.md").write_text(
+            f"---\ntitle: Will {slug} happen?\nslug: {slug}\nforecast: yes-no\n---\n\nIt may.\n")
+        for pid, p in given.items():
+            votes = [{"label": label, "vote": "APPROVE", "reasoning": "fine"} for label in "AB"]
+            fake.script(pid, Action(text=f"My answer on {slug}."),
+                        Action(text=json.dumps({"votes": votes, "termination": {"vote": "CONCLUDE", "reasoning": "ok"},
+                                                "probability": p})))
+        result = project.cli("run", slug, "--panel", "fake", "--rounds", "1", "-q")
+        assert result.exit_code == 0, result.output
+        assert project.cli("resolve", slug, "--outcome", "Known.", "--answer", answer).exit_code == 0
+    asked = [r for r in fake.requests if r["task"] == "vote"]
+    assert all("probability" in json.dumps(r["messages"]) for r in asked)  # the ballot asks for it
+    members = {m["member"]: m for m in json.loads(project.cli("scores", "--json").stdout)["members"]}
+    for pid in ("alpha", "beta"):
+        pairs = [(given[pid], int(answer == "yes")) for given, answer in sent.values()]
+        assert members[pid]["n"] == 3
+        assert abs(members[pid]["brier"]["mean"] - sum((p - y) ** 2 for p, y in pairs) / 3) < 1e-6
+        assert abs(members[pid]["log"]["mean"] - sum(math.log(p if y else 1 - p) for p, y in pairs) / 3) < 1e-6
+    assert members["alpha"]["brier"]["mean"] < members["beta"]["brier"]["mean"]
