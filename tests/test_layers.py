@@ -242,9 +242,6 @@ NOT_YET = {
     "discuss.cli.running -> discuss.store.discussions",
     "discuss.cli.running -> discuss.store.documents",
     "discuss.cli.running -> discuss.store.questions",
-    "discuss.cli.setup -> discuss.store.files",
-    "discuss.cli.setup -> discuss.store.panels",
-    "discuss.cli.setup -> discuss.store.questions",
     "discuss.cli.study -> discuss.archive.report",
 }
 

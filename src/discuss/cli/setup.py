@@ -80,11 +80,9 @@ def new(
     bom_slug: str | None = typer.Option(None, "--bom-slug", help="Project Dyson: that BOM item's slug."),
 ):
     """Create a question file under content/, ready for its background."""
-    from ..store.questions import create_question, is_dyson_layout
+    from ..commands.scaffold import new_question
 
-    as_dyson = is_dyson_layout(content()) if dyson is None else dyson
-    where = section or ("research-questions/phase-1" if as_dyson else "questions")
-    path, source = create_question(content(), where, title, tag, dyson=as_dyson, bom=(bom_item, bom_slug))
+    path, source = new_question(content(), title, section, tag, dyson, (bom_item, bom_slug))
     if source:
         typer.echo(f"source: {source}")
     typer.echo(f"created {path}")
@@ -96,18 +94,10 @@ def new(
 def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all."),
            as_json: bool = typer.Option(False, "--json", help="JSON: a row per panelist, with `failed`.")):
     """Check every panelist before spending: key, model known to litellm, endpoint answering."""
-    from ..commands.doctor import check
-    from ..store.panels import load_panels
-    from ..text.naming import did_you_mean
+    from ..commands.doctor import check, panels_of
     from ..text.tables import table
 
-    panels = {name: p for name, (p, _) in load_panels(layout().panels).items()}
-    if panel is not None:
-        if panel not in panels:
-            raise InputError(f"no panel {panel!r} (panels: {', '.join(sorted(panels))})"
-                             + did_you_mean(panel, list(panels)))
-        panels = {panel: panels[panel]}
-    rows = check(panels, scripts=layout().scripts)
+    rows = check(panels_of(layout().panels, panel), scripts=layout().scripts)
     header = ["panel", "member", "model", "key", "price", "endpoint"]
     if as_json:
         import json
@@ -162,23 +152,11 @@ def ci_init(
     force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
 ):
     """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
-    from ..commands.ci import VERIFY_WORKFLOW, WORKFLOW, secrets_of, verify_workflow, workflow
-    from ..store.files import write_atomic
+    from ..commands.ci import init as written
 
-    target, gate = root() / WORKFLOW, root() / VERIFY_WORKFLOW
-    for path in (target, gate):
-        if path.exists() and not force:
-            raise InputError(f"{path} exists; --force replaces it")
-    install = install or _install_line()
-    secrets = secrets_of(layout().panels)
-    try:
-        text = workflow(shards, secrets, install, branch, _current_branch(),
-                        layout().content.relative_to(root()).as_posix())
-    except ValueError as exc:  # a branch a shell would read as code
-        raise InputError(str(exc)) from None
-    write_atomic(target, text)
+    (target, gate), secrets = written(layout(), shards, lambda: install or _install_line(), branch,
+                                      _current_branch(), force)
     typer.echo(f"wrote {target}")
-    write_atomic(gate, verify_workflow(install, layout().record_paths()))
     typer.echo(f"wrote {gate} (pull requests that rewrite a recorded round fail it)")
     if secrets:
         typer.echo("add these repository secrets (Settings > Secrets and variables > Actions): "

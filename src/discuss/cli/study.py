@@ -118,7 +118,7 @@ def audit(question: str = typer.Argument(..., help="Slug or path of a vote discu
                    f"{found.prompt_tokens} prompt and {found.completion_tokens} completion tokens, "
                    f"{money(found.cost) if found.cost is not None else 'cost unknown'}")
     else:
-        typer.echo(f"{found.slug}, round {found.round}: {found.ballots} ballot(s) asked again "
+        typer.echo(f"{found.slug}, round {found.round}: {found.kept} ballot(s) asked again "
                    f"({found.asked} this time), {found.orders} order(s) each"
                    + (", padded copies too" if found.padding else ""))
         typer.echo("\n".join(found.lines))

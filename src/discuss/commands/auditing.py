@@ -9,7 +9,7 @@ spent; `estimate` prices them first. The figures are the protocol's (`bias_exper
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +42,7 @@ class Audited(Result):
     round: int
     orders: int
     padding: bool
-    ballots: int
+    kept: int = field(metadata={"key": "ballots"})  # the round's ballots asked again, over every run of it
     asked: int
     figures: dict[str, JSON]  # the protocol's own (`bias_experiment().figures`)
     lines: list[str]

@@ -14,11 +14,14 @@ the runs as environment variables, never echoed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from .. import DISTRIBUTION
+from ..errors import InputError
 from ..store import yamlio
+from ..store.files import write_atomic
+from ..store.layout import Layout
 
 WORKFLOW = ".github/workflows/discuss.yml"
 # Each action by the commit its release tag named when pinned (a tag can be moved; a digest cannot).
@@ -200,3 +203,23 @@ def verify_workflow(install: str, paths: list[str] | None = None) -> str:
     }
     return "# Written by `discuss ci init`: fails a pull request that rewrites a recorded round.\n" + _dump(data)
 
+
+
+def init(layout: Layout, shards: int, installing: Callable[[], str], branch: str | None, current: str,
+         force: bool = False) -> tuple[list[Path], list[str]]:
+    """`ci init`: the run workflow and the verify gate written into the project (refused where one is there,
+    unless `force`); the files written, and the repository secrets the runs need. `installing` gives the
+    runners' install command, asked only once the files may be written."""
+    target, gate = layout.root / WORKFLOW, layout.root / VERIFY_WORKFLOW
+    for path in (target, gate):
+        if path.exists() and not force:
+            raise InputError(f"{path} exists; --force replaces it")
+    install = installing()
+    secrets = secrets_of(layout.panels)
+    try:
+        text = workflow(shards, secrets, install, branch, current, layout.content.relative_to(layout.root).as_posix())
+    except ValueError as exc:  # a branch a shell would read as code
+        raise InputError(str(exc)) from None
+    write_atomic(target, text)
+    write_atomic(gate, verify_workflow(install, layout.record_paths()))
+    return [target, gate], secrets

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..domain import Panel
+from ..errors import InputError
 from ..providers import route
+from ..store.panels import load_panels
+from ..text.naming import did_you_mean
 
 
 @dataclass
@@ -35,3 +38,13 @@ def check(panels: dict[str, Panel], timeout: float = 3.0, scripts: Path | None =
             found = route(p, scripts).diagnose(p, timeout)
             rows.append(Row(name, p.id, p.model, found.key, found.price, found.endpoint))
     return rows
+
+
+def panels_of(panels_file: Path, panel: str | None = None) -> dict[str, Panel]:
+    """The project's panels by name (only `panel`, where one is named), as `doctor` checks them."""
+    panels = {name: p for name, (p, _) in load_panels(panels_file).items()}
+    if panel is None:
+        return panels
+    if panel not in panels:
+        raise InputError(f"no panel {panel!r} (panels: {', '.join(sorted(panels))})" + did_you_mean(panel, list(panels)))
+    return {panel: panels[panel]}

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..store.files import write_atomic
 from ..store.layout import PANELS_FILE, SETTINGS_DIR
+from ..store.questions import create_question, is_dyson_layout
 
 PANELS = """\
 # The panels of this project. `discuss run QUESTION --panel NAME` picks one; otherwise the
@@ -117,3 +118,12 @@ def site_without_plugin(folder: Path) -> bool:
         return False
     text = config.read_text(encoding="utf-8", errors="replace")
     return not any(line.strip().lstrip("-").strip() in ("discuss", "discuss:") for line in text.splitlines())
+
+
+def new_question(content: Path, title: str, section: str | None = None, tags: list[str] | None = None,
+                 dyson: bool | None = None, bom: tuple[str | None, str | None] = (None, None)) -> tuple[Path, str]:
+    """A question file made under `content` (`section`, default questions, or Project Dyson's first phase where
+    the content holds Dyson questions or `dyson` says so): its path, and where its numbering came from ("")."""
+    as_dyson = is_dyson_layout(content) if dyson is None else dyson
+    where = section or ("research-questions/phase-1" if as_dyson else "questions")
+    return create_question(content, where, title, list(tags or []), dyson=as_dyson, bom=bom)
