@@ -3,12 +3,15 @@ the build renders, and a build with it, without it, or with a helper that fails 
 
 from __future__ import annotations
 
+import os
 import shutil
-import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from discuss import pools
 from discuss.site import cache, plugin, prerender
 from discuss.site.collect import collect
 from sitekit import build, question, sample_site
@@ -38,7 +41,8 @@ def test_the_helper_keeps_each_page_as_the_build_renders_it(project, tmp_path, m
     kept = cache.RenderCache(tmp_path / "kept", "common")
     jobs = [(kept.key(e.src_uri, [Path(p) for p, _, _ in e.signature]), e) for e in entries]
     helper = prerender.start(jobs, kept.folder)
-    assert helper is not None and helper.wait() == 0
+    assert helper is not None and helper.wait() == [True] * 7
+    helper.stop()
     assert len(jobs) == 7
     for key, entry in jobs:
         assert kept.get(key) == [list(x) for x in plugin.rendered(entry)]
@@ -59,11 +63,23 @@ def test_a_build_with_the_helper_publishes_the_pages_one_without_it_does(project
     assert helped == alone
 
 
-@pytest.mark.parametrize("helper", ["/nonexistent/python", "/bin/false"])
+def failing_pool(workers):  # a pool whose worker dies before it takes a page
+    return ProcessPoolExecutor(workers, mp_context=pools.context(), initializer=os._exit, initargs=(3,))
+
+
+def no_pool(workers):
+    raise OSError("no process can be started")
+
+
+@pytest.mark.parametrize("helper", [no_pool, failing_pool])
 def test_a_helper_that_cannot_start_or_fails_leaves_the_pages_to_the_build(project, tmp_path, monkeypatch, helper):
     alone = first_build(project, tmp_path, monkeypatch, pages_for_helper=10**6)
-    monkeypatch.setattr(sys, "executable", helper)
+    made = []
+    real = prerender.start
+    monkeypatch.setattr(prerender, "start", lambda jobs, folder: made.append(real(jobs, folder)) or made[-1])
+    monkeypatch.setattr(prerender, "pool", helper)
     assert first_build(project, tmp_path, monkeypatch, pages_for_helper=1) == alone
+    assert made == [None] if helper is no_pool else made[0] is not None
 
 
 def test_the_build_shows_what_the_helper_kept(project, tmp_path, monkeypatch):
@@ -72,7 +88,7 @@ def test_the_build_shows_what_the_helper_kept(project, tmp_path, monkeypatch):
 
     def first(jobs, folder):  # the helper done before the build reads its first page
         helper = real(jobs, folder)
-        assert helper is not None and helper.wait() == 0
+        assert helper is not None and all(helper.wait())
         return helper
 
     monkeypatch.setattr(prerender, "start", first)
@@ -81,13 +97,17 @@ def test_the_build_shows_what_the_helper_kept(project, tmp_path, monkeypatch):
     assert made == []  # every question page came from the helper
 
 
+def slow_pool(workers):  # a worker that begins a second late: the build reads every page before it renders one
+    return ProcessPoolExecutor(workers, mp_context=pools.context(), initializer=time.sleep, initargs=(1,))
+
+
 def test_the_helper_is_stopped_once_every_page_is_read(project, tmp_path, monkeypatch):
-    slow = tmp_path / "slow-python"  # a helper that would outlive the build if nobody stopped it
-    slow.write_text("#!/bin/sh\nexec sleep 60\n")
-    slow.chmod(0o755)
+    alone = first_build(project, tmp_path, monkeypatch, pages_for_helper=10**6)
     made = []
     real = prerender.start
     monkeypatch.setattr(prerender, "start", lambda jobs, folder: made.append(real(jobs, folder)) or made[-1])
-    monkeypatch.setattr(sys, "executable", str(slow))
-    first_build(project, tmp_path, monkeypatch, pages_for_helper=1)
-    assert made and made[0].process.returncode is not None  # killed before the build wrote a page
+    monkeypatch.setattr(prerender, "pool", slow_pool)
+    assert first_build(project, tmp_path, monkeypatch, pages_for_helper=1) == alone
+    pages = made[0].pages
+    assert all(page.done() for page in pages)  # stopped when the build had read its pages: nothing left running
+    assert sum(page.cancelled() for page in pages) >= len(pages) - 3  # at most those handed over were begun

@@ -1,11 +1,13 @@
-"""Question pages rendered ahead by a second process while MkDocs reads the pages of a first build.
+"""Question pages rendered ahead by a worker process while MkDocs reads the pages of a first build.
 
 MkDocs reads and converts pages one after another, on one core; what the
-plugin adds to a question page is most of a first build. The helper takes
-the pages that must be rendered from the last backwards and puts each in
-the render cache under the key the build asks for; the build takes a page
-from the cache where the helper was first and renders it itself where not,
-so the two meet in the middle and neither waits for the other.
+plugin adds to a question page is most of a first build. The helper, a
+pool of one worker process (the standard library's, see `discuss.pools`),
+is handed the pages that must be rendered from the last backwards and
+puts each in the render cache under the key the build asks for; the build
+takes a page from the cache where the helper was first and renders it
+itself where not, so the two meet in the middle and neither waits for the
+other.
 
 It changes no page: a kept page's key holds everything it is made of, the
 helper renders with the same code and keeps a page only where its files
@@ -15,45 +17,34 @@ cannot start, or fails, only leaves the build to render those pages itself.
 
 from __future__ import annotations
 
-import pickle
-import subprocess
-import sys
-import threading
+from concurrent.futures import Future
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from ..pools import pool
+from .cache import RenderCache
+from .collect import steady
+from .sections import rendered
 
 MIN_PAGES = 24  # fewer: starting a process costs more than it saves
 
 
 class Helper:
-    """The helper process, and the thread that hands it its pages."""
+    """The worker process, and the pages handed to it."""
 
     def __init__(self, jobs: list[tuple[str, Any]], folder: Path) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.feeder = threading.Thread(target=self._feed, args=(str(folder), jobs), daemon=True)
-        self.feeder.start()
+        self.pool = pool(1)
+        self.pages: list[Future[bool]] = [self.pool.submit(ahead, str(folder), key, entry) for key, entry in jobs]
 
-    def _feed(self, folder: str, jobs: list[tuple[str, Any]]) -> None:
-        stream = self.process.stdin
-        assert stream is not None
-        try:  # one page at a time: the helper starts on the first while the rest are written
-            pickle.dump(folder, stream, protocol=pickle.HIGHEST_PROTOCOL)
-            for job in jobs:
-                pickle.dump(job, stream, protocol=pickle.HIGHEST_PROTOCOL)
-            stream.close()
-        except Exception:  # noqa: BLE001 - stopped, or a page it cannot take: the build renders the rest
-            return
-
-    def wait(self) -> int:
-        """The helper's exit status once it has rendered every page it was given."""
-        return self.process.wait()
+    def wait(self) -> list[bool]:
+        """Once every page it was given is done: whether it rendered each (not where the build was first)."""
+        return [page.result() for page in self.pages]
 
     def stop(self) -> None:
-        """End the helper: the build has rendered or found every page it needs."""
-        self.process.kill()
-        self.process.wait()
-        self.feeder.join()
+        """End the helper: the build has rendered or found every page it needs. A page it is rendering is
+        finished; the rest are never begun."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def start(jobs: list[tuple[str, Any]], folder: Path) -> Helper | None:
@@ -67,25 +58,17 @@ def start(jobs: list[tuple[str, Any]], folder: Path) -> Helper | None:
         return None
 
 
-def main() -> None:
-    from .cache import RenderCache
-    from .collect import steady
-    from .sections import rendered
-
-    stream = sys.stdin.buffer
-    folder = pickle.load(stream)  # from the build that started this process, through a pipe
-    cache = RenderCache(Path(folder), "")  # the keys come made
-    while True:
-        try:
-            key, entry = pickle.load(stream)
-        except EOFError:
-            return
-        if cache.has(key):
-            continue  # the build rendered it first
-        shown = rendered(entry)
-        if steady(entry.signature):
-            cache.put(key, [list(x) for x in shown])
+@cache
+def _kept(folder: str) -> RenderCache:
+    return RenderCache(Path(folder), "")  # the keys come made
 
 
-if __name__ == "__main__":
-    main()
+def ahead(folder: str, key: str, entry: Any) -> bool:
+    """In the worker: render a page into the cache unless the build did first; whether it did."""
+    kept = _kept(folder)
+    if kept.has(key):
+        return False  # the build rendered it first
+    shown = rendered(entry)
+    if steady(entry.signature):
+        kept.put(key, [list(x) for x in shown])
+    return True

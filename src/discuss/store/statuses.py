@@ -14,10 +14,12 @@ import re
 import stat
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..domain import FINISHED
+from ..pools import share
 from ..text.naming import is_safe_id
 from .layout import AUDIT, DISCUSSION_FILE, part_names, question_names
 from .summary import Summary, from_data, from_head, is_legacy, quick_load, with_audits
@@ -160,20 +162,21 @@ def summaries(content: Path, holds: Holds) -> tuple[list[tuple[str, Summary | No
     its record holds (`holds`, asked only of a discussion one of whose files changed since it was kept), and
     warnings about files left out. A file is read quickly where it is plain, by the full reader where not."""
     from . import statuscache
-    from .forked import share
 
     kept, now = statuscache.load(content), {}
     keys = question_names(content) if content.is_dir() else []
     found: dict[str, tuple[list[tuple[str, Summary | None]], list[str]]] = {}
-    # Whether a kept row still holds walks every file of its discussion: shared, like the reading, with copies.
-    for key, done in zip(keys, share(keys, lambda part: _readings(part, holds, kept)), strict=True):
+    # Whether a kept row still holds walks every file of its discussion: shared, like the reading, with other
+    # processes, each handed its questions and what was kept of them (`holds` goes by name: a module's function).
+    done_all = share([(key, kept.get(key)) for key in keys], partial(_readings, holds=holds))
+    for key, done in zip(keys, done_all, strict=True):
         if done is None:  # as kept
             try:
                 found[key] = statuscache.decode(kept[key][1]), []
                 now[key] = kept[key]
                 continue
             except (TypeError, KeyError, ValueError):  # a damaged cache is only a slower status: read again
-                done = _readings([key], holds, {})[0]
+                done = _readings([(key, None)], holds)[0]
         rows, entry, said = done
         found[key] = statuscache.decode(rows), said
         if entry is not None:  # a row that warned is read again next time, and warns again
@@ -183,15 +186,14 @@ def summaries(content: Path, holds: Holds) -> tuple[list[tuple[str, Summary | No
     return [row for key in keys for row in found[key][0]], [w for key in keys for w in found[key][1]]
 
 
-def _readings(keys: list[str], holds: Holds,
-              kept: dict[str, Any]) -> list[tuple[list[Any], list[Any] | None, list[str]] | None]:
-    """For each question, None where its `kept` entry still holds; else its rows, read from its files and
-    encoded as the cache keeps them, its cache entry (None where a file warned) and its warnings."""
+def _readings(items: list[tuple[str, Any]], holds: Holds) -> list[tuple[list[Any], list[Any] | None, list[str]] | None]:
+    """For each question and what was kept of it, None where that still holds; else its rows, read from its
+    files and encoded as the cache keeps them, its cache entry (None where a file warned) and its warnings."""
     from . import statuscache
 
     out: list[tuple[list[Any], list[Any] | None, list[str]] | None] = []
-    for key in keys:
-        if (known := kept.get(key)) is not None and statuscache.fresh(known, statuscache.sources(key)):
+    for key, known in items:
+        if known is not None and statuscache.fresh(known, statuscache.sources(key)):
             out.append(None)
             continue
         warnings: list[str] = []
