@@ -4,7 +4,9 @@
 loads (typer, pydantic, ruamel). Each question file is read here where it
 is plain and by the full reader (`store.questions`, `store.discussions`)
 where it is not, one file at a time; a file neither can read is a warning,
-as one broken discussion hides no other.
+as one broken discussion hides no other. Whether each record holds is asked
+of the caller's check (`verify`'s, which loads everything), and only for a
+discussion one of whose files changed since the status cache kept its row.
 """
 
 from __future__ import annotations
