@@ -32,8 +32,10 @@ from typing import Any
 from ..domain import Discussion, Panel
 from ..protocols import get_protocol
 from ..rules.evalstats import BOOTSTRAP_DRAWS, detectable, effective_voters, paired, plurality, wilson
+from ..store import discussions as store
 from ..store.evalsets import answers as baseline_answers
-from ..text.grading import correct, grade, read_answer
+from ..store.evalsets import load_set
+from ..text.grading import DEFAULT_RULE, correct, grade, read_answer
 from .finalanswer import final_text
 
 ALPHA = 0.05  # a paired difference counts when McNemar's exact p-value is below this
@@ -67,7 +69,6 @@ def recompute(root: Path, folder: Path) -> dict[str, Any] | None:
     folder that records no eval."""
     from ..domain import Panel, Panelist
     from ..store.evalfolder import bound
-    from ..store.evalsets import load_set
 
     record = bound(folder)
     if record is None:
@@ -95,8 +96,6 @@ def figures(folder: Path, found: Any, panel: Panel, arms: list[Any], seed: int,
     """The report of an eval as `--json` gives it and report.yaml keeps it; `items`, where given, gets a row
     per item and arm (what was read, whether it was right, what it cost): the table a study re-analyses.
     `load` reads an item's discussion (store.load, unless the caller has read it already)."""
-    from ..store import discussions as store
-
     load = load or store.load
     rule = found.rule
     graded: dict[str, list[bool | None]] = {}
@@ -204,7 +203,6 @@ def provenance(record: dict[str, Any], panel: Panel, command: str) -> dict[str, 
     statistics by name."""
     import datetime as dt
 
-    from ..text.grading import DEFAULT_RULE
 
     shown = record.get("panel") or {}
     return {"panel": shown.get("name"), "members": shown.get("members") or

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..domain import Discussion
 from ..protocols import get_protocol
-from ..text.grading import read_answer
+from ..text.grading import RULES, read_answer
 
 
 def final_source(d: Discussion) -> tuple[str, str | None]:
@@ -65,8 +65,6 @@ def answer_findings(d: Discussion, finding: Callable[..., dict[str, Any]]) -> li
     """Where the final answer (and each round's answers) the index records differ from what the recorded rule
     reads in the files now: verify's check, each made by verify's `finding` (round, file, kind, before, after,
     message)."""
-    from ..text.grading import RULES
-
     recorded = d.answer
     if recorded is None:
         return []

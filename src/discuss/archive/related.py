@@ -16,6 +16,9 @@ from pathlib import Path
 from ..domain import Conclusion, Question
 from ..errors import InputError
 from ..rules.passages import bm25, words
+from ..store import discussions as store
+from ..store.layout import question_files
+from ..store.questions import read_question
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,6 @@ class Related:
 
 def archive(content: Path) -> tuple[list[Earlier], list[str]]:
     """Every question under `content` with its status and conclusion; warnings for files left out."""
-    from ..store import discussions as store
-    from ..store.layout import question_files
-    from ..store.questions import read_question
-
     found, warnings = [], []
     for path in question_files(content):
         try:

@@ -21,7 +21,10 @@ from typing import Any
 from ..domain import Discussion, Question
 from ..errors import InputError
 from ..rules.forecasts import PANEL_RULE, brier, calibration, log_score, mean_interval, share_interval
+from ..store import discussions as store
+from ..store.layout import part_paths, question_files
 from ..store.outcomes import Outcome, forecasts_by_round, panel_forecast, read_outcome
+from ..store.questions import read_question
 
 FORECASTS = "forecasts.csv"
 
@@ -37,10 +40,6 @@ class Resolved:
 def resolved(content: Path) -> tuple[list[Resolved], list[str]]:
     """Every resolved discussion under `content` (each question's and each follow-up part's), with warnings for
     those that could not be read."""
-    from ..store import discussions as store
-    from ..store.layout import part_paths, question_files
-    from ..store.questions import read_question
-
     found, warnings = [], []
     for path in question_files(content):
         try:

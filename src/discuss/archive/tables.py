@@ -24,6 +24,7 @@ from typing import Any
 from ..domain import Conclusion, Discussion, Question, Round
 from ..protocols import get_protocol
 from ..rules.agreement import agreement
+from ..store.layout import confined
 
 DIVERGENT = "divergent_views.yaml"
 
@@ -151,8 +152,6 @@ EVAL_ITEMS = "eval_items.csv"
 
 def eval_item_rows(root: Path) -> list[dict[str, Any]]:
     """Every eval's items table (evals/NAME/items.csv), one after another, for `export`."""
-    from ..store.layout import confined
-
     rows: list[dict[str, Any]] = []
     for path in sorted((root / "evals").glob("*/items.csv")):
         text = confined(path, root, what=str(path.relative_to(root))).read_text(encoding="utf-8")

@@ -22,6 +22,7 @@ from ..calls import CallResult, CallSpec
 from ..domain import Panelist, Settings
 from ..providers import Provider, route
 from ..store.layout import Layout
+from ..store.panels import load_limits
 from ..text.prompting import Prompts
 from .gateway import Gateway, ProviderLimits
 
@@ -41,8 +42,6 @@ class PanelClient:
 
     def __init__(self, root: Path, settings: Settings | None = None, *, on_event: OnEvent | None = None,
                  on_tokens: OnTokens | None = None, on_note: OnNote | None = None, local: int | None = 1):
-        from ..store.panels import load_limits
-
         self.root = root
         self.layout = Layout(root)
         self.settings = settings or Settings()

@@ -23,10 +23,11 @@ from typing import Any
 from ..calls import CallResult, CallSpec, without_break
 from ..domain import CLI_PREFIX, Panelist, Usage
 from ..providers import Provider, TransientError, Waiting, route
+from ..store.files import take_slot
 from ..text.clean import clean, without_thinking
 from ..text.jsonreply import ReplyError
 from ..text.placeholders import is_echo, prepare
-from ..text.secrets import scrub
+from ..text.secrets import mask_url, scrub
 
 SENDING = 0.02  # seconds a phase's requests take to go out, ten at once
 
@@ -148,7 +149,6 @@ class ProviderLimits:
             if key in self.widths:
                 return
             from ..providers.width import server_width
-            from ..text.secrets import mask_url
 
             said = await server_width(key)
             self.widths[key] = said or self.local
@@ -182,8 +182,6 @@ class ProviderLimits:
     async def _slot(self, key: str) -> AsyncIterator[None]:
         """One of the key's slots among every process on this machine (the semaphore keeps this process's
         own calls from polling for them)."""
-        from ..store.files import take_slot
-
         limit = self.limit_of(key) or 1
         while (give_back := take_slot(key, limit)) is None:
             await asyncio.sleep(SLOT_POLL)

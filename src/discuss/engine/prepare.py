@@ -13,11 +13,12 @@ from ..domain import SCRIPTED_PREFIX, Discussion, Question, Settings
 from ..errors import InputError
 from ..protocols import DEFAULT, get_protocol, own_settings, refuse_strangers
 from ..protocols.base import Setup
-from ..providers import check_keys
+from ..providers import check_keys, unroutable
 from ..providers.scripted import ScriptedProvider
+from ..schema.settings import updated
 from ..store import discussions as store
-from ..store.layout import Layout
-from ..store.panels import ADHOC, adhoc_panel, pick_panel
+from ..store.layout import Layout, confined, portable
+from ..store.panels import ADHOC, adhoc_panel, load_panels, load_source_folders, pick_panel
 from ..store.personas import load_personas
 from .runner import start, utc_now
 
@@ -34,8 +35,6 @@ class Options:
 
 def default_panel(path) -> str:
     """The panel a run takes when none is named: `default`, else the project's only panel."""
-    from ..store.panels import load_panels
-
     panels = load_panels(path)
     if "default" in panels or len(panels) != 1:
         if "default" not in panels:
@@ -81,8 +80,6 @@ def _protocol(q: Question, existing: Discussion | None, panel, wanted: str | Non
 
 def inside_project(root: Path, q: Question) -> None:
     """A question's file and discussion folder, and every round folder, must resolve inside the project."""
-    from ..store.layout import confined, portable
-
     portable(q.path)
     for path in [q.path, q.folder, *(q.folder.iterdir() if q.folder.is_dir() else [])]:
         confined(path, root, what=str(path))
@@ -118,8 +115,6 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     get_protocol(name).prepare(d, Setup(personas=lambda: load_personas(layout.personas)))
     overrides = {k: v for k, v in (options.overrides or {}).items() if v is not None}
     if overrides:
-        from ..schema.settings import updated
-
         d.settings = updated(d.settings, overrides, "the command line's settings")
     given = {**get_protocol(d.protocol).presentation.own_from_flags(d.protocol, options.flags or {}), **(options.own or {})}
     if own := {k: v for k, v in given.items() if v is not None}:
@@ -161,7 +156,6 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
     from dataclasses import replace
 
     from ..store.chain import question_changed
-    from ..store.panels import load_source_folders
     from ..store.sources import changed, read_sources, sources_block, unfrozen
 
     sources = read_sources(q, root, load_source_folders(Layout(root).panels)) if q.sources else []
@@ -176,7 +170,6 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
 
 def check_routes(d: Discussion) -> None:
     """Every member's model one a provider can reach: else InputError naming each, and the ways there are."""
-    from ..providers import unroutable
     from ..providers.litellm import KEY_VARIABLES
 
     if lost := unroutable(d.panel.everyone):

@@ -18,6 +18,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..text.naming import did_you_mean
 
 if TYPE_CHECKING:  # a status over the archive needs DEFAULT alone, not the base class's imports (15 ms)
     from .base import Protocol
@@ -80,7 +81,6 @@ def refuse_strangers(protocol: Protocol, given: Iterable[str]) -> None:
     """InputError naming each of `given` that is no setting of the protocol's own (`--set`, an ask's), with
     the settings it has."""
     from ..schema.settings import refuse_shared
-    from ..text.naming import did_you_mean
 
     refuse_shared(given)
     known = settings_names(protocol)
@@ -115,8 +115,6 @@ def get_protocol(name: str) -> Protocol:
         return extra
     target = BUILT_IN.get(name) or plugins().get(name)
     if target is None:
-        from ..text.naming import did_you_mean
-
         raise InputError(f"unknown protocol {name!r} (protocols: {', '.join(names())})" + did_you_mean(name, names()))
     module, factory = target.split(":")
     try:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from ..calls import CallResult, CallSpec
 from ..domain import Discussion, Failure, Panelist, Question, Reply, Round
 from ..errors import InputError, RunError
+from ..text.jsonreply import ReplyError
 from .parts import Figures, Presentation, RoundStorage
 
 if TYPE_CHECKING:
@@ -294,7 +295,6 @@ def asking_decision(spec: CallSpec, options: tuple[str, ...]) -> CallSpec:
     `decision`, in the schema too, and a reply that names another refused (asked again, as any bad reply)."""
     import dataclasses
 
-    from ..text.jsonreply import ReplyError
 
     if not options:
         return spec

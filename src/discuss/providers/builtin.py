@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..domain import CLI_PREFIX, OFFLINE_PREFIX, SCRIPTED_PREFIX, Panelist
 from .base import Provider, ProviderPlugin, Where
+from .offline import OFFLINE as found
 
 
 class People(ProviderPlugin):
@@ -37,8 +38,6 @@ class Offline(ProviderPlugin):
         return p.model.startswith(OFFLINE_PREFIX)
 
     def provider(self, where: Where) -> Provider:
-        from .offline import OFFLINE as found
-
         return found
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..calls import CallSpec, PersonForm
 from ..domain import Panelist, Usage
+from ..errors import InputError
 from ..store import documents, yamlio
 from ..store.files import write_atomic
 from ..text.jsonreply import ReplyError
@@ -59,8 +60,6 @@ def person_forms(folder: Path, person: str, shapes: dict[str, PersonForm]) -> li
 def form_text(path: Path) -> str:
     """A form as the person left it (line ends made `\n`); InputError saying why it cannot be read, a link
     out of the project among the reasons (a form comes with the project's files, from a pull request too)."""
-    from ..errors import InputError
-
     try:
         text = documents.read_text(path)
     except ValueError as exc:

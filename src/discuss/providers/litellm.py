@@ -13,6 +13,7 @@ from typing import Any
 
 from ..calls import CACHE_BREAK, CallSpec
 from ..domain import Panelist, Usage
+from ..text.naming import did_you_mean
 from ..text.secrets import mask_url
 from .base import Completion, Diagnosis, OnTokens, TransientError
 from .usage import sane_cost, sane_usage
@@ -430,7 +431,6 @@ def price_check(p: Panelist) -> str:
     0 rather than an error, so the table itself is asked. A model on the
     member's own server (`api_base`) is expected to be unknown: a warning.
     """
-    from ..text.naming import did_you_mean
     from .prices import entry, same_provider
 
     if p.price is not None:

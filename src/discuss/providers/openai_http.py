@@ -36,7 +36,7 @@ from ..text.secrets import mask_url
 from . import litellm as via_litellm
 from .base import Completion, Diagnosis, OnTokens, TransientError
 from .openai_names import base_of, hosted, key_variable, model_name
-from .policy import endpoint_url
+from .policy import DeadlinePassed, endpoint_url
 from .usage import sane_usage
 
 
@@ -196,7 +196,6 @@ def _network_failure(exc: Exception) -> str | None:
     import sys
 
     from .plain_http import ConnectionFailed
-    from .policy import DeadlinePassed
 
     httpx = sys.modules.get("httpx")  # an httpx error can only come from an httpx already imported
     if isinstance(exc, DeadlinePassed) or (httpx is not None and isinstance(exc, httpx.TimeoutException)):

@@ -24,6 +24,8 @@ from urllib.parse import quote, urljoin, urlsplit
 
 from ..errors import InputError
 from ..text.secrets import mask_url
+from .fetch import Exchange
+from .policy import OversizedReply, PolicyError
 
 MAX_REDIRECTS = 5
 MAX_PAGE_BYTES = 20 * 1024 * 1024
@@ -49,9 +51,6 @@ class Page:
 def fetch(url: str, allow_private: bool = False, deadline: float = DEADLINE,
           max_bytes: int | None = None) -> Page:
     """The page at `url`, after its redirects, under the policy above."""
-    from .fetch import Exchange
-    from .policy import OversizedReply, PolicyError
-
     limit = max_bytes or MAX_PAGE_BYTES
     ends, redirects, current = time.monotonic() + deadline, [], _address(url)
     for _ in range(MAX_REDIRECTS + 1):

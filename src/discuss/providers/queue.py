@@ -17,6 +17,7 @@ from typing import Any
 from ..calls import CallSpec
 from ..domain import Usage
 from .base import Completion, Diagnosis, Local, OnTokens
+from .offline import play
 
 Reply = str | dict[str, Any] | list[Any] | BaseException
 
@@ -52,7 +53,6 @@ class QueueProvider(Local):
         if reply is None:
             if self.strict:
                 raise AssertionError(f"nothing queued for {spec.task} by {spec.panelist.id}")
-            from .offline import play
 
             reply = play(spec)
         text = reply if isinstance(reply, str) else json.dumps(reply)

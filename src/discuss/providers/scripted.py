@@ -18,6 +18,8 @@ from typing import Any
 from ..calls import CallSpec
 from ..domain import Panelist, Usage
 from ..errors import InputError
+from ..schema import validated
+from ..store.layout import confined
 from . import offline
 from .base import Completion, Diagnosis, OnTokens, TransientError
 
@@ -43,7 +45,6 @@ def load_script(path: Path) -> list[Any]:
 
 
 def _parse(path: Path) -> list[Any]:
-    from ..schema import validated
     from ..schema.script import ScriptModel
     from ..store.yamlio import load
 
@@ -76,7 +77,6 @@ class ScriptedProvider(offline.OfflineProvider):
     def script(self, p: Panelist) -> list[Any]:
         if self.folder is None:
             raise InputError(f"{p.id}: a scripted panelist runs only inside a project")
-        from ..store.layout import confined
 
         path = self.folder / f"{script_name(p)}.yaml"
         return load_script(confined(path, self.folder, what=p.model))

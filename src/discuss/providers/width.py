@@ -10,6 +10,11 @@ import json
 import sys
 from typing import Any
 
+from . import plain_http
+from .http import async_client
+from .plain_http import ConnectionFailed
+from .policy import PolicyError
+
 VLLM_WIDTH = 64  # vLLM batches what it is sent and says no limit: as many at once as a panel asks
 
 
@@ -33,8 +38,6 @@ async def server_width(api_base: str, seconds: float = 2.0) -> int | None:
 
 async def _get_json(url: str, seconds: float) -> Any:
     """A GET under the HTTP policy, within `seconds`: the reply's JSON, None where the status is not 200."""
-    from . import plain_http
-
     if plain_http.takes(url):
         client = plain_http.PlainClient(url, keepalive=0.0)
         try:
@@ -43,7 +46,6 @@ async def _get_json(url: str, seconds: float) -> Any:
         finally:
             await client.aclose()
         return json.loads(body) if reply.status_code == 200 else None
-    from .http import async_client
 
     async with async_client() as session:
         answer = await session.get(url, timeout=seconds)
@@ -51,8 +53,5 @@ async def _get_json(url: str, seconds: float) -> Any:
 
 
 def _failures() -> tuple[type[BaseException], ...]:
-    from .plain_http import ConnectionFailed
-    from .policy import PolicyError
-
     httpx = sys.modules.get("httpx")  # its errors can only come from an httpx already imported
     return (ConnectionFailed, PolicyError, OSError, ValueError, *((httpx.HTTPError,) if httpx is not None else ()))

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import InputError
+from ..text.naming import did_you_mean
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -73,8 +74,6 @@ def describe_error(error: Any, noun: str = "field", known: set[str] | None = Non
     if kind == "missing":
         return f"{at}'{name}' is missing"
     if kind == "extra_forbidden":
-        from ..text.naming import did_you_mean
-
         what = "setting" if "settings" in loc[:-1] or "config" in loc[:-1] else noun
         return f"{at}unknown {what} '{name}'" + did_you_mean(str(name), sorted(known or ()))
     message = str(error["msg"]).removeprefix("Value error, ")

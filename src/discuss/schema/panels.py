@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator, model_validator
 
 from ..domain import CLI_PREFIX, CLI_TOOLS, SCRIPTED_PREFIX
-from ..text.naming import derived_id, inside_project, is_safe_id, unprintable
+from ..text.naming import derived_id, did_you_mean, inside_project, is_safe_id, unprintable
 from ..text.secrets import looks_like_key
 
 MAX_MEMBERS = 26  # answers are labelled A-Z for those who judge them
@@ -167,8 +167,6 @@ class PanelModel(BaseModel):
     @classmethod
     def _members(cls, value: Any) -> Any:
         if isinstance(value, dict) and (not isinstance(value.get("members"), list) or not value["members"]):
-            from ..text.naming import did_you_mean
-
             close = [k for k in value if k not in cls.model_fields and did_you_mean(str(k), ["members"])]
             raise ValueError("needs a non-empty 'members' list"
                              + "".join(f" ({k!r}: did you mean members?)" for k in close[:1]))

@@ -23,6 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.alias_generators import to_camel
 
 from ..domain import NOT_SHARED, Settings
+from ..errors import InputError
+from . import validated
 
 STRICT = ConfigDict(strict=True, extra="forbid", alias_generator=to_camel, populate_by_name=True,
                     allow_inf_nan=False)
@@ -87,8 +89,6 @@ def to_settings(model: BaseModel, own: dict[str, Any] | None = None) -> Settings
 
 def refuse_shared(given: typing.Iterable[str]) -> None:
     """InputError for any of `given` that is a shared setting where only a protocol's own are taken."""
-    from ..errors import InputError
-
     if shared := sorted(set(given) & {to_camel(name) for name in SettingsModel.model_fields}):
         raise InputError(f"{', '.join(shared)}: a setting every protocol shares, given in panels.yaml (or by an "
                          "option of its own, such as --max-rounds), not as one of the protocol's own")
@@ -107,8 +107,6 @@ def _shared_names() -> tuple[tuple[str, str], ...]:
 
 def shared_settings(raw: dict[str, Any], where: str, own: dict[str, Any] | None = None) -> Settings:
     """The shared settings in `raw` (camelCase, as a file has them), checked; `own` kept beside them."""
-    from . import validated
-
     return to_settings(validated(SettingsModel, renamed(raw, MOVED), where, noun="setting"), own)
 
 

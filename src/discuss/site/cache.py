@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
+from ..protocols import get_protocol
 from ..store.files import write_kept
 
 FORMAT = "1"  # what a kept file holds; a new format asks for new files
@@ -55,8 +57,6 @@ def code_digest(protocols: Iterable[str]) -> str:
     plugin's partials and figures), the libraries that render and clean its text, and Python's version."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from .. import __version__
-    from ..protocols import get_protocol
 
     own = Path(__file__).resolve().parent.parent
     parts = [FORMAT, __version__, platform.python_version(), *_tree(own)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..text.naming import LeadsOut, read_in_project
 from . import yamlio
 
 FENCE = "---\n"
@@ -58,8 +59,6 @@ MAX_BYTES = 16 * 1024 * 1024  # no Markdown file of a discussion or a question c
 def read_text(path: Path, limit: int = MAX_BYTES) -> str:
     """A text file's exact characters (no newline translation); ValueError saying why not, a link out of
     the project among them (`naming.leads_out`)."""
-    from ..text.naming import LeadsOut, read_in_project
-
     try:
         # Bytes, not read_text: universal newlines would turn \r\n into \n.
         data = read_in_project(path, limit)

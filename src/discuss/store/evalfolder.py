@@ -23,6 +23,7 @@ from ..errors import Busy, InputError
 from . import yamlio
 from .documents import read_text
 from .files import DiscussionLock, write_atomic
+from .layout import confined
 
 BOUND = "eval.yaml"
 PROGRESS = "progress.yaml"
@@ -87,7 +88,6 @@ def fresh(folder: Path, root: Path) -> None:
     """Remove an eval's folder to start it again: only a folder of the project's evals, never through a link."""
     import shutil
 
-    from .layout import confined
 
     if not folder.exists():
         return

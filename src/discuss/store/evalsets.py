@@ -24,6 +24,7 @@ from ..text.grading import DEFAULT_RULE, options_of
 from ..text.naming import did_you_mean, is_safe_id
 from . import yamlio
 from .documents import read_text
+from .layout import confined
 
 SHIPPED = Path(__file__).resolve().parent.parent / "evalsets"
 
@@ -135,8 +136,6 @@ def _read(path: Path) -> EvalSet:
 def answers(path: Path, root: Path) -> list[dict[str, Any]] | None:
     """The answers a baseline arm's file for one item holds, failed ones too; None where it was not asked yet.
     The file is read only where it resolves inside the project (a pull request may bring a link)."""
-    from .layout import confined
-
     if not path.is_file():
         return None
     confined(path, root, what=str(path))

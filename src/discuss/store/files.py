@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import Busy
 from ..text.clean import encode
+from ..text.naming import LeadsOut, leads_out, open_in_project
 
 
 def lock_path(folder: Path) -> Path:
@@ -141,8 +142,6 @@ def write_atomic(path: Path, text: str) -> bool:
 
 def _folder_of(path: Path) -> int:
     """The descriptor of `path`'s folder, made where it is missing, opened by the rule of links."""
-    from ..text.naming import open_in_project
-
     flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
     try:
         return open_in_project(path.parent, flags)
@@ -193,8 +192,6 @@ def _temporary(name: str, folder: int) -> tuple[int, str]:
 
 def _named(exc: OSError, path: Path) -> OSError:
     """The fault with the file we meant to write as its name (a full disk names none)."""
-    from ..text.naming import LeadsOut
-
     if isinstance(exc, LeadsOut):
         return PermissionError(errno.EPERM, f"its folder is a link out of the project (to {exc.target}); discuss "
                                             "writes nothing through one", str(path))
@@ -244,8 +241,6 @@ def check_writable(folder: Path) -> None:
     """Refuse, before anything is paid for, a folder of a discussion that cannot be written (read-only, a link
     out of the project, or on a disk that is all but full): a run's first write comes once its first requests
     are out. A folder not made yet is judged by the nearest one above it."""
-    from ..text.naming import leads_out
-
     if (target := leads_out(folder)) is not None:
         raise PermissionError(errno.EPERM, f"a link out of the project (to {target}); discuss writes nothing "
                               "through one, and the panel was not asked", str(folder))

@@ -16,6 +16,7 @@ from ..errors import InputError
 from . import documents
 from .files import write_atomic
 from .layout import part_paths
+from .questions import create_question
 from .sources import moved
 
 
@@ -81,8 +82,6 @@ def create_part(q: Question, parts: list[tuple[Question, Discussion]], text: str
                          "first (`discuss follow-up QUESTION` with no text goes on with it)")
     number = len(parts) + 1
     if q.phase:
-        from .questions import create_question
-
         extra: dict[str, object] = {"followUpOf": q.slug, "part": number, "panel": panel, "protocol": protocol}
         if q.sources:
             extra["sources"] = list(q.sources)

@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from stat import S_ISREG
 
+from ..errors import InputError
 from ..text.naming import PANELS_FILE, SETTINGS_DIR, inside_project, portable_key, read_in_project
 
 DISCUSSION_FILE = "discussion.yaml"  # a discussion's index, in the folder named like its question
@@ -110,8 +111,6 @@ class Layout:
         if folder is None:
             return self.root / "content"
         if not inside_project(folder):
-            from ..errors import InputError
-
             raise InputError(f"{self.panels}: content: {folder!r} must be a folder of the project, such as "
                              "src/content/research-questions (no '..', no hidden or settings folder)")
         return self.root / folder
@@ -168,7 +167,6 @@ def portable(path: Path) -> None:
     others = [n for n in _by_key(path.parent, stat.st_mtime_ns).get(portable_key(path.name), []) if n != path.name]
     if others:
         other = path.parent / others[0]
-        from ..errors import InputError
 
         raise InputError(f"{path.name} and {other.name} differ only by case or Unicode form: on macOS and "
                          "Windows they are one file, so a checkout there loses one of them; rename one")
@@ -197,8 +195,6 @@ def confined(path: Path, *tops: Path, what: str = "") -> Path:
     except (OSError, RuntimeError):  # a loop of links
         real = None
     if real is None or not any(real.is_relative_to(_real(top) if top.is_absolute() else top.resolve()) for top in tops):
-        from ..errors import InputError
-
         raise InputError(f"{what or path}: outside the project; discuss reads and writes only inside it "
                          f"({', '.join(_shown(top) for top in tops)})")
     return real

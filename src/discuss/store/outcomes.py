@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain import Discussion
+from ..protocols import get_protocol
 from . import documents
 from .chain import OUTCOME
 
@@ -57,8 +58,6 @@ def read_outcome(folder: Path) -> Outcome | None:
 def forecasts_by_round(d: Discussion) -> list[tuple[int, dict[str, float | None]]]:
     """Each finished round's number and probabilities of yes by member (None: the member gave none, an
     abstention), as its protocol's figures give them; [] where no round holds a forecast."""
-    from ..protocols import get_protocol
-
     figures = get_protocol(d.protocol).figures
     rounds = [(r.number, dict(figures.of_round(r).forecasts)) for r in d.rounds if r.complete]
     if not any(given for _, given in rounds):

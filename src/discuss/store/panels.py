@@ -13,7 +13,11 @@ from typing import Any
 
 from ..domain import Panel, Panelist, Settings
 from ..errors import InputError
+from ..protocols import own_settings_in
+from ..schema import validated
+from ..schema.settings import SettingsModel, shared_settings
 from ..text.naming import camel, did_you_mean
+from ..text.secrets import remember_urls
 from . import documents, yamlio
 
 
@@ -51,7 +55,6 @@ def _read(path: Path):
 
 @lru_cache(maxsize=8)
 def _read_checked(path: Path, mtime: int, size: int):
-    from ..schema import validated
     from ..schema.panels import PanelFileModel
 
     try:
@@ -83,7 +86,6 @@ def load_panels(path: Path) -> dict[str, tuple[Panel, Settings]]:
     _read(path)  # the file's own errors first, in its words
     stat = path.stat()
     built = _built(path, stat.st_mtime_ns, stat.st_size)
-    from ..text.secrets import remember_urls
 
     remember_urls([m.api_base for panel, _ in built.values() for m in panel.everyone])
     return {name: (panel, replace(settings, own=dict(settings.own))) for name, (panel, settings) in built.items()}
@@ -111,9 +113,6 @@ def _built(path: Path, mtime: int, size: int) -> dict[str, tuple[Panel, Settings
 
 def _settings(raw: dict[str, Any], where: str) -> Settings:
     """A panel's settings: the shared ones checked here, a protocol's own kept for when it starts."""
-    from ..protocols import own_settings_in
-    from ..schema.settings import SettingsModel, shared_settings
-
     shared = {camel(f) for f in SettingsModel.model_fields}
     own = own_settings_in({k: v for k, v in raw.items() if k not in shared}, where)
     return shared_settings({k: v for k, v in raw.items() if k not in own}, where, own)
@@ -124,7 +123,6 @@ ADHOC = "ad-hoc"  # the name of a panel given on the command line (`ask -m MODEL
 
 def adhoc_panel(models: list[str]) -> tuple[Panel, Settings]:
     """A panel of these models, each as a member would be given in panels.yaml, with the default settings."""
-    from ..schema import validated
     from ..schema.panels import PanelModel
 
     spec = validated(PanelModel, {"members": list(models)}, "-m/--model")

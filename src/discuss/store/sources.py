@@ -20,9 +20,10 @@ from pathlib import Path
 
 from ..domain import Question
 from ..errors import InputError
-from ..text.tokens import fitting
+from ..text.tokens import count, fitting
+from . import documents
 from .frozen import FOLDER as FROZEN
-from .frozen import body_of
+from .frozen import MARK, body_of
 from .layout import Layout, confined
 
 URL_PREFIXES = ("http://", "https://")
@@ -118,7 +119,6 @@ def _text(path: Path, data: bytes) -> str:
 
 def _passages(text: str, query: str, share: int) -> list[str]:
     from ..rules.passages import select
-    from ..text.tokens import count
 
     chosen, total = select(text, query, share, count)
     if not chosen:  # no paragraph fits alone: the beginning, cut
@@ -231,9 +231,6 @@ def origins(question: Path, recorded: list[dict]) -> dict[str, dict[str, str]]:
     """Where each recorded source came from, by label: `{url, title}` for a frozen page (from its front
     matter: the address asked for, and the page's title where it was kept), `{url}` for an address never
     fetched, `{}` for a file of the project's own."""
-    from . import documents
-    from .frozen import MARK
-
     paths = recorded_paths(question, recorded)
     found: dict[str, dict[str, str]] = {}
     for source in recorded:

@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .naming import read_in_project
+
 # "key": "value" and ["value" in a template's JSON example.
 QUOTED = re.compile(r'(?:"[A-Za-z]+"\s*:\s*|\[\s*)"([^"]{3,})"')
 JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
@@ -61,8 +63,6 @@ def patterns(overrides: Path | None = None) \
     the first, as one pattern)."""
     texts = list(_packaged())
     if overrides is not None and overrides.is_dir():
-        from .naming import read_in_project
-
         # The project's templates as the prompts read them: a link out of the project, or no file, is not read.
         for p in sorted(overrides.rglob("*.j2")):
             try:

@@ -25,6 +25,9 @@ import jinja2
 from ..calls import CACHE_BREAK
 from ..errors import InputError
 from .compiled import compiled_templates
+from .naming import LeadsOut, read_in_project
+from .placeholders import TEMPLATE_BYTES
+from .tokens import count
 
 
 class Protocol(Structural):
@@ -102,8 +105,6 @@ class _Templates(jinja2.FileSystemLoader):
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
         from jinja2.loaders import split_template_path
 
-        from .naming import LeadsOut, read_in_project
-        from .placeholders import TEMPLATE_BYTES
 
         for folder in self.searchpath:
             path = os.path.join(folder, *split_template_path(template))
@@ -157,6 +158,4 @@ class Prompts:
 
 def estimate_tokens(text: str) -> int:
     """An upper bound of the tokens `text` costs, whatever its script (see `tokens`)."""
-    from .tokens import count
-
     return count(text)

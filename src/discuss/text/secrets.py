@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..domain import Panelist
+from .naming import read_in_project
 
 SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
 SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
@@ -42,8 +43,6 @@ _urls: list[str] = []  # credentials inside the panels' server addresses (`?key=
 
 def remember_project(root: Path) -> None:
     """Learn the keys of the project's `.env` files, so a provider echoing one is scrubbed too."""
-    from .naming import read_in_project
-
     found = []
     for folder in (root, root / "discussions"):
         for path in sorted(folder.glob(".env*")) if folder.is_dir() else []:

@@ -35,6 +35,7 @@ from ..base import (
 from ..parts import Figures, Presentation, RoundStorage
 from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
+from .personas import assign
 from .replies import parse_alternatives, parse_ranking, parse_research, parse_triage
 from .rules import DIMENSIONS, WEIGHTS, confidence, conformity, consensus, dissenters, gate_one, gate_two, threshold
 from .settings import DeliberateSettings
@@ -231,6 +232,4 @@ class Deliberate(Protocol):
 
     def prepare(self, d: Discussion, setup: Setup) -> None:
         if not d.personas:
-            from .personas import assign
-
             d.personas = assign(setup.personas(), d.panel.ids, DeliberateSettings.of(d.settings).personas)

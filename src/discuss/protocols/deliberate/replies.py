@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...text.jsonreply import extract_object, fraction, per_label, text_field, titled_list
+from .rules import DIMENSIONS
 
 
 def parse_research(text: str) -> dict[str, Any]:
@@ -28,7 +29,5 @@ def parse_ranking(text: str, labels: list[str], dimensions: list[str]) -> dict[s
 
 
 def parse_triage(text: str) -> dict[str, Any]:
-    from .rules import DIMENSIONS
-
     obj = extract_object(text)
     return {"scores": {d: fraction(obj, d) for d in DIMENSIONS}, "reasoning": text_field(obj, "reasoning") + "\n"}

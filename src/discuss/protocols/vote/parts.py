@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ...domain import Discussion, Judgement, Question, Round, RoundFigures, Score
+from ...errors import InputError
 from ..base import convergence_line
 from ..parts import Figures, Presentation, RoundStorage
 from . import files
@@ -13,7 +14,7 @@ from .forms import BALLOT
 from .notes import VoteNotes, notes
 from .record import METHODS, VOTE_SCORES, ballot_box
 from .scoring import describe_tie
-from .settings import VoteSettings
+from .settings import VoteSettings, from_flags
 from .termination import conclude_counts
 
 
@@ -118,8 +119,6 @@ class VotePresentation(Presentation):
         return {"vote": BALLOT}
 
     def own_from_flags(self, name: str, flags: dict[str, Any]) -> dict[str, Any]:
-        from .settings import from_flags
-
         return from_flags(flags.get("method"), flags.get("hide_winner"))
 
 
@@ -153,7 +152,6 @@ class VoteFigures(Figures):
         return vote_rows(r)
 
     def rescore(self, d: Discussion, setting: str, values: list[str]) -> tuple[list[Any], list[str]] | None:
-        from ...errors import InputError
         from .rescore import TIE_RULES, lines, rescore
 
         setting = setting or "selfVoteWeight"  # a bare list of values

@@ -13,6 +13,7 @@ from functools import partial
 
 from ...calls import CallResult, CallSpec
 from ...domain import Discussion, Panelist, Question, Round
+from ...errors import InputError
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
@@ -227,8 +228,6 @@ class VoteProtocol(Protocol):
         if own.convergence_test == "agreement":
             require_measure(d)
         if own.conclusion_author != "winner" and own.conclusion_author not in d.panel.ids:
-            from ...errors import InputError
-
             raise InputError(f"conclusionAuthor: {own.conclusion_author!r} is not 'winner' nor a member "
                              f"of the panel ({', '.join(d.panel.ids)})")
 
