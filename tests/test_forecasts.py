@@ -170,3 +170,17 @@ def test_forecasts_given_over_http_are_graded_as_the_server_sent_them(project, f
         assert abs(members[pid]["brier"]["mean"] - sum((p - y) ** 2 for p, y in pairs) / 3) < 1e-6
         assert abs(members[pid]["log"]["mean"] - sum(math.log(p if y else 1 - p) for p, y in pairs) / 3) < 1e-6
     assert members["alpha"]["brier"]["mean"] < members["beta"]["brier"]["mean"]
+
+
+def test_the_critique_protocol_forecasts_in_its_stances(project):
+    """Critique's rounds after the first are structured stances: each carries the probability; the first round's
+    free answers carry none, so every member abstains there."""
+    project.question.write_text(project.question.read_text().replace("tags:", "forecast: yes-no\nprotocol: critique\ntags:"))
+    assert project.cli("run", "swarm-power", "--panel", "offline", "--auto", "-q").exit_code == 0
+    data = json.loads(project.cli("show", "swarm-power", "--json").stdout)["forecasts"]
+    rounds = [r["probabilities"] for r in data["rounds"]]
+    assert set(rounds[0].values()) == {None} and len(rounds) >= 2
+    assert all(0 < p <= 1 for r in rounds[1:] for p in r.values())
+    assert data["panel"]["probability"] == pytest.approx(sum(rounds[-1].values()) / len(rounds[-1]))
+    assert documents.read(project.folder / "conclusion.md")[0]["forecast"]["members"] == rounds[-1]
+    assert project.cli("verify").exit_code == 0

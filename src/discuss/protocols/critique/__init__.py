@@ -16,11 +16,13 @@ import random
 from typing import Any
 
 from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Question, Round
+from ...domain import Discussion, Panelist, Question, Round, RoundFigures
 from ...rules.agreement import agreement, measure
 from ...rules.convergence import agreement_test, in_words, judge_test, title_overlap, titles
 from ...text import replyschemas
 from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
+from ...text.forecasts import ASK as FORECAST_ASK
+from ...text.forecasts import with_probability
 from ..base import (
     Context,
     Phase,
@@ -36,7 +38,7 @@ from ..base import (
 )
 from ..parts import Figures, Presentation, RoundStorage
 from . import moves
-from .notes import CritiqueNotes, Verdict, notes
+from .notes import CritiqueNotes, Stance, Verdict, notes
 from .replies import parse_judge, parse_stance
 from .roles import JUDGE, judge_of, positions, synthesizer_of
 from .settings import CritiqueSettings
@@ -73,11 +75,14 @@ def answer_spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpe
     peers = [(label, previous[pid].text) for label, pid in order.items()]
     own = previous[p.id].text if p.id in previous else "(you gave no position)"
     user = ctx.prompts.render("stance", question=ctx.q, round=rnd.number - 1, own=own, peers=peers,
-                              max_words=words)
-    labels = list(order)
+                              max_words=words, forecast_ask=FORECAST_ASK)
+    labels, forecast = list(order), ctx.q.forecast == "yes-no"
+    schema = replyschemas.stance(labels)
+    stance_schema = with_probability(schema) if forecast else schema
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "stance", words * 3,
-                    validate=lambda text: parse_stance(text, labels), schema=replyschemas.stance(labels),
-                    context={**context, "labels": dict(peers), "order": order}, offline=moves.stance)
+                    validate=lambda text: parse_stance(text, labels, forecast), schema=stance_schema,
+                    context={**context, "labels": dict(peers), "order": order, "forecast": forecast},
+                    offline=moves.stance)
 
 
 def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> None:
@@ -87,12 +92,15 @@ def apply_answer(d: Discussion, rnd: Round, result: CallResult, now: str) -> Non
         order = result.spec.context["order"]
         stance = result.value
         text = stance["position"]
-        notes(rnd).setdefault("stances", {})[p.id] = {
+        kept: Stance = {
             "confidence": stance["confidence"],
             "agreements": [{"with": order[a["with"]], "on": a["on"]} for a in stance["agreements"]],
             "disagreements": [{"with": order[x["with"]], "on": x["on"], "why": x["why"]}
                               for x in stance["disagreements"]],
         }
+        if "probability" in stance:
+            kept["probability"] = stance["probability"]
+        notes(rnd).setdefault("stances", {})[p.id] = kept
         notes(rnd)["stances"] = dict(sorted(notes(rnd)["stances"].items()))
     record_reply(rnd, p, result, p.id, "respondent" if rnd.number == 1 else "critic", text, now)
 
@@ -197,6 +205,12 @@ class CritiquePresentation(Presentation):
 
 
 class CritiqueFigures(Figures):
+    def of_round(self, r: Round) -> RoundFigures:
+        """No winner or scores; each debater's probability of yes, where the question asks for a forecast."""
+        stances = notes(r).get("stances", {})
+        return RoundFigures(forecasts=tuple((pid, s["probability"]) for pid, s in stances.items()
+                                            if "probability" in s))
+
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
         from .verify import recompute
 

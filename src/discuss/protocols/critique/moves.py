@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...text.standins import respond
+from ...text.standins import hash_of, respond
 
 
 def stance(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
@@ -16,7 +16,9 @@ def stance(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:
                       "the evidence does not yet support it"} for lab in labels[1:2]]
     position = respond(name, persona, {**ctx, "round": rnd})
     return json.dumps({"agreements": agreements, "disagreements": disagreements, "position": position,
-                       "confidence": round(min(0.5 + 0.15 * rnd, 0.95), 2)}, indent=2)
+                       "confidence": round(min(0.5 + 0.15 * rnd, 0.95), 2),
+                       **({"probability": (hash_of(name, str(rnd)) % 9 + 1) / 10} if ctx.get("forecast") else {})},
+                      indent=2)
 
 
 def judge(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import NotRequired, cast
 
 from typing_extensions import TypedDict
 
@@ -14,6 +14,7 @@ class Stance(TypedDict):
     confidence: float
     agreements: list[dict[str, str]]  # {"with": id, "on": what}
     disagreements: list[dict[str, str]]  # {"with": id, "on": what, "why": reason}
+    probability: NotRequired[float]  # of yes, where the question asks for a forecast and the reply gave one
 
 
 class Verdict(TypedDict, total=False):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...text.forecasts import probability_of
 from ...text.jsonreply import ReplyError, extract_object, fraction
 
 
@@ -27,8 +28,9 @@ def _pointing(raw: object, key: str, labels: list[str], fields: tuple[str, ...])
     return out
 
 
-def parse_stance(text: str, labels: list[str]) -> dict[str, Any]:
-    """A critique round's reply: agreements, disagreements, updated position, confidence."""
+def parse_stance(text: str, labels: list[str], forecast: bool = False) -> dict[str, Any]:
+    """A critique round's reply: agreements, disagreements, updated position, confidence (and, for a forecast,
+    the probability of yes where it gives one)."""
     obj = extract_object(text)
     position = obj.get("position")
     if not isinstance(position, str) or not position.strip():
@@ -38,6 +40,7 @@ def parse_stance(text: str, labels: list[str]) -> dict[str, Any]:
         "disagreements": _pointing(obj.get("disagreements"), "disagreements", labels, ("on", "why")),
         "position": position.strip() + "\n",
         "confidence": fraction(obj, "confidence"),
+        **({"probability": p} if forecast and (p := probability_of(obj)) is not None else {}),
     }
 
 
