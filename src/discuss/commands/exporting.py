@@ -19,6 +19,7 @@ from .results import JSON, Result
 
 if TYPE_CHECKING:
     from ..archive.tables import Located
+    from ..domain import Discussion
 
 
 @dataclass
@@ -129,6 +130,21 @@ def rescore(content: Path, spec: str, questions: list[str] | None) -> list[Resco
     if not found:
         raise InputError(f"no discussion here can be re-scored by {setting or spec}")
     return found
+
+
+def rescore_one(d: Discussion, wanted: str) -> tuple[list[dict[str, JSON]], list[str]]:
+    """`show --rescore`: one discussion's recorded ballots tallied again under `wanted` (`selfVoteWeight=0,0.5,1`),
+    as figures and as lines."""
+    from ..protocols import get_protocol
+
+    setting, values = rescore_spec(wanted)
+    try:
+        found = get_protocol(d.protocol).figures.rescore(d, setting, values)
+    except InputError as exc:
+        raise InputError(f"--rescore {wanted!r}: {exc}") from None
+    if found is None:
+        raise InputError(f"--rescore: the {d.protocol} protocol cannot re-score {setting or wanted}")
+    return list(found[0]), list(found[1])
 
 
 def rescore_spec(wanted: str) -> tuple[str, list[str]]:

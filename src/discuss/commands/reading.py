@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain import FINISHED, STATUSES
 from ..errors import InputError
 from ..store.layout import Layout
+
+if TYPE_CHECKING:
+    from ..domain import Discussion, Question
 
 
 def status_rows(content: Path, question: str | None = None,
@@ -154,19 +157,54 @@ def citation_lines(q: Any, d: Any) -> list[str]:
 
 def discussion_text(content: Path, question: str, full: bool = False) -> str:
     """What `show` prints: what the discussion came to first, then its rounds."""
-    from ..archive.report import show
+    q, d = found_discussion(content, question)
+    return not_started(q) if d is None else shown_text(q, d, full)
+
+
+def found_discussion(content: Path, question: str | None) -> tuple[Question, Discussion | None]:
+    """The question (default: the one whose discussion changed last) and its discussion, None where there is
+    none yet."""
     from ..store import discussions as store
     from ..store.questions import find_question
-    from .auditing import audit_lines
 
-    q = find_question(content, question)
-    d = store.load(q.folder)
-    if d is None:
-        return f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`\n"
+    q = find_question(content, question) if question is not None else latest(content)
+    return q, store.load(q.folder)
+
+
+def not_started(q: Question) -> str:
+    return f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`\n"
+
+
+def shown_text(q: Question, d: Discussion, full: bool = False, only: int | None = None) -> str:
+    """`show`'s text of a discussion (`only`: of that round alone): the outcome, the rounds, the experiments
+    and the citations checked; a round it does not have is an InputError."""
+    from ..archive.report import show
+    from .auditing import audit_lines
     from .remembering import outcome_lines
 
+    if only is not None and only > len(d.rounds):
+        raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {only}")
+    if only is not None:
+        return show(d, full=full, only=only)
     return "".join(f"{line}\n" for line in outcome_lines(q.folder, d)) + show(d, full=full) + "".join(
         f"{line}\n" for line in [*audit_lines(q.folder, d), *citation_lines(q, d)])
+
+
+def latest(content: Path) -> Question:
+    """The question whose discussion changed last (its discussion.yaml written last)."""
+    from ..store.layout import DISCUSSION_FILE, question_files
+    from ..store.questions import find_question, read_question
+
+    indexes = [(p.with_suffix("") / DISCUSSION_FILE, p) for p in question_files(content)]
+    started = [(index.stat().st_mtime_ns, str(p), p) for index, p in indexes if index.is_file()]
+    if not started:
+        files = question_files(content)
+        if files:
+            slug = find_question(content, str(files[0])).slug
+            raise InputError(f"no discussion yet; start one with `discuss run {slug} --auto`"
+                             + (f" ({len(files)} questions wait: `discuss status` lists them)" if len(files) > 1 else ""))
+        raise InputError("no question yet; ask one: discuss ask \"Your question?\" --panel offline")
+    return read_question(max(started)[2])
 
 
 def panel_rows(layout: Layout) -> list[dict[str, str]]:
