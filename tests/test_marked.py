@@ -65,6 +65,11 @@ def test_status_marks_a_record_that_does_not_hold_and_sees_every_file_change(pro
     assert "does not hold" not in line_of(project, "which-unit-first")
     reply.write_text(before)  # put back: the next status reads it again and finds it holds
     assert marks(project)["swarm-power"] is True
+    added = project.folder / "round-1" / "late.md"  # a file added to a round that closed: its folder's times
+    added.write_text("---\nrole: respondent\n---\n\nAn answer nobody gave.\n")
+    assert marks(project)["swarm-power"] is False
+    added.unlink()
+    assert marks(project)["swarm-power"] is True
     forged(project.folder)
     assert marks(project) == {"swarm-power": False, "which-unit-first": True}
     assert project.cli("verify", "swarm-power").exit_code == 1  # the mark is verify's word

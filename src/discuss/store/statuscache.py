@@ -3,9 +3,11 @@
 A row is reused only while every file it came from is the same file: the question file and every file and
 folder under its discussion's folder (rounds, conclusion, audits, follow-up parts), each compared by inode,
 size and modification and change times, as git compares its index. Every write of ours replaces a file (a
-new inode), and an edit by hand changes its times. A row keeps whether the record holds under `discuss
-verify`'s checks, so a discussion is verified again only when one of its files changed. The cache lives with
-this user's lock files, outside the project: it is never committed, and losing it costs one slower status.
+new inode), an edit by hand changes its times, and a file added to a folder, removed or renamed changes the
+folder's, so a kept row is checked by looking at the paths it was read from, without listing a folder. A
+row keeps whether the record holds under `discuss verify`'s checks, so a discussion is verified again only
+when one of its files changed. The cache lives with this user's lock files, outside the project: it is never
+committed, and losing it costs one slower status.
 """
 
 from __future__ import annotations
@@ -51,37 +53,27 @@ def look(path: str, seen: Seen, link: bool = False) -> os.stat_result | None:
     return found
 
 
-def sources(question: str) -> list[Any]:
-    """The identities of the files a question's rows are read from (its follow-up parts' too, which live in
-    its folder), by the question file's path (`<folder>.md`): the question file's, and a digest of every
-    file's under the discussion's folder (`walked`)."""
-    return [identity_of(question), walked(question[:-3])]
-
-
-def walked(folder: str) -> str | None:
-    """A digest of the path and identity of every file and folder under `folder` (None where there is none;
-    "" where a link is met: a row read through a link is read again each time, since what the link points
-    at can change while the link stays the same)."""
-    import hashlib
-
+def walked(folder: str) -> tuple[str | None, list[str]]:
+    """What a first reading keeps of a discussion's folder: a digest of the identity of the folder and of
+    every file and folder under it (`looked`), and their paths under it in the order looked at. The digest
+    is None where there is no folder, and "" where a link is met: a row read through a link is read again each
+    time, since what the link points at can change while the link stays the same."""
     try:
         top = os.lstat(folder)
     except OSError:
-        return None
+        return None, []
     if not stat.S_ISDIR(top.st_mode):
-        return ""
-    lines: list[str] = []
-    if not _walk(folder, lines):
-        return ""
-    return hashlib.blake2b("\n".join(lines).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+        return "", []
+    lines, names = [_line("", top)], list[str]()
+    if not _walk(folder, "", lines, names):
+        return "", []
+    return _digest(lines), names
 
 
-def _walk(folder: str, lines: list[str]) -> bool:
-    """Each entry under `folder` as a line of `lines`, folders entered; False where a link (or an entry that
-    vanished as it was looked at) is met."""
-    # A folder's own times are not taken: its entries' names say what was added, removed or renamed in it, and
-    # each file's identity what was written in place. Over ten thousand discussions that spares a fifth of the
-    # calls to the system, which are most of a status's time.
+def _walk(folder: str, under: str, lines: list[str], names: list[str]) -> bool:
+    """Each entry under `folder` (`under` its path below the discussion's folder) as a line of `lines` and a
+    name of `names`, folders entered; False where a link (or an entry that vanished as it was looked at) is
+    met. A folder is looked at before what is in it: a file added later changes its times."""
     try:
         with os.scandir(folder) as found:
             entries = sorted(found, key=lambda e: e.name)
@@ -89,24 +81,53 @@ def _walk(folder: str, lines: list[str]) -> bool:
         return False
     for e in entries:
         try:
-            if e.is_symlink():
-                return False
-            if e.is_dir(follow_symlinks=False):
-                lines.append(e.path + "/")
-                if not _walk(e.path, lines):
-                    return False
-                continue
             s = e.stat(follow_symlinks=False)
         except OSError:
             return False
-        lines.append(f"{e.path} {s.st_ino} {s.st_size} {s.st_mtime_ns} {s.st_ctime_ns}")
+        if stat.S_ISLNK(s.st_mode):
+            return False
+        name = under + e.name
+        lines.append(_line(name, s))
+        names.append(name)
+        if stat.S_ISDIR(s.st_mode) and not _walk(e.path, name + "/", lines, names):
+            return False
     return True
 
 
-def fresh(entry: Any, identities: list[Any]) -> bool:
-    """Whether a kept entry `[sources, rows]` still holds: its question's files are as they were (their
-    `identities` now), none of them a link."""
-    return isinstance(entry, list) and len(entry) == 2 and entry[0] == identities and identities[1] != ""
+def looked(folder: str, names: list[str]) -> str | None:
+    """`walked`'s digest again, from the paths it listed, without listing a folder: each folder's times change
+    when an entry is added to it, removed or renamed, and each file's when it is written in place, so the
+    same digest means the same files (listing folders was most of the time of a status that read nothing)."""
+    lines = []
+    for name in ("", *names):
+        try:
+            s = os.lstat(f"{folder}/{name}" if name else folder)
+        except OSError:
+            return None if not name else ""
+        if stat.S_ISLNK(s.st_mode):
+            return ""
+        lines.append(_line(name, s))
+    return _digest(lines)
+
+
+def _line(name: str, s: os.stat_result) -> str:
+    return f"{name} {s.st_ino} {s.st_size} {s.st_mtime_ns} {s.st_ctime_ns}"
+
+
+def _digest(lines: list[str]) -> str:
+    import hashlib
+
+    return hashlib.blake2b("\n".join(lines).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def fresh(entry: Any, question: str) -> bool:
+    """Whether a kept entry `[[question file, digest, paths], rows]` still holds: the question file and every
+    file and folder of its discussion are as they were, none of them a link."""
+    if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], list) and len(entry[0]) == 3):
+        return False
+    first, digest, names = entry[0]
+    return (digest != "" and isinstance(names, list) and all(isinstance(n, str) for n in names)
+            and first == identity_of(question) and looked(question[:-3], names) == digest)
 
 
 def _file(content: Path) -> Path:

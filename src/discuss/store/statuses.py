@@ -195,15 +195,16 @@ def _readings(items: list[tuple[str, Any]], holds: Holds) -> list[tuple[list[Any
 
     out: list[tuple[list[Any], list[Any] | None, list[str]] | None] = []
     for key, known in items:
-        if known is not None and statuscache.fresh(known, statuscache.sources(key)):
+        if known is not None and statuscache.fresh(known, key):
             out.append(None)
             continue
         warnings: list[str] = []
         seen: Seen = {}
-        walked = statuscache.walked(key[:-3])  # before what is in it is read: a change meanwhile is seen next time
+        # The folder before what is in it is read: a change made meanwhile is seen by the next status.
+        walked, names = statuscache.walked(key[:-3])
         encoded = statuscache.encode(_rows(key, warnings, seen, holds))
         first = statuscache.identity(seen[key]) if key in seen else statuscache.identity_of(key)
-        out.append((encoded, None if warnings or walked == "" else [[first, walked], encoded], warnings))
+        out.append((encoded, None if warnings or walked == "" else [[first, walked, names], encoded], warnings))
     return out
 
 
