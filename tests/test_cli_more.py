@@ -152,7 +152,7 @@ def _events():
 def test_progress_on_a_terminal_rewrites_one_line_per_call_with_running_totals():
     import io
 
-    from discuss.archive.report import Progress
+    from discuss.cli.progress import Progress
 
     out = io.StringIO()
     progress = Progress(out, live=True)
@@ -170,8 +170,8 @@ def test_progress_on_a_terminal_rewrites_one_line_per_call_with_running_totals()
 def test_the_running_total_never_claims_a_cost_nobody_knows():
     import io
 
-    from discuss.archive.report import Progress
     from discuss.calls import CallResult, CallSpec
+    from discuss.cli.progress import Progress
     from discuss.domain import Panelist, Usage
 
     spec = CallSpec("ann", Panelist("ann", "openai/local-model", "ann"), [], "respond")
@@ -185,7 +185,7 @@ def test_the_running_total_never_claims_a_cost_nobody_knows():
 def test_progress_in_a_log_prints_plain_lines():
     import io
 
-    from discuss.archive.report import Progress
+    from discuss.cli.progress import Progress
 
     out = io.StringIO()  # not a terminal
     progress = Progress(out)
@@ -200,7 +200,7 @@ def test_progress_in_a_log_prints_plain_lines():
 def test_progress_is_live_on_a_terminal_by_itself():
     import os
 
-    from discuss.archive.report import Progress
+    from discuss.cli.progress import Progress
 
     leader, follower = os.openpty()
     with os.fdopen(follower, "w") as tty:

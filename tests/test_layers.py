@@ -236,7 +236,6 @@ NOT_YET = {
     "discuss.cli.running -> discuss.store.discussions",
     "discuss.cli.running -> discuss.store.documents",
     "discuss.cli.running -> discuss.store.questions",
-    "discuss.cli.study -> discuss.archive.report",
 }
 
 

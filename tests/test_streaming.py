@@ -44,8 +44,8 @@ def test_without_a_terminal_replies_are_not_streamed(project, fake):
 def test_the_live_board_counts_the_tokens_of_a_streamed_reply(tmp_path):
     import asyncio
 
-    from discuss.archive.report import Progress
     from discuss.calls import CallSpec
+    from discuss.cli.progress import Progress
     from discuss.domain import Panelist
     from discuss.engine.gateway import Gateway
 

@@ -115,10 +115,10 @@ def assignments(given: list[str]) -> dict[str, object]:
 def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: bool = False, yes: bool = False,
              to_stderr: bool = False, stream: bool | None = None) -> None:
     """Run one question under `plan` (or print its estimate), printing progress and the outcome."""
-    from ..archive.report import Progress
     from ..commands.running import ready, run_ready, startable
     from ..store.questions import background_problem
     from ..text.tables import money
+    from .progress import Progress
 
     if estimate:
         from ..commands.estimating import Ended

@@ -103,10 +103,10 @@ def audit(question: str = typer.Argument(..., help="Slug or path of a vote discu
     """Ask a round's voters again with the same answers in new orders: their position and length bias."""
     import json
 
-    from ..archive.report import Progress
     from ..commands.auditing import AuditEstimate
     from ..commands.auditing import audit as run_audit
     from ..text.tables import money
+    from .progress import Progress
 
     progress = Progress()
     found = run_audit(root(), content(), question, round_number, orders, padding, estimate, panel,
