@@ -119,3 +119,17 @@ def test_the_mcp_tool_records_the_same(concluded):
     result = call(concluded.root, "resolve", {"question": "swarm-power", "outcome": "Done.", "answer": "no"})
     assert json.loads(result.content[0].text)["answer"] == "no"
     assert documents.read(concluded.folder / "outcome.md")[0]["answer"] == "no"
+
+
+def test_an_honest_resolve_on_a_branch_passes_the_base_and_rewrites_nothing_recorded(concluded):
+    from discuss.store import yamlio
+
+    index = concluded.folder / "discussion.yaml"
+    before = {p: p.read_bytes() for p in concluded.folder.rglob("*") if p.is_file()}
+    git(concluded.root, "checkout", "-qb", "resolve")
+    resolved(concluded, "swarm-power", "--outcome", "It went ahead.", "--answer", "yes")
+    after = {p: p.read_bytes() for p in concluded.folder.rglob("*") if p.is_file()}
+    assert {p for p in after if after[p] != before.get(p)} == {index, concluded.folder / "outcome.md"}
+    was, now = yamlio.load(before[index].decode()), yamlio.load(after[index].decode())
+    assert set(now["record"].pop("outcome")) == {"file", "sha256", "digest"} and now == was
+    assert verified(concluded, "--base", "main") == (0, [])

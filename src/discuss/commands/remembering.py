@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..store.chain import OUTCOME
-from ..store.layout import Layout
+from ..store import discussions as store
+from ..store.chain import OUTCOME, file_hash, with_outcome
+from ..store.layout import Layout, confined
+from ..store.outcomes import forecasts_by_round, panel_forecast, read_outcome
 
 MOST = 100  # related discussions one call lists at most
 
@@ -39,7 +41,6 @@ def resolve(layout: Layout, question: str, outcome: str, answer: str | None = No
     resolved, answer, decision, bornOut, evidence, resolvedBy, chained}; InputError (nothing written) for a
     question without a finished discussion, one resolved already, an answer the question does not offer, or
     evidence that is neither a web address nor a file of the project."""
-    from ..store import discussions as store
     from ..store.questions import find_question
 
     q = find_question(layout.content, question)
@@ -75,17 +76,19 @@ def resolve(layout: Layout, question: str, outcome: str, answer: str | None = No
 
 def _write(d: Any, folder: Path, path: Path, meta: dict[str, Any], text: str) -> None:
     """The outcome, then the chain in the index over it (a Project Dyson thread or one recorded before the
-    chain has none: its outcome is a file like any other)."""
-    from ..store import discussions as store
-    from ..store.chain import with_outcome
-    from ..store.documents import render
+    chain has none: its outcome is a file like any other). Only the index's `record` gains the entry: nothing
+    recorded before (the conclusion above all, which the chain holds by its hash) is written again."""
+    from ..store import yamlio
+    from ..store.documents import read_text, render
     from ..store.files import DiscussionLock, write_atomic
+    from ..store.layout import DISCUSSION_FILE
 
     with DiscussionLock(folder):
         write_atomic(path, render(meta, f"# What happened\n\n{text}\n"))
         if d.record is not None and not d.legacy:
-            with_outcome(d.record, path)
-            store.save(d, folder, from_round=len(d.rounds) + 1)
+            index = yamlio.load(read_text(folder / DISCUSSION_FILE), written=True)
+            with_outcome(index["record"], path)
+            write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index))
 
 
 def _outcome_text(outcome: str) -> str:
@@ -120,8 +123,6 @@ def _evidence(layout: Layout, given: str) -> dict[str, str]:
     with its sha256, named by its path in the project."""
     from urllib.parse import urlsplit
 
-    from ..store.chain import file_hash
-    from ..store.layout import confined
 
     given = given.strip()
     if not given or not given.isprintable() or len(given) > 2000:
@@ -169,8 +170,6 @@ def _now() -> str:
 def outcome_lines(folder: Path, d: Any = None) -> list[str]:
     """What `show` prints first: once a discussion is resolved, what happened and whether the decision held;
     where the panel forecast, each member's probability by round and the panel's."""
-    from ..store.outcomes import read_outcome
-
     o = read_outcome(folder)
     said = forecast_lines(d) if d is not None else []
     if o is None:
@@ -185,8 +184,6 @@ def outcome_lines(folder: Path, d: Any = None) -> list[str]:
 
 def forecast_lines(d: Any) -> list[str]:
     """Each round's probabilities of yes by member (- for one who gave none), then the panel's."""
-    from ..store.outcomes import forecasts_by_round, panel_forecast
-
     rounds = forecasts_by_round(d)
     if not rounds:
         return []
