@@ -20,9 +20,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from ..domain import Question
+from ..engine.prepare import check_ready, check_routes, prepare
 from ..errors import DiscussError, InputError
+from ..protocols import get_protocol, names, own_settings_in, refuse_strangers, settings_names
+from ..schema import validated
+from ..schema.question import FrontMatterModel
+from ..schema.settings import refuse_shared
+from ..store import discussions as store
+from ..store.files import is_running, lock_path
 from ..store.layout import Layout
+from ..store.questions import asked, options_of, read_question
+from ..text.naming import did_you_mean
+from ..text.secrets import scrub
 from .results import OPTIONAL, Result
+from .running import ASKED, answered_form, ask_file, follow_up_file, save_form, waiting_form
 
 if TYPE_CHECKING:
     from ..engine.prepare import Options
@@ -47,10 +59,6 @@ class AskRequest:
         started: the question, the panel and its models, their keys and scripts, the protocol, the settings and
         their ranges. The CLI's `ask` and the MCP server's both call it. Returns where the question's file is
         (or will be)."""
-        from ..domain import Question
-        from ..engine.prepare import check_ready, check_routes, prepare
-        from ..store.questions import asked, options_of, read_question
-
         self._check_options()
         path, _ = asked(layout.content, section, self.question, self.background, self.decision)
         q = read_question(path) if path.is_file() else Question(
@@ -70,8 +78,6 @@ class AskRequest:
                        overrides={"max_rounds": self.max_rounds, "max_cost": self.max_cost})
 
     def _check_options(self) -> None:
-        from ..protocols import get_protocol
-
         if not self.question.strip():
             raise InputError("the question is empty")
         if self.panel and self.models:
@@ -85,17 +91,11 @@ class AskRequest:
         if self.background is not None and len(self.background.encode("utf-8", "replace")) > BACKGROUND_BYTES:
             raise InputError(f"the background is larger than {BACKGROUND_BYTES // 1024} KB")
         if self.decision is not None:
-            from ..schema import validated
-            from ..schema.question import FrontMatterModel
-
             self.decision = validated(FrontMatterModel, {"title": "-", "decision": self.decision}, "decision").decision
         self._check_settings()
 
     def _check_settings(self) -> None:
         """Each setting a protocol's own, of the right kind: the named protocol's, else some protocol's."""
-        from ..protocols import get_protocol, names, own_settings_in, refuse_strangers, settings_names
-        from ..schema.settings import refuse_shared
-
         refuse_shared(self.settings)
         if self.protocol is not None:
             refuse_strangers(get_protocol(self.protocol), self.settings)
@@ -103,7 +103,6 @@ class AskRequest:
             raise InputError(f"{', '.join(bad)}: give a word, a number or true/false")
         if strange := sorted(set(self.settings) - set(own_settings_in(self.settings, "settings"))):
 
-            from ..text.naming import did_you_mean
 
             known = sorted({k for n in names() for k in settings_names(get_protocol(n))})
             raise InputError(f"{', '.join(strange)}: not a setting of any protocol{did_you_mean(strange[0], known)}"
@@ -128,8 +127,6 @@ class AskRequest:
 
 
 def log_path(folder: Path) -> Path:
-    from ..store.files import lock_path
-
     return lock_path(folder).with_suffix(".log")
 
 
@@ -178,10 +175,6 @@ def start(layout: Layout, request: AskRequest) -> Started:
     this text, whose discussion answers this one, or "new facts": the title was asked before with another
     background or decision, and this ask has a discussion of its own), and `note` says it in words.
     """
-    from ..store import discussions as store
-    from ..store.questions import read_question
-    from .running import ASKED, ask_file
-
     request.check(layout)
     path, how = ask_file(layout.content, "questions", request.question, request.background, request.decision)
     q = read_question(path)
@@ -199,8 +192,6 @@ def launch(layout: Layout, folder: Path, argv: list[str], stdin: str | None = No
     """Start `argv` (a `discuss` command) as a process of its own for the discussion in `folder`, unless a run
     of it is going already; False then. `stdin`: what the command reads there (an ask's background, which
     with its title tells the question apart from another of that title)."""
-    from ..store.files import is_running
-
     if is_running(folder) or starting(folder):
         return False
     log = log_path(folder)
@@ -227,9 +218,6 @@ def command(root: Path, *args: str) -> list[str]:
 
 def follow_up(layout: Layout, question: str, text: str) -> Started:
     """Write a finished discussion's follow-up part and start its run; `{slug, path, status, started}`."""
-    from ..store.questions import read_question
-    from .running import follow_up_file
-
     if not text.strip():
         raise InputError("the follow-up question is empty")
     part = read_question(follow_up_file(layout.content, question, text, None, None))
@@ -239,8 +227,6 @@ def follow_up(layout: Layout, question: str, text: str) -> Started:
 
 def answer_as(layout: Layout, question: str, person: str, text: str, ballot: bool) -> Replied:
     """A person's reply (or ballot) saved as `reply`/`vote` would save it, and the run started again."""
-    from .running import answered_form, save_form, waiting_form
-
     form = waiting_form(layout.content, question, person, ballot)
     save_form(form, answered_form(form, text))
     started = launch(layout, form.q.folder, command(layout.root, "run", form.q.slug, "--auto", "-q", "--yes"))
@@ -249,8 +235,6 @@ def answer_as(layout: Layout, question: str, person: str, text: str, ballot: boo
 
 def running(folder: Path) -> bool:
     """Whether a run of the discussion in `folder` is going (it holds the lock, or was started a moment ago)."""
-    from ..store.files import is_running
-
     return is_running(folder) or starting(folder)
 
 
@@ -267,7 +251,6 @@ def question_running(layout: Layout, question: str) -> bool:
 def last_output(layout: Layout, question: str) -> str | None:
     """The last line the question's background run wrote (its error, where it stopped with one), scrubbed."""
     from ..store.questions import find_question
-    from ..text.secrets import scrub
 
     words = last_words(find_question(layout.content, question).folder)
     return scrub(words) if words else None

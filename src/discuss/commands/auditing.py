@@ -13,8 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..archive.experiments import figures_by_round, lines
+from ..domain import Usage
 from ..errors import InputError
-from ..store.audits import ballots, keep, recorded, usage_of
+from ..protocols import get_protocol
+from ..store import discussions as store
+from ..store.audits import AUDIT, ballots, keep, recorded, usage_of
+from ..store.files import check_writable
+from ..store.layout import Layout
 from .results import JSON, Result
 
 if TYPE_CHECKING:
@@ -49,8 +55,6 @@ class Audited(Result):
 
 
 def _experiment(d: Any) -> Any:
-    from ..protocols import get_protocol
-
     found = get_protocol(d.protocol).figures.bias_experiment()
     if found is None:
         raise InputError(f"audit asks a round's voters again: the {d.protocol} protocol records no ballots to re-ask "
@@ -60,7 +64,6 @@ def _experiment(d: Any) -> Any:
 
 def _panel(root: Path, d: Any, name: str | None) -> dict[str, Any]:
     """The voters as the panel file gives them now (address, options), by id; the recorded ones otherwise."""
-    from ..store.layout import Layout
     from ..store.panels import load_panels
 
     panels = load_panels(Layout(root).panels)
@@ -88,7 +91,6 @@ LIMITS = {"calls": "{:g} calls (maxCalls)", "tokens": "{:g} tokens (maxTokens)",
 
 def _budget(d: Any, bound: dict[str, Any]) -> None:
     """Refuse re-asks that could take the discussion past a limit it has, with all it has spent (audits too)."""
-    from ..domain import Usage
     from ..engine import budget
 
     planned = Usage(bound["promptTokens"], bound["completionTokens"], bound["cost"], bound["calls"])
@@ -119,8 +121,6 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     from ..engine.client import PanelClient
     from ..engine.prepare import check_ready
     from ..engine.runner import prompts_for
-    from ..protocols import get_protocol
-    from ..store import discussions as store
     from ..store.questions import find_question
 
     if not MIN_ORDERS <= orders <= MAX_ORDERS:
@@ -146,9 +146,6 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
                              bound["cost"])
     _budget(d, bound)
     if pending:
-        from ..store.audits import AUDIT
-        from ..store.files import check_writable
-
         check_writable(q.folder / AUDIT)  # the re-asked ballots are written there: refused before they are paid
         check_ready(d, root)
         gateway = PanelClient(root, d.settings, on_event=on_event, on_note=on_note).gateway(folder=q.folder)
@@ -161,15 +158,11 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
 
 def audit_figures(folder: Path, d: Discussion) -> dict[str, JSON]:
     """The figures of every experiment run on a discussion's rounds, by round number (as text, for JSON)."""
-    from ..archive.experiments import figures_by_round
-
     return {str(n): found for n, found in figures_by_round(folder, d).items()}
 
 
 def audit_lines(folder: Path, d: Discussion) -> list[str]:
     """What `show` prints of the experiments run on a discussion's rounds: none where none was."""
-    from ..archive.experiments import lines
-
     found = lines(folder, d)
     return ["", "Bias experiment (`discuss audit`): approval of the answer shown first minus the one shown last, "
             "and of a padded copy minus the original", *found] if found else []

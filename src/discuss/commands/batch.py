@@ -10,14 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import providers
 from ..domain import Discussion, Question, Usage
 from ..engine.client import PanelClient
-from ..engine.prepare import Options
+from ..engine.prepare import Options, check_ready, ground, prepare
 from ..engine.runner import Plan, Runner
 from ..errors import Busy, DiscussError, InputError, WaitingForPeople
 from ..store import discussions as store
 from ..store.followups import part_files
+from ..store.layout import Layout
 from ..store.questions import question_files, read_question
+from .precedents import with_precedent
 
 
 @dataclass
@@ -146,10 +149,6 @@ def prepare_all(root: Path, questions: list[Question], options: Options, ready: 
     """Each question prepared to run (as its panel reads it, with sources) and, if `ready`, checked for keys and
     scripts; those that cannot start are reported and named apart, so one broken discussion stops no other.
     Every source is read and every key checked before the first call."""
-    from ..engine.prepare import check_ready, ground, prepare
-    from ..store.layout import Layout
-    from .precedents import with_precedent
-
     prepared, unusable = [], []
     for q in questions:
         try:
@@ -202,8 +201,6 @@ class Outcome:
 def run_all(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
             report: Callable[[str], None]) -> dict[str, Outcome]:
     """`run_many` to its end, the connections it kept open closed."""
-    from .. import providers
-
     return providers.run(run_many(root, prepared, concurrency, report))
 
 

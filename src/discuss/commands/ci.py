@@ -19,9 +19,11 @@ from pathlib import Path
 
 from .. import DISTRIBUTION
 from ..errors import InputError
+from ..providers import key_names
 from ..store import yamlio
 from ..store.files import write_atomic
 from ..store.layout import Layout
+from ..store.panels import load_panels
 
 WORKFLOW = ".github/workflows/discuss.yml"
 # Each action by the commit its release tag named when pinned (a tag can be moved; a digest cannot).
@@ -164,9 +166,6 @@ def workflow(shards: int, secrets: list[str], install: str,
 
 def secrets_of(panels: Path) -> list[str]:
     """Every variable the project's panels read a key from: the repository secrets a runner needs."""
-    from ..providers import key_names
-    from ..store.panels import load_panels
-
     found = load_panels(panels) if panels.is_file() else {}
     return key_names([m for panel, _ in found.values() for m in panel.everyone])
 

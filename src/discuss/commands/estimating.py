@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import providers
+from ..domain import Usage
+from ..engine.dry_run import estimate_run
+from ..engine.runner import Runner, prompts_for
+from ..protocols import get_protocol
+from ..text.tokens import count
 from .results import Result
+from .running import ready
 
 if TYPE_CHECKING:
     from .running import Options, Plan
@@ -58,13 +65,6 @@ class Estimate(Result):
 def estimate(root: Path, content: Path, question: str, options: Options, plan: Plan) -> Ended | Estimate:
     """The upper bound of the run `plan` asks of `question` (as `run --estimate` prints it), as a value;
     `Ended` where the discussion has ended."""
-    from .. import providers
-    from ..domain import Usage
-    from ..engine.dry_run import estimate_run
-    from ..engine.runner import Runner, prompts_for
-    from ..protocols import get_protocol
-    from .running import ready
-
     r = ready(root, content, question, options)
     q, d = r.q, r.d
     if d.concluded:
@@ -90,8 +90,6 @@ def batch_estimate(root: Path, prepared: list[tuple[Any, Any]]) -> dict[str, Any
     first question again with its background made longer; rounded up, with a margin per call, so it stays a
     bound. Over thousands of open questions this is reading them, not running each.
     """
-    from ..domain import Usage
-
     priced = _Priced(root)
     total, found = Usage(), []
     for q, d in prepared:
@@ -110,14 +108,10 @@ class _Priced:
     """Run estimates, the simulated ones made once per kind of fresh discussion."""
 
     def __init__(self, root: Path):
-        from ..engine.runner import prompts_for
-
         self.root, self.prompts = root, prompts_for(root)
         self.kinds: dict[str, tuple[int, Any, float, float | None]] = {}
 
     def simulated(self, q: Any, d: Any) -> Any:
-        from .. import providers
-        from ..engine.dry_run import estimate_run
         from ..engine.runner import Plan, Runner
 
         return providers.run(estimate_run(lambda g: Runner(g, self.prompts), q, d, Plan(auto=True)))[0]
@@ -126,8 +120,6 @@ class _Priced:
         import dataclasses
         import math
 
-        from ..domain import Usage
-        from ..text.tokens import count
 
         if d.rounds or q.sources or d.legacy or d.personas:
             return self.simulated(q, d)

@@ -23,7 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ..domain import Usage
+from ..engine.runner import prompts_for
+from ..store import discussions as store
 from ..store.layout import Layout
+from .estimating import batch_estimate
+from .evalrun import baseline_work, priced
 
 
 @dataclass
@@ -43,9 +47,6 @@ class Bounds:
 def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: list[Any], items: list[Any],
            members: Any, folder: Path, rule: str, max_samples: int | None = None) -> Bounds:
     """Every arm's items still to answer, each priced as an upper bound."""
-    from .estimating import batch_estimate
-    from .evalrun import baseline_work, priced
-
     found = Bounds()
     for name, pairs in ready.items():
         rows = batch_estimate(layout.root, [p for p in pairs if not p[1].concluded])["discussions"]
@@ -66,8 +67,6 @@ def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: l
 
 def protocol_bounds(root: Path, pairs: list[tuple[Any, Any]]) -> dict[Path, Usage]:
     """What each discussion to run may spend at most (by its question file), as `run --estimate` prices it."""
-    from .estimating import batch_estimate
-
     rows = batch_estimate(root, pairs)["discussions"]
     return {q.path: Usage(0, row["tokens"], row["cost"], row["calls"]) for (q, _), row in zip(pairs, rows, strict=True)}
 
@@ -77,17 +76,12 @@ def _arm_of(path: Path, arms: list[Any]) -> str:
 
 
 def _prompts(root: Path) -> Any:
-    from ..engine.runner import prompts_for
-
     return prompts_for(root)
 
 
 def _k(root: Path, ready: dict[str, list[tuple[Any, Any]]], folder: Path, items: list[Any], members: Any,
        arm: Any, prompts: Any, rule: str, found: Bounds) -> int:
     """Self-consistency's k as the run will size it, from the estimate of what the protocol arms take."""
-    from ..store import discussions as store
-    from .evalrun import priced
-
     per_arm = []
     for name, pairs in ready.items():
         spent = [found.arms[name][d.question_slug].total_tokens if d.question_slug in found.arms[name]

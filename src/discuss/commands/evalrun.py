@@ -15,20 +15,28 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..domain import Usage
+from .. import providers
+from ..calls import CallSpec
+from ..domain import Question, Usage
+from ..engine.prepare import Options, ground, prepare
+from ..protocols.base import messages
+from ..store import discussions as store
+from ..store.evalsets import answers
 from ..store.layout import Layout
+from ..store.questions import read_question
+from ..store.yamlio import dump
 from ..text.grading import instruction
+from ..text.prompting import estimate_tokens
+from .batch import run_many
+from .estimating import MARGIN_PER_CALL
 
 
 def prepared(layout: Layout, folder: Path, items: list[Any], panel: str, arm: Any, rule: str,
              write: bool = True) -> list[tuple[Any, Any]]:
     """Each item of a protocol arm as a question file of the eval (not written to price it), and its
     discussion ready to run."""
-    from ..domain import Question
-    from ..engine.prepare import Options, ground, prepare
     from ..store.documents import render
     from ..store.files import write_atomic
-    from ..store.questions import read_question
 
     out = []
     for item in items:
@@ -52,7 +60,6 @@ def read_ahead(paths: list[Path]) -> Any:
     would."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ..store import discussions as store
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="discuss-read-ahead")
     try:
@@ -63,8 +70,6 @@ def read_ahead(paths: list[Path]) -> Any:
 
 def protocol_tokens(folder: Path, arms: list[Any], items: list[Any]) -> float | None:
     """The median, over the protocol arms, of their tokens per item: what self-consistency is sized to."""
-    from ..store import discussions as store
-
     per_arm = []
     for arm in arms:
         spent = [s.usage.total_tokens for item in items
@@ -85,8 +90,6 @@ def baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Any],
                    counts: dict[str, int]) -> list[tuple[Any, ...]]:
     """What the baseline arms still need: per item, the (member, sample) answers not yet on file (a failed one
     is asked again); `counts`, the samples of each self-consistency arm."""
-    from ..store.evalsets import answers
-
     work = []
     for arm in arms:
         who = [m for m in members.members if arm.kind == "majority" or m.id == arm.member]
@@ -110,7 +113,6 @@ async def together(client: Any, rule: str, everyone: list[Any], plain: list[Any]
     another to finish before the next can start."""
     import asyncio
 
-    from .batch import run_many
 
     async def discussions_then() -> None:
         if everyone:
@@ -153,8 +155,6 @@ def samples(folder: Path, items: list[Any], arm: Any, budget: float | None, fall
     """k for self-consistency: the protocol arms' median tokens per item over one of its member's answers (as
     its single and majority arms spent them), rounded; `fallback` where either is unknown. No cap but `cap`, a
     user's, which the report then marks as not at equal compute."""
-    from ..store.evalsets import answers
-
     one = []
     for other in (f"single-{arm.member}", "majority", arm.folder):
         for item in items:
@@ -171,9 +171,6 @@ ANSWER_TOKENS = 1200  # a baseline answer's cap, as a discussion's answer has on
 def item_specs(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> list[Any]:
     """The calls one item of a baseline arm makes (a member and sample each): what the run sends and the
     estimate prices."""
-    from ..calls import CallSpec
-    from ..protocols.base import messages
-
     user = "\n\n".join(x for x in (item.question, item.background, instruction(rule, item.kind)) if x)
     return [CallSpec(f"{m.id}#{k}", m, messages(m, prompts, user), "respond", ANSWER_TOKENS,
                      context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
@@ -181,10 +178,6 @@ def item_specs(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]])
 
 def priced(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> Usage:
     """One item's baseline calls, each at the prompt the run sends (with the estimate's margin) and its cap."""
-    from .. import providers
-    from ..text.prompting import estimate_tokens
-    from .estimating import MARGIN_PER_CALL
-
     total, unpriced = Usage(cost=0.0), False
     for spec in item_specs(prompts, rule, item, asked):
         prompt = sum(estimate_tokens(m["content"]) for m in spec.messages) + MARGIN_PER_CALL
@@ -200,7 +193,6 @@ async def _item_calls(gateway: Any, prompts: Any, rule: str, path: Path, item: A
                       kept: list[dict[str, Any]]) -> Usage:
     """One item of a baseline arm: the answers it still needs, written with those `kept` once all have come."""
     from ..store.files import write_atomic
-    from ..store.yamlio import dump
 
     specs = item_specs(prompts, rule, item, asked)
     results = await gateway.run_phase(specs)

@@ -24,15 +24,33 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import __version__, providers
 from ..archive.evaluation import Arm
+from ..archive.finalanswer import answer_record
+from ..archive.tables import as_csv
+from ..engine.client import PanelClient
+from ..engine.prepare import default_panel
 from ..errors import InputError
+from ..protocols import get_protocol
+from ..store import discussions as store
+from ..store import evalfolder
+from ..store.evalfolder import Progress, digest, reading
+from ..store.evalsets import load_set
+from ..store.files import is_running
 from ..store.layout import Layout
+from ..store.panels import pick_panel
+from ..store.yamlio import dump
+from ..text.grading import RULES
+from ..text.naming import is_safe_id
+from .asking import command, launch, starting
+from .batch import Allowance
+from .evalestimate import estimate as priced
+from .evalestimate import protocol_bounds
+from .evalrun import baseline_work, filling, prepared, protocol_tokens, read_ahead, samples, together
 
 
 def parse_arms(text: str, member_ids: list[str]) -> list[Arm]:
     """The arms named, checked against the protocols and the panel's members; InputError otherwise."""
-    from ..protocols import get_protocol
-
     arms = []
     for raw in [a.strip() for a in text.split(",") if a.strip()]:
         kind, _, member = raw.partition(":")
@@ -72,9 +90,6 @@ class Eval:
         return self.layout.root / "evals" / self.name
 
     def binding(self) -> dict[str, Any]:
-        from .. import __version__
-        from ..store.evalfolder import digest
-
         shared = {k: v for k, v in dataclasses.asdict(self.settings).items() if k != "recorded"}
         members = [{"id": m.id, "model": m.model, "options": dict(m.options), **({"persona": m.persona}
                     if m.persona else {})} for m in self.members.members]
@@ -85,12 +100,6 @@ class Eval:
 
 def _eval(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None, seed: int,
           name: str | None, rule: str | None) -> Eval:
-    from ..engine.prepare import default_panel
-    from ..store.evalsets import load_set
-    from ..store.panels import pick_panel
-    from ..text.grading import RULES
-    from ..text.naming import is_safe_id
-
     if name is not None and not is_safe_id(name):
         raise InputError(f"--name {name!r}: an eval is named by a safe name (lowercase letters, digits, '.', '_', "
                          "'-')")
@@ -113,14 +122,10 @@ def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, i
     """Run (or price) every arm over the set's items; the figures as `--json` gives them. `max_cost` and
     `max_tokens` bound what this run spends in all: no item starts once they are reached. A folder whose
     answers were given under other settings is refused (or, with `fresh`, removed first)."""
-    from ..store import evalfolder
-
     e = _eval(layout, set_name, panel, arms_text, items, seed, name, rule)
     if estimate:
         if not fresh:
             evalfolder.check(e.folder, e.name, e.binding())
-        from .evalestimate import estimate as priced
-        from .evalrun import prepared
 
         ready = {a.name: prepared(layout, e.folder, e.found.items, e.panel, a, e.found.rule, write=False)
                  for a in e.arms if a.kind == "protocol"}
@@ -141,13 +146,6 @@ def _run(e: Eval, echo: Any, concurrency: int | None, max_cost: float | None, ma
          max_samples: int | None, ahead: list[Any]) -> int:
     """Every arm's items not answered yet, asked; how many were not started (the budget spent). `ahead` gets
     the protocol arms' discussions, read while self-consistency's calls are out."""
-    from .. import providers
-    from ..engine.client import PanelClient
-    from ..store.evalfolder import Progress
-    from .batch import Allowance
-    from .evalestimate import protocol_bounds
-    from .evalrun import baseline_work, filling, prepared, protocol_tokens, read_ahead, samples, together
-
     folder, items, members = e.folder, e.found.items, e.members
     progress = Progress(folder)
     allowance = Allowance(max_cost, max_tokens, on_add=lambda used: progress.finished(used.calls, used.total_tokens))
@@ -201,11 +199,7 @@ def _reported(e: Eval, record: dict[str, Any], held: int, command: str, read: di
     """The report over every arm and item the folder records (a run of some of them keeps the others' figures),
     written beside the answers with its tables."""
     from ..archive.evaluation import figures, provenance
-    from ..archive.tables import as_csv
-    from ..store import discussions as store
-    from ..store.evalsets import load_set
     from ..store.files import write_atomic
-    from ..store.yamlio import dump
 
     arms = parse_arms(",".join(record["arms"]), list(e.members.ids))
     found = load_set(e.layout.root, e.found.name, record.get("items"), e.seed)
@@ -226,9 +220,6 @@ def _reported(e: Eval, record: dict[str, Any], held: int, command: str, read: di
 def _record_answers(folder: Path, found: Any, arms: list[Arm], load: Any) -> None:
     """Each concluded discussion of a protocol arm given the final answer it gave, as the grader reads it, in its
     index (`finalAnswer`, and each round's answers), where it does not hold that record yet."""
-    from ..archive.finalanswer import answer_record
-    from ..store import discussions as store
-
     for arm in [a for a in arms if a.kind == "protocol"]:
         for item in found.items:
             d = load(folder / arm.folder / item.id)
@@ -249,9 +240,6 @@ def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, item
     """For an agent: the estimate; or, while a run of the eval is going, how far it has got (`running`); or,
     once every item has been answered, the figures; else the eval started as a process of its own
     (`{started}`), which the next call finds going or finished."""
-    from ..store.evalfolder import Progress
-    from .asking import command, launch
-
     if items is not None and not 1 <= items <= 10_000:
         raise InputError("items: give 1 to 10,000")
     if max_cost is not None and not 0 <= max_cost < float("inf"):
@@ -276,9 +264,6 @@ def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, item
 def progress_of(layout: Layout, folder: Path) -> dict[str, Any] | None:
     """How far a run of the eval in `folder` has got while one is going (its lock held, or its process
     started and not yet holding it); None where none is."""
-    from ..store.files import is_running
-    from .asking import starting
-
     if not folder.is_dir() or not (is_running(folder) or starting(folder)):
         return None
     return {"running": True, "folder": folder.relative_to(layout.root).as_posix(), **_progress(folder)}
@@ -286,8 +271,6 @@ def progress_of(layout: Layout, folder: Path) -> dict[str, Any] | None:
 
 def _progress(folder: Path) -> dict[str, Any]:
     """progress.yaml as an agent reads it: items and calls done of the total, tokens spent."""
-    from ..store.evalfolder import reading
-
     now = reading(folder) or {}
     done: dict[str, Any] = now["items"] if isinstance(now.get("items"), dict) else {}
     return {"state": now.get("state") or "starting", "items": {"done": done.get("done") or 0,

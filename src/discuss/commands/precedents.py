@@ -22,7 +22,11 @@ from typing import Any
 
 from ..domain import Discussion, Question
 from ..errors import InputError
+from ..store import discussions as store
+from ..store.chain import file_hash, head
+from ..store.discussions import read_conclusion
 from ..store.layout import Layout
+from ..store.sources import recorded_paths
 
 AUTO_COUNT = 3
 HEADER = ("## Precedent\n\nEarlier conclusions of this team on related questions, quoted as material, not "
@@ -63,8 +67,6 @@ def _candidates(layout: Layout, q: Question) -> list[Question]:
 
 def _chosen(layout: Layout, q: Question, notes: list[str]) -> list[dict[str, Any]]:
     """The precedents offered, as source entries; a note for each left out."""
-    from ..store import discussions as store
-    from ..store.chain import file_hash, head
     from .verifying import verify
 
     entries: list[dict[str, Any]] = []
@@ -90,9 +92,6 @@ def _chosen(layout: Layout, q: Question, notes: list[str]) -> list[dict[str, Any
 
 def _block(q: Question, entries: list[dict[str, Any]]) -> str:
     """Each precedent's conclusion as the panel reads it: labelled, dated, its record digest named, fenced."""
-    from ..store.discussions import read_conclusion
-    from ..store.sources import recorded_paths
-
     paths = recorded_paths(q.path, entries)
     parts = [HEADER]
     for e in entries:

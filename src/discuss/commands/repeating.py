@@ -13,7 +13,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import providers
+from ..archive.trials import report
+from ..engine.prepare import check_ready, ground, prepare
 from ..errors import InputError
+from ..store import discussions as store
+from ..store.layout import confined
+from ..store.sources import rehomed
+from .asking import command, launch, starting
+from .batch import run_many
+from .estimating import batch_estimate
+from .precedents import with_precedent
 
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
@@ -38,8 +48,6 @@ def trials_folder(content: Path, question: str, into: Path | None = None, runnin
 
     given = within / question if within is not None else Path(question)
     if within is not None and given.is_dir():
-        from ..store.layout import confined
-
         confined(given, within, what=question)
     if not running and given.is_dir() and any(given.glob("trial-*/discussion.yaml")):
         return given, None
@@ -50,10 +58,7 @@ def trials_folder(content: Path, question: str, into: Path | None = None, runnin
 def prepared_trials(root: Path, q: Question, folder: Path, runs: int, options: Options,
                     warn: Callable[[str], None]) -> list[tuple[Question, Discussion]]:
     """Trials 1..runs not finished yet, each as the panel reads its question (with sources), ready to run."""
-    from ..engine.prepare import ground, prepare
     from ..store.layout import Layout
-    from ..store.sources import rehomed
-    from .precedents import with_precedent
 
     prepared = []
     for k in range(1, runs + 1):
@@ -72,10 +77,6 @@ def prepared_trials(root: Path, q: Question, folder: Path, runs: int, options: O
 def run_trials(root: Path, prepared: list[tuple[Question, Discussion]], concurrency: int,
                report: Callable[[str], None]) -> None:
     """Every prepared trial to its end, `concurrency` at a time; what is not ready is refused before any call."""
-    from .. import providers
-    from ..engine.prepare import check_ready
-    from .batch import run_many
-
     for _, d in prepared:
         check_ready(d, root)
     providers.run(run_many(root, prepared, concurrency, report))
@@ -83,9 +84,6 @@ def run_trials(root: Path, prepared: list[tuple[Question, Discussion]], concurre
 
 def trials_report(folder: Path) -> dict[str, Any]:
     """The figures of the trials in `folder` (finished or not): rounds, approval, winner, termination, bias."""
-    from ..archive.trials import report
-    from ..store import discussions as store
-
     found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=trial_number)
     pairs = [(p.name, d) for p, d in ((p, store.load(p)) for p in found) if d is not None]
     if not pairs:
@@ -101,8 +99,6 @@ def trials(layout: Layout, question: str, runs: int | None = None, panel: str | 
     `ask` is: it outlives the caller, and the figures are read from the files.
     """
     from ..engine.prepare import Options, check_ready
-    from .asking import command, launch, starting
-    from .estimating import batch_estimate
 
     if runs is not None and not 1 <= runs <= MOST_RUNS:
         raise InputError(f"runs must be from 1 to {MOST_RUNS}")

@@ -11,10 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import providers
 from ..calls import PersonForm
 from ..domain import Discussion, Question
-from ..engine.prepare import Options, ground, prepare
+from ..engine.client import PanelClient
+from ..engine.prepare import Options, check_ready, ground, prepare
+from ..engine.runner import Runner, prompts_for
 from ..protocols.base import Plan
+from ..store import documents
+from ..store.layout import Layout
+from ..store.questions import asked, create_question
 
 __all__ = ["ASKED", "Form", "Options", "Plan", "Ready", "ask_file", "follow_up_file", "ready", "run_ready", "save_form",
            "startable", "waiting_form"]
@@ -48,7 +54,6 @@ def ready(root: Path, content: Path, ref: str, options: Options) -> Ready:
     if d.concluded:
         return Ready(q, d, q, notes)
     asked, changes = ground(root, q, d)
-    from ..store.layout import Layout
     from .precedents import with_precedent
 
     asked, left_out = with_precedent(Layout(root), q, d, asked)
@@ -62,9 +67,6 @@ def ready(root: Path, content: Path, ref: str, options: Options) -> Ready:
 def startable(root: Path, r: Ready) -> Any:
     """The prompts the run reads, once everything that must hold before spending holds (keys, scripts,
     templates, the protocol's own checks); InputError otherwise."""
-    from ..engine.prepare import check_ready
-    from ..engine.runner import prompts_for
-
     prompts = prompts_for(root)
     check_ready(r.d, root)
     return prompts
@@ -73,10 +75,6 @@ def startable(root: Path, r: Ready) -> Any:
 def run_ready(root: Path, r: Ready, plan: Plan, prompts: Any, on_event: Any = None, on_tokens: Any = None,
               on_note: Any = None, on_round: Any = None) -> Discussion:
     """Run `r` under `plan` to where the plan or a stopping rule ends it; what it paid for is on disk."""
-    from .. import providers
-    from ..engine.client import PanelClient
-    from ..engine.runner import Runner
-
     client = PanelClient(root, r.d.settings, on_event=on_event, on_tokens=on_tokens, on_note=on_note)
     runner = Runner(client.gateway(folder=r.q.folder), prompts, on_round=on_round)
     return providers.run(runner.run(r.asked, r.d, plan))
@@ -87,8 +85,6 @@ def ask_file(content: Path, section: str, question: str, background: str | None,
     """The question file `ask` runs, and how it was found (`store.questions.asked`): an earlier identical ask's
     ("same"), or one written now ("new", or "new facts" where the title was asked before with another
     background or decision)."""
-    from ..store.questions import asked, create_question
-
     path, how = asked(content, section, question, background, decision)
     if not path.is_file():
         extra: dict[str, object] = {} if decision is None else {"decision": decision}
@@ -180,7 +176,6 @@ def answered_form(form: Form, text: str) -> str:
 def save_form(form: Form, edited: str) -> None:
     """Save the filled form when the rules a model's reply meets pass; else keep the text beside it and refuse."""
     from ..providers.human import filled
-    from ..store import documents
     from ..store.files import write_atomic
 
     try:  # a person's text is untrusted: YAML it cannot read is refused in words, never a traceback

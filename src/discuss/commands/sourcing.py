@@ -21,7 +21,15 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ..errors import InputError
+from ..providers.fetch import Exchange
+from ..providers.pages import fetch
+from ..providers.policy import PolicyError
+from ..store import documents
+from ..store.frozen import freeze, frozen_as, listed, readable, title_of
 from ..store.layout import Layout
+from ..store.panels import load_search
+from ..text.clean import clean
+from ..text.secrets import mask_url, scrub
 
 MAX_RESULTS = 20
 SEARCH_DEADLINE = 20.0  # seconds for the endpoint's whole reply
@@ -58,9 +66,6 @@ def _freeze_each(layout: Layout, q: Any, urls: list[str], allow_private: bool, q
 
 def _freeze_one(layout: Layout, q: Any, url: str, allow_private: bool, query: str | None,
                 refresh: bool) -> dict[str, Any]:
-    from ..providers.pages import fetch
-    from ..store.frozen import freeze, frozen_as, listed, readable, title_of
-
     earlier = frozen_as(layout.root, q.slug, url)
     if earlier is not None and not refresh:
         path, already = earlier, True
@@ -81,19 +86,14 @@ def _freeze_one(layout: Layout, q: Any, url: str, allow_private: bool, query: st
 
 
 def _body(path: Path) -> str:
-    from ..store import documents
-
     return documents.read(path)[1].strip()
 
 
 def _meta(path: Path) -> dict[str, Any]:
-    from ..store import documents
-
     return documents.read(path)[0]
 
 
 def _note_query(path: Path, query: str) -> None:
-    from ..store import documents
     from ..store.files import write_atomic
 
     meta, body = documents.read(path)
@@ -121,8 +121,6 @@ def search(layout: Layout, question: str, query: str, count: int = 10, add_numbe
 
 def _ask_engine(layout: Layout, query: str, count: int) -> list[dict[str, str]]:
     """The configured endpoint's results, as {title, url, snippet}; the key from the environment only."""
-    from ..store.panels import load_search
-
     engine = load_search(layout.panels)
     if engine is None:
         raise InputError(f"{layout.panels}: no search endpoint; add `search: {{url: http://localhost:8888, kind: "
@@ -151,8 +149,6 @@ def _ask_engine(layout: Layout, query: str, count: int) -> list[dict[str, str]]:
 def _line(value: Any, most: int) -> str:
     """A search result's field as one line of text that is safe to print (the endpoint's words are outside
     text: no terminal escapes, control characters or line breaks)."""
-    from ..text.clean import clean
-
     return " ".join(clean(str(value or "")).split())[:most]
 
 
@@ -161,10 +157,7 @@ def _ask(base: str, method: str, url: str, headers: dict[str, str], payload: Any
     is the project's own setting, so an address on this machine (SearXNG's) is allowed."""
     import json
 
-    from ..providers.fetch import Exchange
     from ..providers.pages import MAX_PAGE_BYTES
-    from ..providers.policy import PolicyError
-    from ..text.secrets import mask_url, scrub
 
     body = json.dumps(payload).encode() if payload is not None else b""
     sent = {**headers, "Content-Type": "application/json"} if body else headers

@@ -15,10 +15,16 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from ..archive.integrity import check, checked, finding
 from ..domain import Question
 from ..errors import InputError
-from ..store.chain import OUTCOME
-from ..store.layout import DISCUSSION_FILE, Layout
+from ..store import discussions as store
+from ..store import yamlio
+from ..store.chain import OUTCOME, head
+from ..store.documents import MAX_BYTES, read_text
+from ..store.layout import DISCUSSION_FILE, Layout, content_line
+from ..store.questions import read_question
+from ..text.naming import inside_project, leads_out, read_in_project
 
 ROUND_DIR = re.compile(r"^round-(\d+)$")
 
@@ -26,11 +32,6 @@ ROUND_DIR = re.compile(r"^round-(\d+)$")
 def verify(layout: Layout, questions: list[str], base: str | None = None) -> dict[str, Any]:
     """{discussions, findings: [{question, round, file, kind, before, after, message}], notes: [{question,
     note}]}; InputError for a question that is not one, a ref git does not know, or no git repository."""
-    from ..archive.integrity import check, finding
-    from ..store import discussions as store
-    from ..store import yamlio
-    from ..store.documents import read_text
-
     commit = _commit(layout.root, base) if base is not None else None
     folders = _folders(layout, questions)
     findings: list[dict[str, Any]] = []
@@ -73,9 +74,6 @@ def _shown(folder: Path, contents: list[Path], root: Path) -> str:
 
 def _content_at(layout: Layout, commit: str) -> Path:
     """The content folder the base's panel file names (its `content:` line; content/ without one)."""
-    from ..store.layout import content_line
-    from ..text.naming import inside_project
-
     top = Path(_git(layout.root, "rev-parse", "--show-toplevel").stdout.decode().strip())
     panels = layout.panels.resolve().relative_to(top.resolve()).as_posix()
     text = _text_at(top, commit, panels)
@@ -84,8 +82,6 @@ def _content_at(layout: Layout, commit: str) -> Path:
 
 
 def _moved(layout: Layout, was: Path) -> dict[str, Any]:
-    from ..archive.integrity import finding
-
     panels = layout.panels.relative_to(layout.root).as_posix()
     before, after = was.relative_to(layout.root).as_posix(), layout.content.relative_to(layout.root).as_posix()
     return {"question": panels, **finding(None, panels, "content-moved", before, after,
@@ -96,9 +92,6 @@ def _moved(layout: Layout, was: Path) -> dict[str, Any]:
 def question_beside(folder: Path) -> Question | None:
     """The question file beside a discussion folder, as read now; None where there is none (a trial's) or it
     cannot be read (a finding of `check`, not of the record)."""
-    from ..store.questions import read_question
-    from ..text.naming import leads_out
-
     path = folder.with_suffix(".md")
     if not path.is_file() or leads_out(path) is not None:
         return None
@@ -111,10 +104,7 @@ def question_beside(folder: Path) -> Question | None:
 def verdict(layout: Layout, question: str) -> dict[str, Any]:
     """`discuss verdict --json`: the question's outcome as a decision (see `archive/verdict.py`), with whether
     its record holds under the checks `verify` runs without a base (its findings where it does not)."""
-    from ..archive.integrity import checked
     from ..archive.verdict import verdict as decided
-    from ..store import discussions as store
-    from ..store.chain import head
     from ..store.questions import find_question
 
     q = find_question(layout.content, question)
@@ -198,8 +188,6 @@ def _place(path: str) -> tuple[str | None, str, int | None]:
 
 
 def _index_at(top: Path, commit: str, path: str) -> dict[str, Any] | None:
-    from ..store import yamlio
-
     done = _git(top, "show", f"{commit}:{path}")
     if done.returncode != 0:
         return None
@@ -220,8 +208,6 @@ def _closed(before: dict[str, Any], number: int | None) -> bool:
 
 def _judged(top: Path, commit: str, folder: str, kind: str, number: int | None, status: str, path: str,
             before: dict[str, Any]) -> list[dict[str, Any]]:
-    from ..archive.integrity import finding
-
     question = folder
     name = path[len(folder) + 1:]
     gone = status == "D"
@@ -253,8 +239,6 @@ def _judged(top: Path, commit: str, folder: str, kind: str, number: int | None, 
 
 
 def _index_now(path: Path) -> dict[str, Any]:
-    from ..store import yamlio
-
     try:
         data = yamlio.load(_file(path) or "")
     except ValueError:
@@ -264,8 +248,6 @@ def _index_now(path: Path) -> dict[str, Any]:
 
 def _index_changes(now: dict[str, Any], before: dict[str, Any]) -> list[dict[str, Any]]:
     """Rounds closed at the base, their chain entries and the conclusion, as the index records them now."""
-    from ..archive.integrity import finding
-
     found = []
     current = {r.get("roundNumber"): r for r in now.get("rounds") or [] if isinstance(r, dict)}
     for entry in before.get("rounds") or []:
@@ -300,8 +282,6 @@ BOUND = {"panel": "the panel recorded", "sources": "the sources and their sha256
 
 def _bindings(now: dict[str, Any], before: dict[str, Any]) -> list[dict[str, Any]]:
     """The panel, sources, protocol and question a discussion recorded at the base, as its index says now."""
-    from ..archive.integrity import finding
-
     if not (before.get("record") or {}).get("rounds") and not before.get("rounds"):
         return []  # nothing was answered yet at the base
     found = []
@@ -330,9 +310,6 @@ def _changed_in(before: Any, after: Any) -> str:
 
 def _ballots(top: Path, commit: str, path: str, number: int | None) -> list[dict[str, Any]]:
     """Each vote of a votes.yaml whose value or reason changed since the base."""
-    from ..archive.integrity import finding
-    from ..store import yamlio
-
     try:
         was = yamlio.load(_text_at(top, commit, path) or "") or {}
         now = yamlio.load(_file(top / path) or "") or {}
@@ -368,9 +345,6 @@ def _text_at(top: Path, commit: str, path: str) -> str | None:
 
 def _file(path: Path) -> str | None:
     """The file's text now; None where it is gone, or a link out of the project (never read)."""
-    from ..store.documents import MAX_BYTES
-    from ..text.naming import read_in_project
-
     try:
         return read_in_project(path, MAX_BYTES).decode("utf-8", "replace")
     except OSError:
