@@ -139,34 +139,6 @@ def test_the_cycle_check_sees_the_modules_named_for_later():
     assert "discuss.providers.builtin" not in imports()["discuss.providers.registry"]
 
 
-# Imports of discuss's own modules inside functions: each is a module loaded later than its reader, which a reader
-# of the code has to keep in mind. One stays where a benchmark shows what it keeps off a command's start-up; the
-# number may only fall (issue 64 asks for at most 80).
-MOST_INSIDE_FUNCTIONS = 321
-
-
-def inside_functions() -> list[str]:
-    """Each import of a module of discuss made inside a function, as "module:line"."""
-    found = []
-    for path in sorted((SRC / "discuss").rglob("*.py")):
-        tree = ast.parse(path.read_text())
-        for function in ast.walk(tree):
-            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                continue
-            for node in ast.walk(function):
-                ours = isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("discuss")) \
-                    or isinstance(node, ast.Import) and any(a.name.startswith("discuss") for a in node.names)
-                if ours:
-                    found.append(f"{name_of(path)}:{node.lineno}")
-    return sorted(set(found))  # an import in a function within a function is counted once
-
-
-def test_few_imports_of_discuss_are_left_inside_functions():
-    found = inside_functions()
-    assert len(found) <= MOST_INSIDE_FUNCTIONS, f"{len(found)} imports inside functions: move them to the top"
-    assert any(f.startswith("discuss.providers.builtin:") for f in found)  # each provider imported when first used
-
-
 def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     """The reader itself: a protocol importing the store is caught (as vote's audit once did), and an import
     inside a function, under a condition, counts as one at the top of the module."""
@@ -253,18 +225,6 @@ def test_no_protocol_package_is_imported_from_outside_protocols():
 
 BELOW_THE_APPLICATION = ("discuss.engine", "discuss.providers", "discuss.store", "discuss.archive",
                          "discuss.protocols", "discuss.site")
-# What the CLI still reaches below the application layer: this list only shrinks (a new entry fails the test,
-# and so does an entry its module no longer needs), until it is empty.
-NOT_YET = {
-    "discuss.cli.quick -> discuss.archive.listing",
-    "discuss.cli.running -> discuss.archive.export",
-    "discuss.cli.running -> discuss.archive.listing",
-    "discuss.cli.running -> discuss.archive.report",
-    "discuss.cli.running -> discuss.protocols",
-    "discuss.cli.running -> discuss.store.discussions",
-    "discuss.cli.running -> discuss.store.documents",
-    "discuss.cli.running -> discuss.store.questions",
-}
 
 
 def test_front_ends_call_the_application_layer_and_nothing_below_it():
@@ -275,8 +235,7 @@ def test_front_ends_call_the_application_layer_and_nothing_below_it():
     found = {f"{m} -> {d}" for m, deps in graph.items()
              if m.startswith(("discuss.cli", "discuss.mcp_server")) or m == "discuss.__main__"
              for d in deps if d.startswith(BELOW_THE_APPLICATION)}
-    assert sorted(found - NOT_YET) == [], "call commands/ instead"
-    assert sorted(NOT_YET - found) == [], "no longer imported: take it off NOT_YET"
+    assert sorted(found) == [], "call commands/ instead"
 
 
 def test_no_module_under_protocols_reads_or_writes_a_foreign_format():

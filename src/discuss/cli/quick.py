@@ -15,7 +15,6 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..archive.listing import status_output
 from ..commands.project import Layout
 from ..errors import InputError
 
@@ -43,7 +42,7 @@ def parse(argv: list[str], env: Mapping[str, str]) -> tuple[Path | None, bool] |
 def show_status(content: Path, question: str | None, as_json: bool, only: str | None = None) -> None:
     """`discuss status`, whichever way it was asked: the warnings on stderr, the rows on stdout (`only`: those
     of this status)."""
-    from ..commands.reading import status_rows
+    from ..commands.reading import status_output, status_rows
 
     found, warnings = status_rows(content, question, only)
     for warning in warnings:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from ..commands.finished import BUILT_IN, DEFAULT
 from ..errors import InputError, RunError, WaitingForPeople
-from ..protocols import BUILT_IN, DEFAULT
 from .base import (
     BACKGROUND_BYTES,
     _unusable,
@@ -115,8 +115,8 @@ def assignments(given: list[str]) -> dict[str, object]:
 def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: bool = False, yes: bool = False,
              to_stderr: bool = False, stream: bool | None = None) -> None:
     """Run one question under `plan` (or print its estimate), printing progress and the outcome."""
+    from ..commands.finished import background_problem
     from ..commands.running import ready, run_ready, startable
-    from ..store.questions import background_problem
     from ..text.tables import money
     from .progress import Progress
 
@@ -243,16 +243,11 @@ def _estimate_all(prepared, as_json: bool = False) -> None:
 
 def _print_totals(questions) -> None:
     """The batch's summary table and its totals, from the files as they now are."""
-    from ..archive.listing import STATUS_HEADER, money, status_row, table
-    from ..domain import Usage
-    from ..store import discussions as store
+    from ..commands.finished import batch_table
+    from ..text.tables import money
 
-    summaries = [(q.slug, store.summary(q.folder)) for q in questions]
-    typer.echo(table(STATUS_HEADER, [status_row(slug, s) for slug, s in summaries]))
-    total = Usage()
-    for _, s in summaries:
-        if s is not None:
-            total.add(s.usage)
+    shown, total = batch_table(questions)
+    typer.echo(shown)
     typer.echo(f"total: {total.calls} calls, {total.total_tokens} tokens, {money(total.cost)}")
 
 
@@ -279,11 +274,8 @@ def ask(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Ask in one line: write the question file, run it to its end, print the conclusion."""
-    from ..archive.report import result_text
+    from ..commands.finished import background_text, question_at, result
     from ..commands.running import Plan
-    from ..store import discussions as store
-    from ..store.documents import read_text
-    from ..store.questions import read_question
 
     if question == "-" and str(background) == "-":
         raise InputError("only one of the question and --background can come from stdin")
@@ -296,7 +288,7 @@ def ask(
         text = sys.stdin.read().removeprefix("\ufeff").replace("\r\n", "\n")[:BACKGROUND_BYTES]
     elif background is not None:
         try:
-            text = read_text(background, limit=BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
+            text = background_text(background, BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
         except ValueError as exc:
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
     from ..commands.asking import AskRequest
@@ -324,23 +316,21 @@ def ask(
     try:
         _run_one(str(path), options, Plan(auto=True), quiet=quiet, yes=True, to_stderr=True)  # stdout: the result
     except InputError:
-        if created and not read_question(path).folder.exists():
+        if created and not question_at(path).folder.exists():
             path.unlink(missing_ok=True)  # nothing ran: exit 2 leaves the project as it was
             if not quiet:
                 typer.echo(f"question: {path} taken away again (nothing ran)", err=True)
         raise
     except RunError as exc:
         raise RunError(f"{exc}; the same `discuss ask` goes on where it stopped "
-                       f"(or `discuss run {read_question(path).slug} --auto`)") from None
-    d = store.load(read_question(path).folder)
-    if d is not None and as_json:
+                       f"(or `discuss run {question_at(path).slug} --auto`)") from None
+    said = result(path, as_json)
+    if isinstance(said, dict):
         import json
 
-        from ..archive.export import discussion_json
-
-        typer.echo(json.dumps(discussion_json(d), indent=2, ensure_ascii=False))
-    elif d is not None:
-        typer.echo(result_text(d), nl=False)
+        typer.echo(json.dumps(said, indent=2, ensure_ascii=False))
+    elif said is not None:
+        typer.echo(said, nl=False)
 
 
 @app.command("follow-up", rich_help_panel=FAMILY)
@@ -355,10 +345,8 @@ def follow_up(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Ask a finished discussion a further question: new rounds that read its conclusion and end in their own."""
-    from ..archive.report import result_text
+    from ..commands.finished import result
     from ..commands.running import Options, Plan, follow_up_file
-    from ..store import discussions as store
-    from ..store.questions import read_question
 
     if auto and rounds is not None:
         raise InputError("--auto and --rounds cannot be used together")
@@ -367,7 +355,6 @@ def follow_up(
         typer.echo(f"follow-up: {target}", err=True)
     _run_one(str(target), Options(panel=panel, protocol=protocol), Plan(auto=rounds is None, rounds=rounds),
              quiet=quiet, yes=True, to_stderr=True)
-    d = store.load(read_question(target).folder)
-    if d is not None and d.concluded:
-        typer.echo(result_text(d), nl=False)  # stdout: what the follow-up came to, as `ask` prints it
+    if isinstance(said := result(target, concluded=True), str):
+        typer.echo(said, nl=False)  # stdout: what the follow-up came to, as `ask` prints it
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..archive.listing import status_json
+from ..archive.listing import status_output as status_output  # what `status` prints of the rows: the listing's
 from ..domain import FINISHED, STATUSES
 from ..errors import InputError
 from ..store.layout import Layout
@@ -18,8 +20,6 @@ def status_rows(content: Path, question: str | None = None,
     """`status --json`'s rows (every discussion with its follow-ups after it, or one), and warnings about
     files left out; a question that was asked for and cannot be read is an InputError. `status`: only the
     rows of that status (`not started`, `active`, `concluded`, `closed`)."""
-    from ..archive.listing import status_json
-
     if status is not None and status not in LISTED:
         raise InputError(f"status {status!r}: give one of {', '.join(LISTED)}")
     if question is None:
