@@ -106,12 +106,12 @@ def protocols(as_json: bool = typer.Option(False, "--json", help="JSON: a row pe
     if as_json:
         import json
 
-        typer.echo(json.dumps(protocol_rows(), indent=2))
+        typer.echo(json.dumps([row.to_json() for row in protocol_rows()], indent=2))
         return
     import textwrap
 
     for row in protocol_rows():
-        typer.echo(f"{row['name']:<12} {row['summary']}")
-        if row["settings"]:
-            said = f"its own settings (--set KEY=VALUE): {', '.join(row['settings'])}"
+        typer.echo(f"{row.name:<12} {row.summary}")
+        if row.settings:
+            said = f"its own settings (--set KEY=VALUE): {', '.join(row.settings)}"
             typer.echo(textwrap.fill(said, 100, initial_indent=" " * 13, subsequent_indent=" " * 15))

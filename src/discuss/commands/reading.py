@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,7 @@ from ..archive.listing import status_output as status_output  # what `status` pr
 from ..domain import FINISHED, STATUSES
 from ..errors import InputError
 from ..store.layout import Layout
+from .results import JSON, Result
 
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
@@ -227,15 +229,25 @@ def panel_rows(layout: Layout) -> list[dict[str, str]]:
     return rows
 
 
-def protocol_rows() -> list[dict[str, Any]]:
-    """Each protocol: its name, what it does, and the settings of its own (`run --set`, panels.yaml) with
-    their defaults."""
+@dataclass
+class ProtocolRow(Result):
+    """A protocol: its name, what it does, and the settings of its own (`run --set`, panels.yaml) with their
+    defaults, by their camelCase names."""
+
+    name: str
+    summary: str
+    settings: list[str]
+    defaults: dict[str, JSON]
+
+
+def protocol_rows() -> list[ProtocolRow]:
+    """Each protocol a discussion can follow."""
     from ..protocols import get_protocol
     from ..protocols import names as protocol_names
 
-    def defaults(name: str) -> dict[str, Any]:
+    def defaults(name: str) -> dict[str, JSON]:
         model = get_protocol(name).settings_model
         return model().model_dump(by_alias=True) if model else {}
 
-    return [{"name": name, "summary": get_protocol(name).summary, "settings": list(defaults(name)),
-             "defaults": defaults(name)} for name in protocol_names()]
+    return [ProtocolRow(name, get_protocol(name).summary, list(defaults(name)), defaults(name))
+            for name in protocol_names()]

@@ -189,7 +189,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
     @app.tool()
     def protocols() -> dict[str, Any]:
         """The protocols a discussion can follow, each with a line on what it does and the settings of its own."""
-        return {"protocols": reading.protocol_rows()}
+        return {"protocols": [row.to_json() for row in reading.protocol_rows()]}
 
     @app.resource("discussion://{slug}", mime_type="text/markdown")
     def discussion(slug: str) -> str:
