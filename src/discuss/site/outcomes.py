@@ -1,13 +1,10 @@
-"""What the site shows of outcomes and forecasts: a resolved question's outcome at the top of its page (what
-happened, whether the decision was borne out, the panel's and each member's probability), each round's
-forecasts, and the track record page (`discuss scores` as tables, with a calibration chart)."""
+"""What a question's page shows of outcomes, forecasts and precedents: a resolved question's outcome at the top
+(what happened, whether the decision was borne out, the panel's and each member's probability), each round's
+forecasts, and a link to each precedent's page. The track record page is `record.py`'s."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-
-from markupsafe import Markup
 
 from ..store.outcomes import forecasts_by_round, panel_forecast, read_outcome
 
@@ -40,16 +37,3 @@ def precedent_href(path: object) -> str:
     folder = posixpath.dirname(str(path))
     return f"../{folder}/" if folder and re.fullmatch(r"[\w.-]+(/[\w.-]+)*", folder) else "#"
 
-
-def track_record_page(content: Path) -> str:
-    """The track record of the resolved questions under `content`, as the site's page shows it."""
-    from ..archive.scores import resolved, scores
-    from .charts import calibration_chart
-    from .render import ENV, labelled
-
-    items, warnings = resolved(content)
-    found = scores(items)
-    bins = found["calibration"]["members"]
-    chart = Markup(calibration_chart(bins, "Calibration of the members' forecasts")) if any(b["n"] for b in bins) \
-        else None
-    return labelled(ENV.get_template("record.html.j2").render(s=found, chart=chart, warnings=warnings))

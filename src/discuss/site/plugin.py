@@ -310,7 +310,7 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html + render.leaderboard_page([e.discussion for e in entries if e.discussion],
                                                   render.unfound_quotes(entries))
         if self.config.track_record and uri == self.config.track_record_page:
-            from .outcomes import track_record_page
+            from .record import track_record_page
 
             return html + track_record_page(Path(config.docs_dir) / self.config.questions_dir)
         return html
