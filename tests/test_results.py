@@ -83,7 +83,7 @@ NOT_YET = {
     "reference.cli_reference", "remembering.forecast_lines", "remembering.outcome_lines", "remembering.related",
     "remembering.resolve", "remembering.track_record", "repeating.trials", "repeating.trials_report",
     "running.run_ready", "running.startable", "sourcing.add", "sourcing.search", "verifying.history",
-    "verifying.verdict", "verifying.verify",
+    "verifying.verdict",
 }
 
 

@@ -25,21 +25,21 @@ def verify(
 
     report = run_verify(layout(), list(questions or []), base)
     if as_json:
-        typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
-        for f in report["findings"]:
-            where = f"round {f['round']}, " if f["round"] is not None else ""
-            typer.echo(f"{f['question']}: {where}{f['file']}: {f['kind']}: {f['message']}")
-        absent = sorted({n["question"] for n in report["notes"] if "no chain" in n["note"]})
+        for f in report.findings:
+            where = f"round {f.round}, " if f.round is not None else ""
+            typer.echo(f"{f.question}: {where}{f.file}: {f.kind}: {f.message}")
+        absent = sorted({n.question for n in report.notes if "no chain" in n.note})
         if absent:
             typer.echo(f"note: {len(absent)} discussion(s) recorded without a chain of digests "
                        f"({', '.join(absent[:5])}{'...' if len(absent) > 5 else ''}): outcome"
                        + (" and history" if base else "") + " checked", err=True)
-        found = len(report["findings"])
-        typer.echo(f"{report['discussions']} discussion(s) checked"
+        found = len(report.findings)
+        typer.echo(f"{report.discussions} discussion(s) checked"
                    + (f" against {base}" if base else "") + (f": {found} finding(s)" if found else ": all hold"),
                    err=bool(found))
-    if report["findings"]:
+    if report.findings:
         raise typer.Exit(1)
 
 

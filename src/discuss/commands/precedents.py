@@ -77,9 +77,9 @@ def _chosen(layout: Layout, q: Question, notes: list[str]) -> list[dict[str, Any
             if q.precedent != "auto":
                 raise InputError(f"{q.path}: precedent {p.slug!r} has no concluded discussion to cite")
             continue
-        if findings := verify(layout, [str(p.path)])["findings"]:
+        if findings := verify(layout, [str(p.path)]).findings:
             notes.append(f"precedent {p.slug} is not offered: its record does not verify ({len(findings)} "
-                         f"finding(s), first: {findings[0]['message']}); `discuss verify {p.slug}` names them")
+                         f"finding(s), first: {findings[0].message}); `discuss verify {p.slug}` names them")
             continue
         entries.append({"label": f"P{len(entries) + 1}",
                         "path": os.path.relpath(end, q.path.parent).replace(os.sep, "/"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,49 @@ from ..store.documents import MAX_BYTES, read_text
 from ..store.layout import DISCUSSION_FILE, Layout, content_line
 from ..store.questions import read_question
 from ..text.naming import inside_project, leads_out, read_in_project
+from .results import JSON, Result
 
 ROUND_DIR = re.compile(r"^round-(\d+)$")
 
 
-def verify(layout: Layout, questions: list[str], base: str | None = None) -> dict[str, Any]:
+@dataclass
+class RecordFinding(Result):
+    """Something in a discussion's record that does not hold: where, what kind, what was and is there, in words."""
+
+    question: str
+    round: int | None
+    file: str
+    kind: str
+    before: JSON
+    after: JSON
+    message: str
+
+
+def _typed(found: dict[str, Any]) -> RecordFinding:
+    """A finding as the checks word it (a dict, shared with the archive and the protocols), typed."""
+    return RecordFinding(found["question"], found["round"], found["file"], found["kind"], found["before"],
+                         found["after"], found["message"])
+
+
+@dataclass
+class RecordNote(Result):
+    """What could not be checked in a discussion (no chain of digests, no recomputation)."""
+
+    question: str
+    note: str
+
+
+@dataclass
+class Verified(Result):
+    """`discuss verify`: how many discussions were checked (against `base`, where given), and what was found."""
+
+    discussions: int
+    base: str | None
+    findings: list[RecordFinding]
+    notes: list[RecordNote]
+
+
+def verify(layout: Layout, questions: list[str], base: str | None = None) -> Verified:
     """{discussions, findings: [{question, round, file, kind, before, after, message}], notes: [{question,
     note}]}; InputError for a question that is not one, a ref git does not know, or no git repository."""
     commit = _commit(layout.root, base) if base is not None else None
@@ -63,7 +102,8 @@ def verify(layout: Layout, questions: list[str], base: str | None = None) -> dic
         findings += [f for f in history(layout, commit, {f.relative_to(layout.root).as_posix() for f in folders}
                                         if questions else None, contents)
                      if (f["question"], f["kind"]) not in seen]
-    return {"discussions": len(folders), "base": base, "findings": findings, "notes": notes}
+    return Verified(len(folders), base, [_typed(f) for f in findings],
+                    [RecordNote(n["question"], n["note"]) for n in notes])
 
 
 def _shown(folder: Path, contents: list[Path], root: Path) -> str:

@@ -179,7 +179,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         digests; with `base` (a git ref), that no round recorded there changed. {discussions, findings, notes}."""
         from ..commands.verifying import verify as checked
 
-        return answered(lambda: checked(layout, list(questions or []), base))
+        return answered(lambda: checked(layout, list(questions or []), base)).to_json()
 
     @app.tool()
     def panels() -> dict[str, Any]:
