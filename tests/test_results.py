@@ -82,7 +82,7 @@ NOT_YET = {
     "reading.citations_of", "reading.discussion_data", "reading.status_page", "reading.status_rows",
     "reference.cli_reference", "remembering.forecast_lines", "remembering.outcome_lines", "remembering.related",
     "remembering.resolve", "remembering.track_record", "repeating.trials", "repeating.trials_report",
-    "running.run_ready", "running.startable", "sourcing.add", "sourcing.search", "verifying.history",
+    "sourcing.add", "sourcing.search", "verifying.history",
     "verifying.verdict",
 }
 

@@ -7,20 +7,21 @@ written. Each is callable from a test or another front end as it is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .. import providers
 from ..calls import PersonForm
 from ..domain import Discussion, Question
-from ..engine.client import PanelClient
+from ..engine.client import OnEvent, OnNote, OnTokens, PanelClient
 from ..engine.prepare import Options, check_ready, ground, prepare
 from ..engine.runner import Runner, prompts_for
 from ..protocols.base import Plan
 from ..store import documents
 from ..store.layout import Layout
 from ..store.questions import asked, create_question
+from ..text.prompting import Prompts
 
 __all__ = ["ASKED", "Form", "Options", "Plan", "Ready", "ask_file", "follow_up_file", "ready", "run_ready", "save_form",
            "startable", "waiting_form"]
@@ -64,7 +65,7 @@ def ready(root: Path, content: Path, ref: str, options: Options) -> Ready:
     return Ready(q, d, asked, notes)
 
 
-def startable(root: Path, r: Ready) -> Any:
+def startable(root: Path, r: Ready) -> Prompts:
     """The prompts the run reads, once everything that must hold before spending holds (keys, scripts,
     templates, the protocol's own checks); InputError otherwise."""
     prompts = prompts_for(root)
@@ -72,8 +73,9 @@ def startable(root: Path, r: Ready) -> Any:
     return prompts
 
 
-def run_ready(root: Path, r: Ready, plan: Plan, prompts: Any, on_event: Any = None, on_tokens: Any = None,
-              on_note: Any = None, on_round: Any = None) -> Discussion:
+def run_ready(root: Path, r: Ready, plan: Plan, prompts: Prompts, on_event: OnEvent | None = None,
+              on_tokens: OnTokens | None = None, on_note: OnNote | None = None,
+              on_round: Callable[[str], None] | None = None) -> Discussion:
     """Run `r` under `plan` to where the plan or a stopping rule ends it; what it paid for is on disk."""
     client = PanelClient(root, r.d.settings, on_event=on_event, on_tokens=on_tokens, on_note=on_note)
     runner = Runner(client.gateway(folder=r.q.folder), prompts, on_round=on_round)
