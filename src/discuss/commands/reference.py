@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typer import Typer
 
 
-def cli_reference(app: Any) -> str:
+def cli_reference(app: Typer) -> str:
     """Markdown for every command of the typer `app` (discuss's), in the order `--help` lists them."""
     import typer
 
