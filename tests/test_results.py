@@ -80,10 +80,9 @@ NOT_YET = {
     "evalrun.protocol_tokens", "evalrun.read_ahead", "evalrun.samples", "evalrun.together", "evaluating.evaluate",
     "evaluating.Eval.binding", "evaluating.progress_of", "evaluating.start_eval", "reading.citation_lines",
     "reading.citations_of", "reading.discussion_data", "reading.status_page", "reading.status_rows",
-"remembering.forecast_lines", "remembering.outcome_lines", "remembering.related",
-    "remembering.resolve", "remembering.track_record", "repeating.trials", "repeating.trials_report",
-    "sourcing.add", "sourcing.search", "verifying.history",
-    "verifying.verdict",
+    "remembering.forecast_lines", "remembering.outcome_lines", "remembering.related", "remembering.resolve",
+    "remembering.track_record", "repeating.trials", "repeating.trials_report", "sourcing.add", "sourcing.search",
+    "verifying.history", "verifying.verdict",
 }
 
 
