@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 
 from ..errors import InputError
 from .base import app, handled, layout
+
+if TYPE_CHECKING:
+    from ..commands.sourcing import NotFrozen
 
 FAMILY = "Run"
 sources_app = typer.Typer(help="Freeze web pages into a question's sources: fetched once, reviewed like code.",
@@ -31,14 +35,14 @@ def add(question: str = typer.Argument(..., help="Slug of the question, or path 
 
     found = freeze(layout(), question, urls, allow_private, refresh=refresh)
     if as_json:
-        typer.echo(json.dumps(found, indent=2))
+        typer.echo(json.dumps(found.to_json(), indent=2))
     else:
-        for row in found["frozen"]:
-            typer.echo(f"{row['path']}: " + ("frozen before, kept as it is (--refresh fetches it again)"
-                                             if row["already"] else f"{row['characters']} characters from "
-                                             f"{row['finalUrl']}" + (f" ({len(row['redirects'])} redirect(s))"
-                                                                     if row["redirects"] else "")))
-    _failed(found["failed"])
+        for row in found.frozen:
+            typer.echo(f"{row.path}: " + ("frozen before, kept as it is (--refresh fetches it again)"
+                                          if row.already else f"{row.characters} characters from "
+                                          f"{row.final_url}" + (f" ({len(row.redirects)} redirect(s))"
+                                                                if row.redirects else "")))
+    _failed(found.failed)
 
 
 @sources_app.command("search")
@@ -59,19 +63,19 @@ def search(question: str = typer.Argument(..., help="Slug of the question, or pa
         raise InputError(f"--add {to_add}: give result numbers, such as --add 1,3") from None
     found = ask(layout(), question, query, count, numbers, allow_private)
     if as_json:
-        typer.echo(json.dumps(found, indent=2))
+        typer.echo(json.dumps(found.to_json(), indent=2))
     else:
-        for n, r in enumerate(found["results"], 1):
-            typer.echo(f"{n}. {r['title']}\n   {r['url']}\n   {r['snippet'][:200]}")
-        for row in found["added"]:
-            kept = "frozen before, kept" if row["already"] else f"{row['characters']} characters"
-            typer.echo(f"frozen: {row['path']} ({kept})")
-    _failed(found["failed"])
+        for n, r in enumerate(found.results, 1):
+            typer.echo(f"{n}. {r.title}\n   {r.url}\n   {r.snippet[:200]}")
+        for row in found.added:
+            kept = "frozen before, kept" if row.already else f"{row.characters} characters"
+            typer.echo(f"frozen: {row.path} ({kept})")
+    _failed(found.failed)
 
 
-def _failed(failed: list[dict[str, str]]) -> None:
+def _failed(failed: list[NotFrozen]) -> None:
     """Each page that could not be frozen, named on stderr; exit 1 after what was kept is listed."""
     for row in failed:
-        typer.echo(f"not frozen: {row['url']}: {row['error']}", err=True)
+        typer.echo(f"not frozen: {row.url}: {row.error}", err=True)
     if failed:
         raise typer.Exit(1)

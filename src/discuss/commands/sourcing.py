@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -30,13 +31,57 @@ from ..store.layout import Layout
 from ..store.panels import load_search
 from ..text.clean import clean
 from ..text.secrets import mask_url, scrub
+from .results import Result
 
 MAX_RESULTS = 20
 SEARCH_DEADLINE = 20.0  # seconds for the endpoint's whole reply
 
 
+@dataclass
+class FrozenPage(Result):
+    """A page kept as a source: where it was asked and found, its file, its digest and size, and whether it
+    was frozen before (and kept as it was)."""
+
+    url: str
+    final_url: str
+    path: str
+    sha256: str
+    characters: int
+    redirects: list[str]
+    already: bool
+
+
+@dataclass
+class NotFrozen(Result):
+    url: str
+    error: str
+
+
+@dataclass
+class Frozen(Result):
+    frozen: list[FrozenPage]
+    failed: list[NotFrozen]
+
+
+@dataclass
+class Found(Result):
+    """A search result, as one line each of outside text made safe to print."""
+
+    title: str
+    url: str
+    snippet: str
+
+
+@dataclass
+class Searched(Result):
+    query: str
+    results: list[Found]
+    added: list[FrozenPage]
+    failed: list[NotFrozen]
+
+
 def add(layout: Layout, question: str, urls: list[str], allow_private: bool = False,
-        query: str | None = None, refresh: bool = False) -> dict[str, list[dict[str, Any]]]:
+        query: str | None = None, refresh: bool = False) -> Frozen:
     """Freeze each page, each on its own: `{frozen: [{url, finalUrl, path, sha256, characters, redirects,
     already}], failed: [{url, error}]}`. An address frozen before is kept as it is (`already`), listed in the
     question if it was not; with `refresh` it is fetched again as a new edition beside the earlier one, which
@@ -47,12 +92,12 @@ def add(layout: Layout, question: str, urls: list[str], allow_private: bool = Fa
         raise InputError("give one or more web addresses to freeze")
     frozen, failed = _freeze_each(layout, find_question(layout.content, question), urls, allow_private, query, refresh)
     if not frozen:
-        raise InputError("; ".join(f"{f['url']}: {f['error']}" for f in failed) + "; nothing was kept")
-    return {"frozen": frozen, "failed": failed}
+        raise InputError("; ".join(f"{f.url}: {f.error}" for f in failed) + "; nothing was kept")
+    return Frozen(frozen, failed)
 
 
 def _freeze_each(layout: Layout, q: Any, urls: list[str], allow_private: bool, query: str | None,
-                 refresh: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                 refresh: bool) -> tuple[list[FrozenPage], list[NotFrozen]]:
     """Each page frozen on its own: the rows of those kept, and `{url, error}` for those that could not be."""
     frozen, failed = [], []
     for url in (u.strip() for u in urls):
@@ -60,12 +105,12 @@ def _freeze_each(layout: Layout, q: Any, urls: list[str], allow_private: bool, q
             frozen.append(_freeze_one(layout, q, url, allow_private, query, refresh))
         except InputError as exc:  # said of this page alone: the others are kept
             said = str(exc).removesuffix("; nothing was kept")
-            failed.append({"url": url, "error": said.removeprefix(url).lstrip(": ") or said})
+            failed.append(NotFrozen(url, said.removeprefix(url).lstrip(": ") or said))
     return frozen, failed
 
 
 def _freeze_one(layout: Layout, q: Any, url: str, allow_private: bool, query: str | None,
-                refresh: bool) -> dict[str, Any]:
+                refresh: bool) -> FrozenPage:
     earlier = frozen_as(layout.root, q.slug, url)
     if earlier is not None and not refresh:
         path, already = earlier, True
@@ -81,8 +126,8 @@ def _freeze_one(layout: Layout, q: Any, url: str, allow_private: bool, query: st
     entry = os.path.relpath(path, q.path.parent).replace(os.sep, "/")
     previous = os.path.relpath(earlier, q.path.parent).replace(os.sep, "/") if earlier is not None else None
     listed(q.path, entry, replaces=previous if previous is not None and not already else url)
-    return {"url": url, "finalUrl": finals, "path": path.relative_to(layout.root).as_posix(),
-            "sha256": _meta(path)["sha256"], "characters": len(text), "redirects": redirects, "already": already}
+    return FrozenPage(url, finals, path.relative_to(layout.root).as_posix(), _meta(path)["sha256"], len(text),
+                      redirects, already)
 
 
 def _body(path: Path) -> str:
@@ -101,7 +146,7 @@ def _note_query(path: Path, query: str) -> None:
 
 
 def search(layout: Layout, question: str, query: str, count: int = 10, add_numbers: list[int] | None = None,
-           allow_private: bool = False) -> dict[str, Any]:
+           allow_private: bool = False) -> Searched:
     """What the search endpoint found for `query`, numbered from 1, and those numbered in `add_numbers` frozen
     (`added`), each on its own: those that could not be are in `failed` with why."""
     from ..store.questions import find_question
@@ -114,12 +159,12 @@ def search(layout: Layout, question: str, query: str, count: int = 10, add_numbe
     results = _ask_engine(layout, query, count)
     if bad := [n for n in add_numbers or [] if not 1 <= n <= len(results)]:
         raise InputError(f"--add {bad[0]}: there are {len(results)} result(s)")
-    added, failed = _freeze_each(layout, q, [results[n - 1]["url"] for n in add_numbers or []], allow_private, query,
+    added, failed = _freeze_each(layout, q, [results[n - 1].url for n in add_numbers or []], allow_private, query,
                                  False)
-    return {"query": query, "results": results, "added": added, "failed": failed}
+    return Searched(query, results, added, failed)
 
 
-def _ask_engine(layout: Layout, query: str, count: int) -> list[dict[str, str]]:
+def _ask_engine(layout: Layout, query: str, count: int) -> list[Found]:
     """The configured endpoint's results, as {title, url, snippet}; the key from the environment only."""
     engine = load_search(layout.panels)
     if engine is None:
@@ -141,8 +186,8 @@ def _ask_engine(layout: Layout, query: str, count: int) -> list[dict[str, str]]:
     rows = []
     for r in raw if isinstance(raw, list) else []:
         if isinstance(r, dict) and isinstance(r.get("url"), str) and r["url"].startswith(("http://", "https://")):
-            rows.append({"title": _line(r.get("title"), 300), "url": _line(r["url"], 2000),
-                         "snippet": _line(r.get("content") or r.get("description"), 500)})
+            rows.append(Found(_line(r.get("title"), 300), _line(r["url"], 2000),
+                              _line(r.get("content") or r.get("description"), 500)))
     return rows[:count]
 
 

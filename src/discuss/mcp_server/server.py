@@ -115,7 +115,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         error only where none could be kept."""
         from ..commands.sourcing import add
 
-        return answered(lambda: add(layout, question, urls))
+        return answered(lambda: add(layout, question, urls)).to_json()
 
     @app.tool()
     def sources_search(question: str, query: str, count: int = 10, add: list[int] | None = None) -> dict[str, Any]:
@@ -124,7 +124,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         could not be are in `failed` with why)."""
         from ..commands.sourcing import search
 
-        return answered(lambda: search(layout, question, query, count, add))
+        return answered(lambda: search(layout, question, query, count, add)).to_json()
 
     @app.tool()
     def reply(question: str, person: str, text: str, ballot: bool = False) -> dict[str, Any]:
