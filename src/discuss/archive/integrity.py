@@ -21,6 +21,10 @@ from typing import Any
 
 from ..domain import Discussion, Question, usage_dict
 from ..protocols import get_protocol
+from ..store import yamlio
+from ..store.chain import broken, file_hash, question_hash
+from ..store.documents import read_text
+from ..store.layout import DISCUSSION_FILE
 from .finalanswer import answer_findings
 
 
@@ -48,10 +52,6 @@ def check(d: Discussion, folder: Path, index: dict[str, Any],
 
 def checked(d: Discussion, folder: Path, q: Question | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """`check` with the index read from the discussion's folder: what `verify` says of it without a base."""
-    from ..store import yamlio
-    from ..store.documents import read_text
-    from ..store.layout import DISCUSSION_FILE
-
     index = yamlio.load(read_text(folder / DISCUSSION_FILE), written=True)
     return check(d, folder, index if isinstance(index, dict) else {}, q)
 
@@ -65,8 +65,6 @@ def held(found: list[dict[str, Any]], notes: list[str]) -> bool | None:
 def asked(d: Discussion, q: Question) -> list[dict[str, Any]]:
     """The question as written now against what the recorded rounds were asked (the record's digest of its
     title and background): an edit after a round answered it is a finding naming that round."""
-    from ..store.chain import question_hash
-
     recorded = (d.record or {}).get("question")
     answered = [int(e["round"]) for e in (d.record or {}).get("rounds") or []]
     if not isinstance(recorded, str) or not answered or question_hash(q.title, q.background) == recorded:
@@ -119,8 +117,6 @@ def _usage_differs(recorded: dict[str, Any], summed: dict[str, Any]) -> bool:
 
 
 def _sources(d: Discussion, folder: Path) -> list[dict[str, Any]]:
-    from ..store.chain import file_hash
-
     found = []
     for source in d.sources:
         if "path" not in source or not source.get("sha256"):
@@ -135,8 +131,6 @@ def _sources(d: Discussion, folder: Path) -> list[dict[str, Any]]:
 
 
 def chained(d: Discussion, folder: Path, notes: list[str]) -> list[dict[str, Any]]:
-    from ..store.chain import broken
-
     if d.record is None:
         notes.append("no chain of digests (recorded before this version, or another tool's thread): its outcome "
                      "and, with --base, its history are checked")

@@ -11,9 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..archive.report import inconsistent
 from ..domain import Discussion
 from ..errors import InputError
-from ..store.layout import Layout
+from ..store import discussions as store
+from ..store.dysonrules import problems
+from ..store.layout import Layout, clashes, question_files
+from ..store.questions import read_question
 from .results import Result
 
 
@@ -39,10 +43,6 @@ class Checked(Result):
 
 
 def check(layout: Layout) -> Checked:
-    from ..store.dysonrules import problems
-    from ..store.layout import clashes, question_files
-    from ..store.questions import read_question
-
     files = question_files(layout.content)
     found: list[tuple[Path, str]] = []
     for path in files:
@@ -63,8 +63,6 @@ def check(layout: Layout) -> Checked:
 def _loaded(files: list[Path]) -> list[tuple[Path, Discussion]]:
     """Each question file with its discussion, read once; one that cannot be read is `status`'s and `show`'s
     to report."""
-    from ..store import discussions as store
-
     found = []
     for path in files:
         try:
@@ -78,8 +76,6 @@ def _loaded(files: list[Path]) -> list[tuple[Path, Discussion]]:
 
 def _inconsistent(loaded: list[tuple[Path, Discussion]]) -> list[tuple[Path, str]]:
     """Discussions whose recorded outcome their ballots do not bear out (`verify` says it all)."""
-    from ..archive.report import inconsistent
-
     return [(path, "its recorded outcome does not follow from its ballots: " + "; ".join(lines[:3]))
             for path, d in loaded if (lines := inconsistent(d))]
 

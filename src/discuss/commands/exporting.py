@@ -14,7 +14,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..archive.scores import FORECASTS, resolved
+from ..archive.scores import rows as graded
+from ..archive.tables import (
+    DIVERGENT,
+    EVAL_ITEMS,
+    EXPERIMENTS,
+    as_csv,
+    divergent_views,
+    eval_item_rows,
+    experiment_rows,
+    located,
+    tables,
+)
 from ..errors import InputError
+from ..protocols import get_protocol
+from ..store import discussions as store
+from ..store.followups import part_files
+from ..store.layout import question_files
+from ..store.yamlio import dump as dump_yaml
+from .repeating import TRIALS, trial_number
 from .results import JSON, Result
 
 if TYPE_CHECKING:
@@ -38,20 +57,7 @@ class Exported(Result):
 
 def export(root: Path, content: Path, questions: list[str] | None, csv_dir: Path | None) -> Exported:
     """The archive's tables (of `questions`, default every discussion); written as CSV into `csv_dir` if given."""
-    from ..archive.scores import FORECASTS, resolved
-    from ..archive.scores import rows as graded
-    from ..archive.tables import (
-        DIVERGENT,
-        EVAL_ITEMS,
-        EXPERIMENTS,
-        as_csv,
-        divergent_views,
-        eval_item_rows,
-        experiment_rows,
-        tables,
-    )
     from ..store.files import write_atomic
-    from ..store.yamlio import dump as dump_yaml
 
     rows = archive(content, questions)
     found, views = tables(rows), divergent_views(rows)
@@ -73,12 +79,7 @@ def export(root: Path, content: Path, questions: list[str] | None, csv_dir: Path
 
 def archive(content: Path, questions: list[str] | None) -> list[Located]:
     """The discussions of these questions (default: every one), each its own, its follow-ups' and its trials'."""
-    from ..archive.tables import located
-    from ..store import discussions as store
-    from ..store.followups import part_files
-    from ..store.layout import question_files
     from ..store.questions import find_question, read_question
-    from .repeating import TRIALS, trial_number
 
     asked = [find_question(content, ref) for ref in questions] if questions else [
         read_question(p) for p in question_files(content)]
@@ -116,8 +117,6 @@ class Rescored(Result):
 def rescore(content: Path, spec: str, questions: list[str] | None) -> list[Rescored]:
     """Every discussion (of `questions`) whose protocol can re-score its recorded ballots under `spec`
     (`selfVoteWeight=0,0.5,1`, `tieRule=fair,list-order`); InputError where none can."""
-    from ..protocols import get_protocol
-
     setting, values = rescore_spec(spec)
     found = []
     for x in archive(content, questions):
@@ -135,8 +134,6 @@ def rescore(content: Path, spec: str, questions: list[str] | None) -> list[Resco
 def rescore_one(d: Discussion, wanted: str) -> tuple[list[dict[str, JSON]], list[str]]:
     """`show --rescore`: one discussion's recorded ballots tallied again under `wanted` (`selfVoteWeight=0,0.5,1`),
     as figures and as lines."""
-    from ..protocols import get_protocol
-
     setting, values = rescore_spec(wanted)
     try:
         found = get_protocol(d.protocol).figures.rescore(d, setting, values)

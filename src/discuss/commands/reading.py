@@ -10,7 +10,9 @@ from ..archive.listing import status_json
 from ..archive.listing import status_output as status_output  # what `status` prints of the rows: the listing's
 from ..domain import FINISHED, STATUSES
 from ..errors import InputError
-from ..store.layout import Layout
+from ..protocols import get_protocol
+from ..protocols import names as protocol_names
+from ..store.layout import DISCUSSION_FILE, Layout, question_files, question_names
 from .results import JSON, Result
 
 if TYPE_CHECKING:
@@ -79,7 +81,6 @@ def status_page(content: Path, status: str | None = None, limit: int = 100,
 def folders_of(content: Path, slugs: list[str]) -> dict[str, Path]:
     """The discussion folder of each of `slugs`: file names settle most in one walk; the rest are found one by
     one (a slug its front matter gives, a follow-up part's)."""
-    from ..store.layout import question_names
     from ..store.questions import find_question
 
     by_name = {Path(name).stem: Path(name) for name in question_names(content)}
@@ -100,8 +101,9 @@ def running(folder: Path) -> bool:
     return going(folder)
 
 
-def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, Any] | None:
-    """`show --json`'s discussion, or None where the question has none yet."""
+def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, JSON] | None:
+    """`show --json`'s discussion, or None where the question has none yet: the record as one JSON document
+    (its shape is the file format's, documented on the commands page)."""
     from ..archive.export import discussion_json
     from ..store import discussions as store
     from ..store.questions import find_question
@@ -132,19 +134,23 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
     return data
 
 
-def citations_of(q: Any, d: Any) -> list[dict[str, Any]]:
+def citations_of(q: Question, d: Discussion) -> list[dict[str, JSON]]:
     """What each reply cites, checked against the sources the discussion was given."""
+    return list(_citations(q, d))
+
+
+def _citations(q: Question, d: Discussion) -> list[dict[str, Any]]:
     from ..archive.integrity import citations
     from ..store.sources import recorded_texts
 
     return citations(d, recorded_texts(q.path, d.sources), {str(s.get("label")) for s in d.sources})
 
 
-def citation_lines(q: Any, d: Any) -> list[str]:
+def citation_lines(q: Question, d: Discussion) -> list[str]:
     """What `show` prints of the citations: unknown labels and quotes not found, then how many were found."""
     if not d.sources:
         return []
-    found = citations_of(q, d)
+    found = _citations(q, d)
     lines = []
     for row in found:
         where = f"round {row['round']}" if row["round"] is not None else "conclusion"
@@ -194,7 +200,6 @@ def shown_text(q: Question, d: Discussion, full: bool = False, only: int | None 
 
 def latest(content: Path) -> Question:
     """The question whose discussion changed last (its discussion.yaml written last)."""
-    from ..store.layout import DISCUSSION_FILE, question_files
     from ..store.questions import find_question, read_question
 
     indexes = [(p.with_suffix("") / DISCUSSION_FILE, p) for p in question_files(content)]
@@ -242,9 +247,6 @@ class ProtocolRow(Result):
 
 def protocol_rows() -> list[ProtocolRow]:
     """Each protocol a discussion can follow."""
-    from ..protocols import get_protocol
-    from ..protocols import names as protocol_names
-
     def defaults(name: str) -> dict[str, JSON]:
         model = get_protocol(name).settings_model
         return model().model_dump(by_alias=True) if model else {}

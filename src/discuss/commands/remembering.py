@@ -8,8 +8,9 @@ from typing import Any
 
 from ..errors import InputError
 from ..store import discussions as store
+from ..store import yamlio
 from ..store.chain import OUTCOME, file_hash, with_outcome
-from ..store.layout import Layout, confined
+from ..store.layout import DISCUSSION_FILE, Layout, confined
 from ..store.outcomes import forecasts_by_round, panel_forecast, read_outcome
 
 MOST = 100  # related discussions one call lists at most
@@ -78,10 +79,8 @@ def _write(d: Any, folder: Path, path: Path, meta: dict[str, Any], text: str) ->
     """The outcome, then the chain in the index over it (a Project Dyson thread or one recorded before the
     chain has none: its outcome is a file like any other). Only the index's `record` gains the entry: nothing
     recorded before (the conclusion above all, which the chain holds by its hash) is written again."""
-    from ..store import yamlio
     from ..store.documents import read_text, render
     from ..store.files import DiscussionLock, write_atomic
-    from ..store.layout import DISCUSSION_FILE
 
     with DiscussionLock(folder):
         write_atomic(path, render(meta, f"# What happened\n\n{text}\n"))

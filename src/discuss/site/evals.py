@@ -14,6 +14,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..errors import InputError
+from ..store import yamlio
+from ..store.layout import Layout, confined
 from ..text.naming import is_safe_id
 from . import charts
 
@@ -22,10 +25,6 @@ FOLDER = "evals"  # the site's pages, evals/NAME.md; the project's folder of the
 
 def reports(docs_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Every eval's report by name, read from the project around the docs folder, and warnings."""
-    from ..errors import InputError
-    from ..store import yamlio
-    from ..store.layout import Layout, confined
-
     try:
         root = Layout.find(docs_dir).root
     except Exception:  # noqa: BLE001 - a docs folder outside any project has no evals
@@ -63,8 +62,6 @@ def _published(root: Path, name: str, warnings: list[str]) -> dict[str, Any]:
     import csv
     import io
 
-    from ..errors import InputError
-    from ..store.layout import confined
 
     tables: dict[str, str] = {}
     for table in TABLES:

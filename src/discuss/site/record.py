@@ -6,13 +6,13 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from ..archive.scores import resolved, scores
+from .charts import calibration_chart
+from .render import ENV, labelled
+
 
 def track_record_page(content: Path) -> str:
     """The track record of the resolved questions under `content`, as the site's page shows it."""
-    from ..archive.scores import resolved, scores
-    from .charts import calibration_chart
-    from .render import ENV, labelled
-
     items, warnings = resolved(content)
     found = scores(items)
     bins = found["calibration"]["members"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..text.clean import clean
 from ..text.naming import slugify
 from . import documents
 from .files import write_atomic
@@ -29,7 +30,6 @@ def readable(kind: str, data: bytes, url: str, charset: str | None = None) -> st
     text/charsets.py); without control characters or terminal escapes (text from outside, which a reader
     may print); InputError where none can be read."""
     from ..text.charsets import page_text
-    from ..text.clean import clean
 
     if kind == "pdf":
         import io
@@ -102,7 +102,6 @@ def title_of(kind: str, data: bytes, charset: str | None = None) -> str | None:
     import html
 
     from ..text.charsets import page_text
-    from ..text.clean import clean
 
     if kind != "html":
         return None

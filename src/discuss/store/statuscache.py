@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain import Usage
+from .files import kept_beside_locks, write_kept
 from .summary import Summary
 
 FIELDS = tuple(f.name for f in fields(Summary))
@@ -131,8 +132,6 @@ def fresh(entry: Any, question: str) -> bool:
 
 
 def _file(content: Path) -> Path:
-    from .files import kept_beside_locks
-
     return kept_beside_locks(content, "status-{}.json")
 
 
@@ -145,8 +144,6 @@ def load(content: Path) -> dict[str, Any]:
 
 
 def save(content: Path, rows: dict[str, Any]) -> None:
-    from .files import write_kept
-
     try:
         write_kept(_file(content), json.dumps({"version": VERSION, "rows": rows}))
     except OSError:

@@ -21,9 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..domain import FINISHED
+from ..errors import InputError
 from ..pools import share
 from ..text.naming import is_safe_id
+from . import statuscache
 from .layout import AUDIT, DISCUSSION_FILE, part_names, question_names
+from .statuscache import look
 from .summary import Summary, from_data, from_head, is_legacy, quick_load, with_audits
 from .yamlshape import MAX_BYTES
 
@@ -163,8 +166,6 @@ def summaries(content: Path, holds: Holds) -> tuple[list[tuple[str, Summary | No
     """Every discussion's summary by slug (None: not started), each with its follow-ups after it and whether
     its record holds (`holds`, asked only of a discussion one of whose files changed since it was kept), and
     warnings about files left out. A file is read quickly where it is plain, by the full reader where not."""
-    from . import statuscache
-
     kept, now = statuscache.load(content), {}
     keys = question_names(content) if content.is_dir() else []
     found: dict[str, tuple[list[tuple[str, Summary | None]], list[str]]] = {}
@@ -191,8 +192,6 @@ def summaries(content: Path, holds: Holds) -> tuple[list[tuple[str, Summary | No
 def _readings(items: list[tuple[str, Any]], holds: Holds) -> list[tuple[list[Any], list[Any] | None, list[str]] | None]:
     """For each question and what was kept of it, None where that still holds; else its rows, read from its
     files and encoded as the cache keeps them, its cache entry (None where a file warned) and its warnings."""
-    from . import statuscache
-
     out: list[tuple[list[Any], list[Any] | None, list[str]] | None] = []
     for key, known in items:
         if known is not None and statuscache.fresh(known, key):
@@ -222,8 +221,6 @@ def _rows(path: str, warnings: list[str], seen: Seen, holds: Holds) -> list[tupl
 def _row(path: str, warnings: list[str], seen: Seen, holds: Holds) -> tuple[str, Summary | None] | None:
     """A question file's slug and its discussion's summary with whether its record holds; None where either
     cannot be read (a warning)."""
-    from .statuscache import look
-
     folder = path[:-3]  # the discussion's folder: the file's path without `.md`
     # The folders before what is in them: a change made while they are read is seen by the next status.
     # The folder itself, where it is a link: its row is then read the full way, and read again each time
@@ -240,7 +237,6 @@ def _row(path: str, warnings: list[str], seen: Seen, holds: Holds) -> tuple[str,
 
 
 def _full_slug(path: str, warnings: list[str]) -> str | None:
-    from ..errors import InputError
     from .questions import read_question
 
     try:
@@ -256,7 +252,6 @@ def _summary(folder: str, warnings: list[str], seen: Seen) -> Summary | None | L
         return summary_of(folder, seen)
     except NeedsFullReader:
         pass
-    from ..errors import InputError
     from . import discussions as store
 
     try:
