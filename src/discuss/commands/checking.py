@@ -55,7 +55,9 @@ def check(layout: Layout) -> Checked:
                      "file; rename one") for path, other in clashes(files).items()]
     loaded = _loaded(files)
     found += _inconsistent(loaded)
-    shown = lambda path: path.relative_to(layout.root).as_posix()  # noqa: E731
+    def shown(path: Path) -> str:
+        return path.relative_to(layout.root).as_posix()
+
     return Checked(len(files), [Finding(shown(path), problem) for path, problem in sorted(found, key=lambda x: str(x[0]))],
                    [Notice(shown(path), note) for path, note in _orphans(loaded)])
 
