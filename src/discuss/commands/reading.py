@@ -62,8 +62,19 @@ def holds(folder: str) -> bool | None:
 LISTED = ("not started", *STATUSES)  # what a status row says of a discussion
 
 
+@dataclass
+class StatusPage(Result):
+    """A page of `status --json`'s rows (each with `running`), of `total` rows, and the files left out."""
+
+    discussions: list[dict[str, JSON]]
+    total: int
+    offset: int
+    limit: int
+    warnings: list[str]
+
+
 def status_page(content: Path, status: str | None = None, limit: int = 100,
-                offset: int = 0) -> dict[str, Any]:
+                offset: int = 0) -> StatusPage:
     """A page of the status rows (those of `status`, where given) as an agent reads them: `{discussions,
     total, offset, limit, warnings}`, each row with `running` (a run of it is going now). Whether a run is
     going is asked only of the page's unfinished rows, whose files are found in one walk of the archive."""
@@ -75,7 +86,7 @@ def status_page(content: Path, status: str | None = None, limit: int = 100,
     folders = folders_of(content, [r["slug"] for r in unfinished]) if unfinished else {}
     for row in page:
         row["running"] = row["slug"] in folders and running(folders[row["slug"]])
-    return {"discussions": page, "total": len(rows), "offset": offset, "limit": limit, "warnings": warnings}
+    return StatusPage(page, len(rows), offset, limit, warnings)
 
 
 def folders_of(content: Path, slugs: list[str]) -> dict[str, Path]:

@@ -145,7 +145,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         {discussions, total, offset, limit, warnings}; `status` keeps only the rows of one status (not started,
         active, concluded, closed); `limit` rows from `offset` (from 0) of `total`."""
         if question is None:
-            return answered(lambda: reading.status_page(layout.content, status, limit, offset))
+            return answered(lambda: reading.status_page(layout.content, status, limit, offset)).to_json()
         row = answered(lambda: reading.status_rows(layout.content, question))[0][0]
         row["running"] = asking.question_running(layout, row["slug"])
         if not row["running"] and row["status"] not in ("concluded", "closed"):
