@@ -81,7 +81,7 @@ NOT_YET = {
     "evaluating.Eval.binding", "evaluating.progress_of", "evaluating.start_eval",
     "reading.status_rows",
     "remembering.forecast_lines", "remembering.outcome_lines", "remembering.related", "remembering.resolve",
-    "remembering.track_record", "repeating.trials", "repeating.trials_report",
+    "remembering.track_record", "repeating.trials_report",
     "verifying.history", "verifying.verdict",
 }
 

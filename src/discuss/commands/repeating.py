@@ -24,6 +24,7 @@ from .asking import command, launch, starting
 from .batch import run_many
 from .estimating import batch_estimate
 from .precedents import with_precedent
+from .results import JSON
 
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
@@ -92,8 +93,8 @@ def trials_report(folder: Path) -> dict[str, Any]:
 
 
 def trials(layout: Layout, question: str, runs: int | None = None, panel: str | None = None,
-           protocol: str | None = None, estimate: bool = True) -> dict[str, Any]:
-    """The MCP server's trials: the figures so far; with `runs`, their price, or their run started apart.
+           protocol: str | None = None, estimate: bool = True) -> dict[str, JSON]:
+    """The MCP server's trials, as JSON: the figures so far; with `runs`, their price, or their run started apart.
 
     A run of trials is a `discuss trials --runs N` process of its own, as an
     `ask` is: it outlives the caller, and the figures are read from the files.
