@@ -82,7 +82,7 @@ NOT_YET = {
     "reading.status_rows",
     "remembering.forecast_lines", "remembering.outcome_lines", "remembering.related", "remembering.resolve",
     "remembering.track_record", "repeating.trials_report",
-    "verifying.history", "verifying.verdict",
+    "verifying.verdict",
 }
 
 

@@ -97,13 +97,13 @@ def verify(layout: Layout, questions: list[str], base: str | None = None) -> Ver
         found, said = check(d, folder, index if isinstance(index, dict) else {}, q)
         findings += [{"question": name, **f} for f in found]
         notes += [{"question": name, "note": n} for n in said]
+    typed = [_typed(f) for f in findings]
     if commit is not None:
-        seen = {(f["question"], f["kind"]) for f in findings}
-        findings += [f for f in history(layout, commit, {f.relative_to(layout.root).as_posix() for f in folders}
-                                        if questions else None, contents)
-                     if (f["question"], f["kind"]) not in seen]
-    return Verified(len(folders), base, [_typed(f) for f in findings],
-                    [RecordNote(n["question"], n["note"]) for n in notes])
+        seen = {(f.question, f.kind) for f in typed}
+        typed += [f for f in history(layout, commit, {f.relative_to(layout.root).as_posix() for f in folders}
+                                     if questions else None, contents)
+                  if (f.question, f.kind) not in seen]
+    return Verified(len(folders), base, typed, [RecordNote(n["question"], n["note"]) for n in notes])
 
 
 def _shown(folder: Path, contents: list[Path], root: Path) -> str:
@@ -185,9 +185,14 @@ def _commit(root: Path, ref: str) -> str:
 
 
 def history(layout: Layout, commit: str, within: set[str] | None,
-            contents: list[Path] | None = None) -> list[dict[str, Any]]:
+            contents: list[Path] | None = None) -> list[RecordFinding]:
     """Every file recorded at `commit` under the content folders (the working tree's and the base's) that the
     working tree changed or deleted, where that breaks the record (see the module's docstring)."""
+    return [_typed(f) for f in _history(layout, commit, within, contents)]
+
+
+def _history(layout: Layout, commit: str, within: set[str] | None,
+             contents: list[Path] | None = None) -> list[dict[str, Any]]:
     top = _git(layout.root, "rev-parse", "--show-toplevel").stdout.decode().strip()
     prefixes = [Path(c).resolve().relative_to(Path(top).resolve()).as_posix() for c in contents or [layout.content]]
     done = _git(Path(top), "diff", "--no-renames", "--name-status", "-z", commit, "--", *prefixes)
