@@ -113,3 +113,20 @@ def test_the_index_the_home_listing_and_the_navigation_mark_it(project):
     assert 'md-status--concluded" title="Concluded"' in page
     assert "The recorded outcome does not follow from the record" in (
         site / "questions" / "swarm-power" / "index.html").read_text()
+
+
+def test_a_large_first_reading_checks_no_record_says_so_and_a_changed_file_is_checked(project, monkeypatch):
+    from discuss.store import statuses
+
+    two_concluded(project)
+    forged(project.folder)
+    monkeypatch.setattr(statuses, "CHECK_AT_MOST", 1)  # two read for the first time: more than a status checks
+    first = project.cli("status", "--json")
+    assert {row["slug"]: row["verified"] for row in json.loads(first.stdout)} == {"swarm-power": None,
+                                                                                  "which-unit-first": None}
+    assert "2 discussion(s) read for the first time were not checked" in first.stderr
+    assert "discuss verify" in first.stderr
+    again = project.cli("status", "--json")
+    assert "not checked" not in again.stderr  # said once; the rows are kept as read
+    forged(project.folder)  # a file of the forged discussion changes: its row, and its check, are done again
+    assert marks(project)["swarm-power"] is False

@@ -169,9 +169,14 @@ def summaries(content: Path, holds: Holds) -> tuple[list[tuple[str, Summary | No
     kept, now = statuscache.load(content), {}
     keys = question_names(content) if content.is_dir() else []
     found: dict[str, tuple[list[tuple[str, Summary | None]], list[str]]] = {}
+    # A large first reading checks no record: each check loads the whole discussion (a first status over ten
+    # thousand took minutes). Its rows say "not checked" (verified: null) and a changed file has its row,
+    # and its check, done again.
+    new = sum(1 for key in keys if key not in kept)
+    checking = new <= CHECK_AT_MOST
     # Whether a kept row still holds walks every file of its discussion: shared, like the reading, with other
     # processes, each handed its questions and what was kept of them (`holds` goes by name: a module's function).
-    done_all = share([(key, kept.get(key)) for key in keys], partial(_readings, holds=holds))
+    done_all = share([(key, kept.get(key), checking or key in kept) for key in keys], partial(_readings, holds=holds))
     for key, done in zip(keys, done_all, strict=True):
         if done is None:  # as kept
             try:
@@ -179,21 +184,31 @@ def summaries(content: Path, holds: Holds) -> tuple[list[tuple[str, Summary | No
                 now[key] = kept[key]
                 continue
             except (TypeError, KeyError, ValueError):  # a damaged cache is only a slower status: read again
-                done = _readings([(key, None)], holds)[0]
+                done = _readings([(key, None, checking)], holds)[0]
         rows, entry, said = done
         found[key] = statuscache.decode(rows), said
         if entry is not None:  # a row that warned is read again next time, and warns again
             now[key] = entry
     if now != kept:
         statuscache.save(content, now)
-    return [row for key in keys for row in found[key][0]], [w for key in keys for w in found[key][1]]
+    said = [w for key in keys for w in found[key][1]]
+    if not checking:
+        said.append(f"{new} discussion(s) read for the first time were not checked (verified: null): more than "
+                    f"{CHECK_AT_MOST} at once; `discuss verify` checks every record, and a status checks a "
+                    "discussion again once one of its files changes")
+    return [row for key in keys for row in found[key][0]], said
 
 
-def _readings(items: list[tuple[str, Any]], holds: Holds) -> list[tuple[list[Any], list[Any] | None, list[str]] | None]:
-    """For each question and what was kept of it, None where that still holds; else its rows, read from its
-    files and encoded as the cache keeps them, its cache entry (None where a file warned) and its warnings."""
+CHECK_AT_MOST = 200  # discussions a status reads for the first time and checks (about 20 ms each)
+
+
+def _readings(items: list[tuple[str, Any, bool]],
+              holds: Holds) -> list[tuple[list[Any], list[Any] | None, list[str]] | None]:
+    """For each question, what was kept of it and whether its record is checked, None where what was kept still
+    holds; else its rows, read from its files and encoded as the cache keeps them, its cache entry (None where
+    a file warned) and its warnings."""
     out: list[tuple[list[Any], list[Any] | None, list[str]] | None] = []
-    for key, known in items:
+    for key, known, check in items:
         if known is not None and statuscache.fresh(known, key):
             out.append(None)
             continue
@@ -201,10 +216,14 @@ def _readings(items: list[tuple[str, Any]], holds: Holds) -> list[tuple[list[Any
         seen: Seen = {}
         # The folder before what is in it is read: a change made meanwhile is seen by the next status.
         walked, names = statuscache.walked(key[:-3])
-        encoded = statuscache.encode(_rows(key, warnings, seen, holds))
+        encoded = statuscache.encode(_rows(key, warnings, seen, holds if check else _not_checked))
         first = statuscache.identity(seen[key]) if key in seen else statuscache.identity_of(key)
         out.append((encoded, None if warnings or walked == "" else [[first, walked, names], encoded], warnings))
     return out
+
+
+def _not_checked(folder: str) -> None:
+    return None
 
 
 # The archive's paths stay text here: a first status over ten thousand discussions made a Path of each
