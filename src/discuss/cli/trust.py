@@ -68,8 +68,7 @@ def verdict(
     if found["conclusion"]:
         typer.echo(f"\n{found['conclusion']}")
     for item in found["dissent"]:
-        typer.echo(f"- dissent ({item['name'] or 'unattributed'}{', simulated' if item['simulated'] else ''}): "
-                   f"{item['text']}")
+        typer.echo(f"- dissent ({item['name'] or 'unattributed'}): {item['text']}")
     shown = found["degraded"] or {}
     if any(shown.values()):
         typer.echo(f"degraded: {shown['failedCalls']} failed call(s), {shown['cutReplies']} cut reply(ies), "
