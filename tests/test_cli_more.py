@@ -52,7 +52,7 @@ def test_status_json_parses_back(project):
     rows = json.loads(project.cli("status", "--json").stdout)
     assert rows == [{"slug": "swarm-power", "status": "active", "dyson": False, "rounds": 1,
                      "leader": rows[0]["leader"], "terminationReason": None, "usage": rows[0]["usage"],
-                     "protocol": "vote", "waitingFor": []}]
+                     "protocol": "vote", "waitingFor": [], "verified": True}]
     assert rows[0]["usage"]["calls"] == 6 and rows[0]["leader"] in {"pragmatist", "skeptic", "visionary"}
 
 

@@ -11,7 +11,6 @@ import sys
 from typing import Any
 
 from . import plain_http
-from .http import async_client
 from .plain_http import ConnectionFailed
 from .policy import PolicyError
 
@@ -46,6 +45,8 @@ async def _get_json(url: str, seconds: float) -> Any:
         finally:
             await client.aclose()
         return json.loads(body) if reply.status_code == 200 else None
+
+    from .http import async_client  # httpx: only for a server plain_http does not take
 
     async with async_client() as session:
         answer = await session.get(url, timeout=seconds)
