@@ -116,10 +116,10 @@ def test_the_batch_estimate_of_fresh_questions_bounds_each_one_priced_alone(proj
             f"---\ntitle: Question {n} on swarm power?\n---\n\n" + " ".join(["background"] * words) + f" {n}\n")
     questions = [read_question(project.content / "questions" / f"q{n}.md") for n in range(5)]
     prepared, _ = prepare_all(project.root, questions, Options(panel="offline"), False, lambda line: None)
-    grouped = {row["slug"]: row for row in batch_estimate(project.root, prepared)["discussions"]}
+    grouped = {row.slug: row for row in batch_estimate(project.root, prepared).discussions}
     alone = _Priced(project.root)
     for q, d in prepared:
         exact = alone.simulated(q, d)
         row = grouped[q.slug]
-        assert row["calls"] == exact.calls
-        assert exact.total_tokens <= row["tokens"] <= exact.total_tokens * 1.02, (q.slug, row, exact)
+        assert row.calls == exact.calls
+        assert exact.total_tokens <= row.tokens <= exact.total_tokens * 1.02, (q.slug, row, exact)

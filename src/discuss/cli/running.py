@@ -231,14 +231,13 @@ def _estimate_all(prepared, as_json: bool = False) -> None:
     if as_json:
         import json
 
-        typer.echo(json.dumps(found, indent=2))
+        typer.echo(json.dumps(found.to_json(), indent=2))
         return
-    rows = [[e["slug"], e["protocol"], str(e["calls"]), str(e["tokens"]), money(e["cost"])]
-            for e in found["discussions"]]
-    total = found["total"]
+    rows = [[e.slug, e.protocol, str(e.calls), str(e.tokens), money(e.cost)] for e in found.discussions]
+    total = found.total
     typer.echo(table(["question", "protocol", "calls", "tokens", "cost"], rows) if rows else "no open discussion")
-    typer.echo(f"estimate of the batch, an upper bound: {total['calls']} calls, {total['tokens']} tokens, "
-               f"at most {money(total['cost'])}")
+    typer.echo(f"estimate of the batch, an upper bound: {total.calls} calls, {total.tokens} tokens, "
+               f"at most {money(total.cost)}")
 
 
 def _print_totals(questions) -> None:

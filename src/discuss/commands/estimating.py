@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import providers
-from ..domain import Usage
+from ..domain import Discussion, Question, Usage
 from ..engine.dry_run import estimate_run
 from ..engine.runner import Runner, prompts_for
 from ..protocols import get_protocol
@@ -81,7 +81,33 @@ def estimate(root: Path, content: Path, question: str, options: Options, plan: P
                     s.vote_attempts, Bound(worst.calls, worst.prompt_tokens, worst.completion_tokens, worst.cost))
 
 
-def batch_estimate(root: Path, prepared: list[tuple[Any, Any]]) -> dict[str, Any]:
+@dataclass
+class Priced(Result):
+    """At most what a discussion would take to its end (and the whole batch's sum: no slug, no protocol)."""
+
+    calls: int
+    tokens: int
+    cost: float | None
+
+
+@dataclass
+class PricedDiscussion(Result):
+    slug: str
+    protocol: str
+    calls: int
+    tokens: int
+    cost: float | None
+
+
+@dataclass
+class BatchEstimate(Result):
+    """Each discussion of a batch priced, and the sum (`run --all --estimate`, trials, an eval's arms)."""
+
+    discussions: list[PricedDiscussion]
+    total: Priced
+
+
+def batch_estimate(root: Path, prepared: list[tuple[Question, Discussion]]) -> BatchEstimate:
     """Each prepared (question, discussion) run to its end, priced as an upper bound, and the sum.
 
     A discussion not started, whose question has no sources, is priced without simulating it: questions
@@ -95,9 +121,8 @@ def batch_estimate(root: Path, prepared: list[tuple[Any, Any]]) -> dict[str, Any
     for q, d in prepared:
         usage = priced.of(q, d)
         total.add(usage)
-        found.append({"slug": q.slug, "protocol": d.protocol, "calls": usage.calls, "tokens": usage.total_tokens,
-                      "cost": usage.cost})
-    return {"discussions": found, "total": {"calls": total.calls, "tokens": total.total_tokens, "cost": total.cost}}
+        found.append(PricedDiscussion(q.slug, d.protocol, usage.calls, usage.total_tokens, usage.cost))
+    return BatchEstimate(found, Priced(total.calls, total.total_tokens, total.cost))
 
 
 SLOPE_TOKENS = 400  # how much longer the background is made to measure what a token of question costs

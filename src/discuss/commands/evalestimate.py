@@ -49,8 +49,8 @@ def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: l
     """Every arm's items still to answer, each priced as an upper bound."""
     found = Bounds()
     for name, pairs in ready.items():
-        rows = batch_estimate(layout.root, [p for p in pairs if not p[1].concluded])["discussions"]
-        found.arms[name] = {row["slug"]: Usage(0, row["tokens"], row["cost"], row["calls"]) for row in rows}
+        rows = batch_estimate(layout.root, [p for p in pairs if not p[1].concluded]).discussions
+        found.arms[name] = {row.slug: Usage(0, row.tokens, row.cost, row.calls) for row in rows}
     prompts = _prompts(layout.root)
     plain = [a for a in baselines if a.kind != "self-consistency"]
     for path, item, asked, _ in baseline_work(folder, items, members, plain, {}):
@@ -67,8 +67,8 @@ def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: l
 
 def protocol_bounds(root: Path, pairs: list[tuple[Any, Any]]) -> dict[Path, Usage]:
     """What each discussion to run may spend at most (by its question file), as `run --estimate` prices it."""
-    rows = batch_estimate(root, pairs)["discussions"]
-    return {q.path: Usage(0, row["tokens"], row["cost"], row["calls"]) for (q, _), row in zip(pairs, rows, strict=True)}
+    rows = batch_estimate(root, pairs).discussions
+    return {q.path: Usage(0, row.tokens, row.cost, row.calls) for (q, _), row in zip(pairs, rows, strict=True)}
 
 
 def _arm_of(path: Path, arms: list[Any]) -> str:

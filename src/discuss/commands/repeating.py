@@ -109,7 +109,7 @@ def trials(layout: Layout, question: str, runs: int | None = None, panel: str | 
     options = Options(panel=panel, protocol=protocol)
     prepared = prepared_trials(layout.root, q, folder, runs, options, lambda line: None)
     if estimate:
-        return {"folder": _shown(layout, folder), "toRun": len(prepared), **batch_estimate(layout.root, prepared)}
+        return {"folder": _shown(layout, folder), "toRun": len(prepared), **batch_estimate(layout.root, prepared).to_json()}
     for _, d in prepared:
         check_ready(d, layout.root)  # a missing key or script is said now, not in a log
     argv = command(layout.root, "trials", q.slug, "--runs", str(runs), "--json")
