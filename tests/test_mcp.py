@@ -334,3 +334,17 @@ def test_a_scripted_member_named_by_a_path_reads_nothing_outside_the_scripts(pro
     result = project.cli("ask", "What now?", "-m", "scripted/../../../outside/x", "-m", "offline/a")
     assert result.exit_code == 2 and "a scripted member names a script" in result.stderr
     assert "hunter2" not in result.output
+
+
+def test_every_parameter_of_every_tool_says_what_it_is(project):
+    async def go():
+        async with Client(build(project.root)) as client:
+            return await client.list_tools()
+    tools = asyncio.run(go()).tools
+    assert len(tools) >= 17
+    for tool in tools:
+        for name, schema in tool.input_schema.get("properties", {}).items():
+            assert len(schema.get("description", "")) > 10, (tool.name, name)
+    ask = next(t for t in tools if t.name == "ask").input_schema["properties"]
+    assert "2 to 12 options" in ask["decision"]["description"] and "slug" in \
+        next(t for t in tools if t.name == "show").input_schema["properties"]["question"]["description"]

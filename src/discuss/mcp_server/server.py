@@ -23,6 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from .. import __version__
 from ..commands.project import Layout
 from ..errors import DiscussError
+from .parameters import described
 
 T = TypeVar("T")
 POLL_SECONDS = 0.5
@@ -77,6 +78,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
     from ..commands import asking, reading
 
     @app.tool()
+    @described
     async def ask(question: str, ctx: Context, background: str | None = None, panel: str | None = None,
                   models: list[str] | None = None, protocol: str | None = None, max_rounds: int | None = None,
                   max_cost: float | None = None, settings: dict[str, str | int | float | bool] | None = None,
@@ -102,12 +104,14 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         return _with_outcome(layout, started.to_json() | {"status": status})
 
     @app.tool()
+    @described
     def follow_up(question: str, text: str) -> dict[str, Any]:
         """Ask a finished discussion a further question: a part that reads its conclusion and ends in its own.
         Returns at once with the part's {slug, status, path}; follow it with `status`."""
         return answered(lambda: asking.follow_up(layout, question, text)).to_json()
 
     @app.tool()
+    @described
     def sources_add(question: str, urls: list[str]) -> dict[str, Any]:
         """Freeze web pages into the question's sources: each fetched once (public addresses only), its
         readable text kept as sources/<question>/<name>.md and listed in the question's `sources:`. Each on its
@@ -118,6 +122,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         return answered(lambda: add(layout, question, urls)).to_json()
 
     @app.tool()
+    @described
     def sources_search(question: str, query: str, count: int = 10, add: list[int] | None = None) -> dict[str, Any]:
         """Ask the search endpoint panels.yaml names; {query, results: [{title, url, snippet}], added, failed}.
         `add`: the numbers (from 1) of results to freeze as the question's sources, each on its own (those that
@@ -127,6 +132,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         return answered(lambda: search(layout, question, query, count, add)).to_json()
 
     @app.tool()
+    @described
     def reply(question: str, person: str, text: str, ballot: bool = False) -> dict[str, Any]:
         """Answer as a person on the panel (the person's id), or vote (ballot: true, the ballot's YAML), where
         the run stopped waiting for them; the run then goes on by itself."""
@@ -138,6 +144,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
     from ..commands import asking, reading
 
     @app.tool()
+    @described
     def status(question: str | None = None, status: str | None = None, limit: int = 100,
                offset: int = 0) -> dict[str, Any]:
         """With a question: that question's row (status, rounds, leader, termination, usage, protocol, running,
@@ -153,6 +160,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         return {k: v for k, v in row.items() if v is not None}
 
     @app.tool()
+    @described
     def show(question: str, full: bool = False, record: bool = False) -> dict[str, Any]:
         """One discussion, compact: its status, outcome and dissent as `show` prints them (text). `full`: every
         round's replies in the text too; `record`: the whole record as `show --json` gives it, as well."""
@@ -164,6 +172,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         return out
 
     @app.tool()
+    @described
     def verdict(question: str) -> dict[str, Any]:
         """What the panel decided, to act on: {decision (where the question asks for one: `decision: yes-no` or
         options in its front matter), confidence (from the recorded ballots), conclusion, dissent (verbatim),
@@ -174,6 +183,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         return answered(lambda: decided(layout, question))
 
     @app.tool()
+    @described
     def verify(questions: list[str] | None = None, base: str | None = None) -> dict[str, Any]:
         """Recompute every recorded outcome (or those of `questions`) from its files and check the chain of
         digests; with `base` (a git ref), that no round recorded there changed. {discussions, findings, notes}."""
@@ -182,11 +192,13 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         return answered(lambda: checked(layout, list(questions or []), base)).to_json()
 
     @app.tool()
+    @described
     def panels() -> dict[str, Any]:
         """The panels of the project: members, models, roles, and whether each key is set (never its value)."""
         return {"members": answered(lambda: reading.panel_rows(layout))}
 
     @app.tool()
+    @described
     def protocols() -> dict[str, Any]:
         """The protocols a discussion can follow, each with a line on what it does and the settings of its own."""
         return {"protocols": [row.to_json() for row in reading.protocol_rows()]}
@@ -202,6 +214,7 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
     from ..commands import auditing, estimating, repeating
 
     @app.tool()
+    @described
     def estimate(question: str, panel: str | None = None, protocol: str | None = None) -> dict[str, Any]:
         """What running the question to its end would take at most (calls, tokens, dollars), before any call;
         nothing is written."""
@@ -212,6 +225,7 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
                                                     Plan(auto=True))).to_json()
 
     @app.tool()
+    @described
     def audit(question: str, round_number: int | None = None, orders: int = 4, padding: bool = False,
               estimate: bool = True) -> dict[str, Any]:
         """Measure the voters' position bias (and with padding, length bias) on a finished vote round: they are
@@ -221,6 +235,7 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
                                                estimate)).to_json()
 
     @app.tool(name="eval")
+    @described
     def eval_(labelled: str, panel: str | None = None, arms: str = "vote,majority", items: int | None = None,
               seed: int = 1, estimate: bool = True, max_cost: float | None = None) -> dict[str, Any]:
         """Whether deliberating beats asking one model or a plain majority, on a labelled set (evals/NAME.jsonl
@@ -234,6 +249,7 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         return answered(lambda: start_eval(layout, labelled, panel, arms, items, seed, estimate, max_cost))
 
     @app.tool()
+    @described
     def trials(question: str, runs: int | None = None, panel: str | None = None, protocol: str | None = None,
                estimate: bool = True) -> dict[str, Any]:
         """How stable a question's outcome is over independent runs. Without runs: the figures of the trials
@@ -248,6 +264,7 @@ def _memory_tools(app: MCPServer, layout: Layout) -> None:
     from ..commands import remembering
 
     @app.tool()
+    @described
     def related(question: str, limit: int = 5) -> dict[str, Any]:
         """Earlier discussions nearest to a question (its slug, or a text), best first (BM25 over titles,
         backgrounds and conclusions; no model is asked): {query, slug, related: [{slug, title, status, decision,
@@ -255,6 +272,7 @@ def _memory_tools(app: MCPServer, layout: Layout) -> None:
         return answered(lambda: remembering.related(layout.content, question, limit))
 
     @app.tool()
+    @described
     def resolve(question: str, outcome: str, answer: str | None = None,
                 sources: list[str] | None = None) -> dict[str, Any]:
         """Record what happened after a finished discussion (a follow-up part: `<slug>-part-N`): `outcome` in
