@@ -23,7 +23,9 @@ from ..store import discussions as store
 from ..store import yamlio
 from ..store.chain import OUTCOME, head
 from ..store.documents import MAX_BYTES, read_text
-from ..store.layout import DISCUSSION_FILE, Layout, content_line
+from ..store.evalfolder import BOUND as EVAL_FILE
+from ..store.evalfolder import REPORT
+from ..store.layout import DISCUSSION_FILE, EVALS, Layout, confined, content_line
 from ..store.questions import read_question
 from ..text.naming import inside_project, leads_out, read_in_project
 from .results import JSON, Result
@@ -75,7 +77,10 @@ def verify(layout: Layout, questions: list[str], base: str | None = None) -> Ver
     folders = _folders(layout, questions)
     findings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
-    contents = [layout.content]
+    evals = layout.root / EVALS
+    contents = [layout.content, *([evals] if evals.is_dir() else [])]  # an eval's item discussions are records too
+    for folder in _eval_folders(layout, questions):
+        findings += _report_check(layout, folder)
     if commit is not None and (was := _content_at(layout, commit)) != layout.content:
         # Where the record lives is the base's to say: a pull request that points `content:` elsewhere moves
         # (or hides) the record, and the base's folder is checked all the same.
@@ -104,6 +109,44 @@ def verify(layout: Layout, questions: list[str], base: str | None = None) -> Ver
                                      if questions else None, contents)
                   if (f.question, f.kind) not in seen]
     return Verified(len(folders), base, typed, [RecordNote(n["question"], n["note"]) for n in notes])
+
+
+def _eval_folders(layout: Layout, questions: list[str]) -> list[Path]:
+    """The evals to check: those named by a path under evals/, or every one where no question is named."""
+    evals = layout.root / EVALS
+    if not evals.is_dir():
+        return []
+    if not questions:
+        return sorted(p.parent for p in evals.glob(f"*/{EVAL_FILE}") if p.is_file())
+    named = [confined(Path(q), evals) for q in questions if _under(layout, q)]
+    # A path under an eval names that eval (its folder holds eval.yaml).
+    return sorted({next(f for f in [p, *p.parents] if (f / EVAL_FILE).is_file() or f == evals) for p in named} - {evals})
+
+
+def _under(layout: Layout, given: str) -> bool:
+    """Whether a question given to verify is a path under the project's evals/ folder."""
+    path = Path(given) if Path(given).is_absolute() else Path.cwd() / given
+    return path.resolve().is_relative_to((layout.root / EVALS).resolve())
+
+
+def _report_check(layout: Layout, folder: Path) -> list[dict[str, Any]]:
+    """An eval's report.yaml against its figures recomputed from its items' files under the settings eval.yaml
+    records: each figure that differs is a finding."""
+    from ..archive.evaluation import recompute
+
+    name = folder.relative_to(layout.root).as_posix()
+    try:
+        again = recompute(layout.root, folder)
+        text = _file(folder / REPORT)
+        report = yamlio.load(text) if text is not None else None
+    except (InputError, ValueError, OSError, KeyError, TypeError) as exc:
+        return [{"question": name, **finding(None, REPORT, "eval-unreadable", None, None, str(exc))}]
+    if again is None or not isinstance(report, dict):
+        return []
+    differ = sorted(k for k in again if again[k] != report.get(k))
+    return [{"question": name, **finding(None, REPORT, "eval-report", None, None,
+                                         f"{key}: report.yaml does not say what the items' files give; "
+                                         "`discuss eval` writes it again from them")} for key in differ]
 
 
 def _shown(folder: Path, contents: list[Path], root: Path) -> str:
@@ -159,7 +202,9 @@ def _folders(layout: Layout, questions: list[str]) -> list[Path]:
     every one under the content folder."""
     from ..store.questions import find_question
 
-    tops = [find_question(layout.content, q).folder for q in questions] or [layout.content]
+    evals = layout.root / EVALS
+    tops = [confined(Path(q), evals) if _under(layout, q) else find_question(layout.content, q).folder
+            for q in questions] or [layout.content, *([evals] if evals.is_dir() else [])]
     found = []
     for top in tops:
         found += sorted(p.parent for p in top.rglob(DISCUSSION_FILE) if p.is_file())

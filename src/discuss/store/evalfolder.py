@@ -26,6 +26,7 @@ from .files import DiscussionLock, write_atomic
 from .layout import confined
 
 BOUND = "eval.yaml"
+REPORT = "report.yaml"  # the eval's figures, written from its items' files (and recomputed from them by verify)
 PROGRESS = "progress.yaml"
 # What a run must share with the folder's answers; arms, items and the version are added to, not compared.
 COMPARED = ("set", "setDigest", "seed", "rule", "panel")
