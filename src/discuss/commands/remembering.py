@@ -114,7 +114,7 @@ def _answer(q: Any, answer: str | None) -> str:
     found = next((o for o in options if o.casefold() == answer.strip().casefold()), None)
     if found is None:
         raise InputError(f"--answer {answer!r}: give one of {', '.join(options)}")
-    return found
+    return str(found)
 
 
 def _evidence(layout: Layout, given: str) -> dict[str, str]:
