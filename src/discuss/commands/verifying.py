@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..archive.evaluation import recompute
 from ..archive.integrity import check, checked, finding
 from ..domain import Question
 from ..errors import InputError
@@ -132,8 +133,6 @@ def _under(layout: Layout, given: str) -> bool:
 def _report_check(layout: Layout, folder: Path) -> list[dict[str, Any]]:
     """An eval's report.yaml against its figures recomputed from its items' files under the settings eval.yaml
     records: each figure that differs is a finding."""
-    from ..archive.evaluation import recompute
-
     name = folder.relative_to(layout.root).as_posix()
     try:
         again = recompute(layout.root, folder)
