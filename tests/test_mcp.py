@@ -109,8 +109,12 @@ def test_ask_takes_a_decision_and_the_verdict_carries_it(project):
     assert "decision: yes-no" in (project.root / row["path"]).read_text()
     assert row["verdict"]["decision"] in ("yes", "no", "unclear")
     options = call(project.root, "ask", {"question": "Which orbit first?", "panel": "offline",
-                                         "decision": ["low orbit", "high orbit"], "wait_seconds": 60})
-    assert options.structured_content["verdict"]["decision"] in ("low orbit", "high orbit", "unclear")
+                                         "decision": ["low orbit", "high orbit"]}).structured_content
+    ended = wait_until(project.root, options["slug"], lambda r: r["status"] in ("concluded", "closed"), 120)
+    assert ended["status"] == "concluded", (ended, call(project.root, "status", {"question": options["slug"]}))
+    found = call(project.root, "verdict", {"question": options["slug"]}).structured_content
+    assert found["options"] == ["low orbit", "high orbit"]
+    assert found["decision"] in ("low orbit", "high orbit", "unclear")
 
 
 def test_ask_gives_the_protocol_its_own_settings(project):
