@@ -9,20 +9,7 @@ import json
 import re
 
 from conftest import Project
-from discuss.store import yamlio
-from discuss.store.chain import new_record, sealed
-
-
-def reseal(folder) -> None:
-    """The chain written again from the files as they are now: the forger's last step."""
-    index = folder / "discussion.yaml"
-    data = yamlio.load(index.read_text())
-    was = data["record"]
-    fresh = new_record(was.get("question"))
-    sealed(fresh, [int(e["round"]) for e in was["rounds"]], lambda n: folder / f"round-{n}",
-           folder / "conclusion.md" if "conclusion" in was else None)
-    data["record"] = fresh
-    index.write_text(yamlio.dump(data))
+from test_verify_protocols import reseal
 
 
 def forged(folder) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import pytest
 
@@ -13,15 +12,9 @@ from conftest import Project
 from discuss.protocols import names as protocol_names
 from discuss.store import yamlio
 from discuss.store.chain import new_record, sealed
+from test_verify import git
 
 PROTOCOLS = protocol_names()[:9]
-
-
-def git(root, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", *args],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def asked(project: Project, protocol: str, *extra: str):
