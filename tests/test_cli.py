@@ -234,3 +234,24 @@ def test_status_and_show_name_a_broken_discussion_file(project):
     for command in ("status", "show"):
         result = project.cli(command, "swarm-power")
         assert result.exit_code == 2 and "discussion.yaml" in result.stderr
+
+
+def test_the_application_layer_names_each_of_its_modules_and_loads_one_when_it_is_first_used():
+    """`commands.running` is imported the first time a front end names it, never at `discuss --help`: the list the
+    package gives is every module in it, so a new one is reachable the same way."""
+    import discuss.commands as commands
+
+    folder = Path(commands.__file__).parent
+    assert sorted(commands.__all__) == sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        commands.nothing  # noqa: B018
+    code = ("import sys; sys.argv=['discuss','--help']\n"
+            "from discuss.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "import discuss.commands as c\n"
+            "print(sorted(m for m in sys.modules if m.startswith('discuss.commands.')))\n"
+            "c.running.Plan\nprint('discuss.engine.runner' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded, engine = done.stdout.splitlines()[-2:]
+    assert loaded == "['discuss.commands.finished', 'discuss.commands.project', 'discuss.commands.results']"
+    assert engine == "True"  # naming the module imported it, and what it needs

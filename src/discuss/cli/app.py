@@ -22,6 +22,7 @@ from . import study  # noqa: F401  # isort: skip
 from . import memory  # noqa: F401  # isort: skip
 from . import people  # noqa: F401  # isort: skip
 from . import trust  # noqa: F401  # isort: skip
+from ..text.naming import is_safe_id
 from .base import app
 from .quick import split_root
 
@@ -65,8 +66,6 @@ def only(name: str | None):
 def auto_args(argv: list[str]) -> list[str]:
     """`discuss [--root DIR] --auto QUESTION [OPTIONS]`, the short way in: a question that names a file or
     slug is `run QUESTION --auto`, anything else (a title in words) is `ask QUESTION`; other commands as given."""
-    from ..text.naming import is_safe_id
-
     rest = split_root(argv)[1]
     head = len(argv) - len(rest)
     if rest[:1] != ["--auto"] or len(rest) < 2 or rest[1].startswith("-"):

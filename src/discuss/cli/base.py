@@ -7,8 +7,12 @@ from pathlib import Path
 
 import typer
 
+from .. import __version__
 from ..commands.project import PANELS_FILE, SETTINGS_DIR, Layout
 from ..errors import DiscussError, InputError, WaitingForPeople
+from ..text import placeholders, secrets
+from ..text.clean import clean
+from .scrubbed import scrubbed_output
 
 
 def _flags_without_type() -> None:
@@ -64,10 +68,6 @@ def handled(fn=None, *, anywhere: bool = False):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from ..text import placeholders, secrets
-        from ..text.clean import clean
-        from .scrubbed import scrubbed_output
-
         try:
             if not anywhere and not layout().panels.is_file():
                 raise InputError(f"{layout().root}: not a discuss project (no {SETTINGS_DIR}/{PANELS_FILE} here or "
@@ -110,8 +110,6 @@ def disk_fault(exc: OSError) -> str:
 
 def _version(value: bool) -> None:
     if value:
-        from .. import __version__
-
         typer.echo(f"discuss {__version__}")
         raise typer.Exit()
 

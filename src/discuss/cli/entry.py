@@ -12,6 +12,8 @@ import os
 import sys
 import types
 
+from .quick import status
+
 
 def main() -> None:
     # httpx imports its own command line (click and rich: 80 ms) where they are installed, as typer's rich is;
@@ -21,14 +23,12 @@ def main() -> None:
     # pydantic looks for plugins by reading every installed package's entry points (15 ms) before it checks
     # the first file; set the variable to another value to have a plugin of yours watch discuss's checks.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    from .quick import status
-
     code = status(sys.argv[1:])
     if code is not None:
         leave(code)  # a status over ten thousand discussions took 0.14 s to tear down what it read
     if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__":
         sys.modules.setdefault("pydantic.plugin._loader", _NoPlugins("pydantic.plugin._loader"))
-    from .app import main as cli
+    from .app import main as cli  # typer and every command's family: not needed by the status above
 
     try:
         cli()

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from .. import commands
 from ..errors import InputError
 from .base import app, handled, layout
 
@@ -31,9 +32,7 @@ def add(question: str = typer.Argument(..., help="Slug of the question, or path 
 
     Each address on its own: those kept are listed, those that could not be are named (exit 1 when some
     failed, 2 when none was kept). An address frozen before is kept as it is, unless --refresh."""
-    from ..commands.sourcing import add as freeze
-
-    found = freeze(layout(), question, urls, allow_private, refresh=refresh)
+    found = commands.sourcing.add(layout(), question, urls, allow_private, refresh=refresh)
     if as_json:
         typer.echo(json.dumps(found.to_json(), indent=2))
     else:
@@ -55,13 +54,11 @@ def search(question: str = typer.Argument(..., help="Slug of the question, or pa
                                               "machine or a private network."),
            as_json: bool = typer.Option(False, "--json", help="{query, results, added} as JSON.")) -> None:
     """Ask the search endpoint panels.yaml names, list what it found, and freeze the results chosen."""
-    from ..commands.sourcing import search as ask
-
     try:
         numbers = [int(n) for n in to_add.split(",") if n.strip()] if to_add else None
     except ValueError:
         raise InputError(f"--add {to_add}: give result numbers, such as --add 1,3") from None
-    found = ask(layout(), question, query, count, numbers, allow_private)
+    found = commands.sourcing.search(layout(), question, query, count, numbers, allow_private)
     if as_json:
         typer.echo(json.dumps(found.to_json(), indent=2))
     else:

@@ -5,6 +5,8 @@ import json
 
 import typer
 
+from .. import commands
+from ..text.tables import table
 from .base import app, content, handled, layout
 
 FAMILY = "Remember"  # the panel of `discuss --help` these commands are listed under
@@ -18,10 +20,7 @@ def related(question: str = typer.Argument(..., help="A question's slug or file,
                                          "decision, score, concluded}], warnings}.")) -> None:
     """Earlier discussions nearest to a question (BM25 over titles, backgrounds and conclusions; no model, no
     network), best first."""
-    from ..commands.remembering import related as ranked
-    from ..text.tables import table
-
-    found = ranked(content(), question, limit)
+    found = commands.remembering.related(content(), question, limit)
     if as_json:
         typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
         return
@@ -48,9 +47,7 @@ def resolve(question: str = typer.Argument(..., help="Slug of the question (a fo
                                          "bornOut, evidence, resolvedBy, chained}.")) -> None:
     """Record what happened after a discussion ended (outcome.md beside its conclusion, sealed onto the record's
     chain), so `discuss scores` can grade the panel's forecasts and decisions."""
-    from ..commands.remembering import resolve as resolved
-
-    done = resolved(layout(), question, outcome, answer, list(source or []))
+    done = commands.remembering.resolve(layout(), question, outcome, answer, list(source or []))
     if as_json:
         typer.echo(json.dumps(done, indent=2, ensure_ascii=False))
         return
@@ -67,9 +64,7 @@ def scores(as_json: bool = typer.Option(False, "--json", help="JSON: {resolved, 
                                         "calibration, rows, warnings}, every figure unrounded.")) -> None:
     """The track record of resolved questions: per panelist and per panel and protocol, Brier and log scores of
     their forecasts and the share of decisions borne out, with 95% intervals; and a calibration table."""
-    from ..commands.remembering import track_record
-
-    found = track_record(content())
+    found = commands.remembering.track_record(content())
     if as_json:
         typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
         return
@@ -79,8 +74,6 @@ def scores(as_json: bool = typer.Option(False, "--json", help="JSON: {resolved, 
 
 
 def record_lines(found: dict) -> list[str]:
-    from ..text.tables import table
-
     def mean(x: dict) -> str:
         if x["mean"] is None:
             return "-"

@@ -4,14 +4,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
-if TYPE_CHECKING:
-    pass
-
-
+from .. import commands
 from .base import app, content, handled
 
 FAMILY = "Take a turn"  # the panel of `discuss --help` these commands are listed under
@@ -23,10 +19,8 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
     import subprocess
     import tempfile
 
-    from ..commands.running import answered_form, form_text, save_form, waiting_form
-
-    form = waiting_form(content(), question, person, ballot)
-    text = form_text(form)
+    form = commands.running.waiting_form(content(), question, person, ballot)
+    text = commands.running.form_text(form)
     if sys.stdin.isatty() if edit is None else edit:
         with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as tmp:
             tmp.write(text)
@@ -35,8 +29,8 @@ def _fill(question: str, person: str, ballot: bool, edit: bool | None) -> None:
         edited = Path(tmp.name).read_text(encoding="utf-8")
         Path(tmp.name).unlink()
     else:
-        edited = answered_form(form, sys.stdin.read())
-    save_form(form, edited)
+        edited = commands.running.answered_form(form, sys.stdin.read())
+    commands.running.save_form(form, edited)
     typer.echo(f"saved {form.path}; `discuss run {form.q.slug}` goes on")
 
 

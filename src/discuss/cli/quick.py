@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from .. import commands
 from ..commands.project import Layout
 from ..errors import InputError
 
@@ -42,12 +43,10 @@ def parse(argv: list[str], env: Mapping[str, str]) -> tuple[Path | None, bool] |
 def show_status(content: Path, question: str | None, as_json: bool, only: str | None = None) -> None:
     """`discuss status`, whichever way it was asked: the warnings on stderr, the rows on stdout (`only`: those
     of this status)."""
-    from ..commands.reading import status_output, status_rows
-
-    found, warnings = status_rows(content, question, only)
+    found, warnings = commands.reading.status_rows(content, question, only)
     for warning in warnings:
         sys.stderr.write(f"warning: {warning}\n")
-    sys.stdout.write(status_output(found, as_json, str(content), len(warnings)))
+    sys.stdout.write(commands.reading.status_output(found, as_json, str(content), len(warnings)))
     sys.stdout.flush()
 
 

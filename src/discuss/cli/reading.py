@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import typer
 
+from .. import commands
 from ..errors import InputError
+from ..text.tables import table
 from .base import app, content, handled, layout
+from .quick import show_status  # the one status: `discuss status` reaches it before typer loads, too
 
 FAMILY = "Read"  # the panel of `discuss --help` these commands are listed under
 
@@ -16,8 +19,6 @@ def status(question: str | None = typer.Argument(None, help="One question; defau
            only: str | None = typer.Option(None, "--status", help="Only the discussions of this status: not "
                                            "started, active, concluded or closed.")):
     """Every discussion (or one): status, rounds, leader, termination, tokens, cost, protocol."""
-    from .quick import show_status  # the one status: `discuss status` reaches it before typer loads, too
-
     show_status(content(), question, as_json, only)
 
 
@@ -33,32 +34,27 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
     """Print a discussion: what it came to, then its rounds, scores, votes and termination."""
     import json
 
-    from ..commands.reading import discussion_data, found_discussion, not_started, shown_text
 
-    q, d = found_discussion(content(), question)
+    q, d = commands.reading.found_discussion(content(), question)
     if d is None:
-        typer.echo(not_started(q), nl=False)
+        typer.echo(commands.reading.not_started(q), nl=False)
         return
     if round_number is not None and round_number > len(d.rounds):
         raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {round_number}")
     if rescore is not None:
-        from ..commands.exporting import rescore_one
-
-        figures, lines = rescore_one(d, rescore)
+        figures, lines = commands.exporting.rescore_one(d, rescore)
         typer.echo(json.dumps(figures, indent=2) if as_json else "\n".join(lines))
     elif as_json:
-        typer.echo(json.dumps(discussion_data(content(), q.slug, round_number), indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(commands.reading.discussion_data(content(), q.slug, round_number), indent=2, ensure_ascii=False))
     else:
-        typer.echo(shown_text(q, d, full, round_number), nl=False)
+        typer.echo(commands.reading.shown_text(q, d, full, round_number), nl=False)
 
 
 @app.command(rich_help_panel=FAMILY)
 @handled
 def check(as_json: bool = typer.Option(False, "--json", help="JSON: {files, refused: [{path, problem}]}.")) -> None:
     """List every question file that discuss, or Project Dyson's content rules, would refuse; changes nothing."""
-    from ..commands.checking import check as checked
-
-    found = checked(layout())
+    found = commands.checking.check(layout())
     if as_json:
         import json
 
@@ -81,10 +77,7 @@ def check(as_json: bool = typer.Option(False, "--json", help="JSON: {files, refu
 @handled
 def panels(as_json: bool = typer.Option(False, "--json", help="JSON: a row per member.")):
     """Each panel: its members, their models, its referees, and whether each key is set (no call is made)."""
-    from ..commands.reading import panel_rows
-    from ..text.tables import table
-
-    rows = panel_rows(layout())
+    rows = commands.reading.panel_rows(layout())
     if as_json:
         import json
 
@@ -101,16 +94,14 @@ def panels(as_json: bool = typer.Option(False, "--json", help="JSON: a row per m
 @handled(anywhere=True)
 def protocols(as_json: bool = typer.Option(False, "--json", help="JSON: a row per protocol.")):
     """The protocols a discussion can follow, each in a line, with the settings of its own."""
-    from ..commands.reading import protocol_rows
-
     if as_json:
         import json
 
-        typer.echo(json.dumps([row.to_json() for row in protocol_rows()], indent=2))
+        typer.echo(json.dumps([row.to_json() for row in commands.reading.protocol_rows()], indent=2))
         return
     import textwrap
 
-    for row in protocol_rows():
+    for row in commands.reading.protocol_rows():
         typer.echo(f"{row.name:<12} {row.summary}")
         if row.settings:
             said = f"its own settings (--set KEY=VALUE): {', '.join(row.settings)}"

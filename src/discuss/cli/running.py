@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from .. import commands
 from ..commands.finished import BUILT_IN, DEFAULT
 from ..errors import InputError, RunError, WaitingForPeople
+from ..text.tables import money, table
 from .base import (
     BACKGROUND_BYTES,
     _unusable,
@@ -19,6 +21,7 @@ from .base import (
     handled,
     root,
 )
+from .progress import Progress
 
 if TYPE_CHECKING:
     from ..commands.estimating import Estimate
@@ -70,11 +73,9 @@ def run(
                                        "`discuss protocols` lists each protocol's settings."),
 ):
     """Run the panel on a question: one round, N rounds, or --auto until it concludes."""
-    from ..commands.running import Options
-
     overrides = {"max_rounds": max_rounds, "max_calls": max_calls, "max_tokens": max_tokens, "max_cost": max_cost,
                  "timeout_seconds": timeout}
-    options = Options(panel=panel, protocol=protocol, overrides=overrides, own=assignments(assigned),
+    options = commands.running.Options(panel=panel, protocol=protocol, overrides=overrides, own=assignments(assigned),
                       flags={"method": method, "hide_winner": hide_winner})
     if all_open:
         if question or rounds or conclude:
@@ -87,10 +88,9 @@ def run(
         raise InputError("--json goes with --all (one discussion: `discuss show QUESTION --json` after the run)")
     if auto and rounds is not None:
         raise InputError("--auto and --rounds cannot be used together")
-    from ..commands.running import Plan
 
-    _run_one(question, options, Plan(auto=auto, rounds=rounds, conclude=conclude), estimate=estimate, quiet=quiet,
-             yes=yes, stream=stream)
+    plan = commands.running.Plan(auto=auto, rounds=rounds, conclude=conclude)
+    _run_one(question, options, plan, estimate=estimate, quiet=quiet, yes=yes, stream=stream)
 
 
 def assignments(given: list[str]) -> dict[str, object]:
@@ -115,31 +115,23 @@ def assignments(given: list[str]) -> dict[str, object]:
 def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: bool = False, yes: bool = False,
              to_stderr: bool = False, stream: bool | None = None) -> None:
     """Run one question under `plan` (or print its estimate), printing progress and the outcome."""
-    from ..commands.finished import background_problem
-    from ..commands.running import ready, run_ready, startable
-    from ..text.tables import money
-    from .progress import Progress
-
     if estimate:
-        from ..commands.estimating import Ended
-        from ..commands.estimating import estimate as estimated
-
-        e = estimated(root(), content(), question, options, plan)
-        if isinstance(e, Ended):
+        e = commands.estimating.estimate(root(), content(), question, options, plan)
+        if isinstance(e, commands.estimating.Ended):
             typer.echo(f"{e.slug}: already {e.status} ({e.termination_reason}); nothing to do")
             return
         for note in e.notes:
             typer.echo(note, err=True)
         return _print_estimate(e)
-    r = ready(root(), content(), question, options)
+    r = commands.running.ready(root(), content(), question, options)
     for note in r.notes:
         typer.echo(note, err=True)
     q, d = r.q, r.d
     if d.concluded:
         typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return
-    prompts = startable(root(), r)
-    if not d.rounds and not yes and (problem := background_problem(q)):
+    prompts = commands.running.startable(root(), r)
+    if not d.rounds and not yes and (problem := commands.finished.background_problem(q)):
         typer.echo(f"warning: {q.path}: {problem}; the panel will answer without the question's context "
                    "(--yes runs without this warning)", err=True)
         if sys.stdin.isatty() and not typer.confirm("Run it anyway?", default=False, err=True):
@@ -147,7 +139,7 @@ def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: boo
     progress = Progress()
     streaming = (progress.live and not quiet) if stream is None else stream
     on_tokens = (progress.streamed if not quiet else lambda spec, pieces: None) if streaming else None
-    d = run_ready(root(), r, plan, prompts, None if quiet else progress.event, on_tokens, progress.note,
+    d = commands.running.run_ready(root(), r, plan, prompts, None if quiet else progress.event, on_tokens, progress.note,
                   None if quiet else progress.line)
     if quiet and to_stderr:
         return  # `ask -q`: the result on stdout and nothing else
@@ -176,8 +168,6 @@ def _print_estimate(e: Estimate) -> None:
 
 def _bound(cost: float | None, unpriced: list[str]) -> str:
     """An estimate's dollars in words: where a member's price is unknown the sum is no bound, and says so."""
-    from ..text.tables import money
-
     if not unpriced:
         return f"at most {money(cost)}"
     known = f"; the members with a price: at most {money(cost)}" if cost else ""
@@ -185,10 +175,9 @@ def _bound(cost: float | None, unpriced: list[str]) -> str:
 
 
 def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=False, as_json=False) -> None:
-    from ..commands.batch import parse_shard, prepare_all, run_all, select
-
-    questions = select(content(), tags, glob, parse_shard(shard), any_type)
-    prepared, unusable = prepare_all(root(), questions, options, not estimate, lambda line: typer.echo(line, err=True))
+    questions = commands.batch.select(content(), tags, glob, commands.batch.parse_shard(shard), any_type)
+    prepared, unusable = commands.batch.prepare_all(root(), questions, options, not estimate,
+                                                    lambda line: typer.echo(line, err=True))
     if estimate:
         _estimate_all(prepared, as_json)
         return _unusable(unusable)
@@ -197,7 +186,7 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
         typer.echo("no open discussion to run")
         return
     typer.echo(f"running {len(prepared)} discussion(s), {concurrency} at a time", err=True)
-    outcomes = run_all(root(), prepared, concurrency, lambda line: typer.echo(line, err=True))
+    outcomes = commands.batch.run_all(root(), prepared, concurrency, lambda line: typer.echo(line, err=True))
     kinds = {kind: [name for name, o in outcomes.items() if o.kind == kind]
              for kind in ("finished", "waiting", "elsewhere", "failed")}
     failed, elsewhere = kinds["failed"], kinds["elsewhere"]
@@ -224,10 +213,7 @@ def _run_all(options, tags, glob, concurrency, shard, estimate=False, any_type=F
 
 def _estimate_all(prepared, as_json: bool = False) -> None:
     """The whole batch priced, a line per discussion and the sum: an upper bound, nothing written."""
-    from ..commands.estimating import batch_estimate
-    from ..text.tables import money, table
-
-    found = batch_estimate(root(), prepared)
+    found = commands.estimating.batch_estimate(root(), prepared)
     if as_json:
         import json
 
@@ -242,10 +228,7 @@ def _estimate_all(prepared, as_json: bool = False) -> None:
 
 def _print_totals(questions) -> None:
     """The batch's summary table and its totals, from the files as they now are."""
-    from ..commands.finished import batch_table
-    from ..text.tables import money
-
-    shown, total = batch_table(questions)
+    shown, total = commands.finished.batch_table(questions)
     typer.echo(shown)
     typer.echo(f"total: {total.calls} calls, {total.total_tokens} tokens, {money(total.cost)}")
 
@@ -273,9 +256,6 @@ def ask(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Ask in one line: write the question file, run it to its end, print the conclusion."""
-    from ..commands.finished import background_text, question_at, result
-    from ..commands.running import Plan
-
     if question == "-" and str(background) == "-":
         raise InputError("only one of the question and --background can come from stdin")
     if question == "-":
@@ -287,43 +267,42 @@ def ask(
         text = sys.stdin.read().removeprefix("\ufeff").replace("\r\n", "\n")[:BACKGROUND_BYTES]
     elif background is not None:
         try:
-            text = background_text(background, BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
+            text = commands.finished.background_text(background, BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
         except ValueError as exc:
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
-    from ..commands.asking import AskRequest
-    from ..commands.project import Layout
-    from ..commands.running import ASKED, ask_file
 
-    request = AskRequest(question, text, panel, list(model), protocol, max_rounds, max_cost, assignments(assigned),
-                         decision[0] if decision == ["yes-no"] else list(decision) or None)
-    request.check(Layout(root()), section, ready=not estimate)  # before a file is written
+    request = commands.asking.AskRequest(question, text, panel, list(model), protocol, max_rounds, max_cost,
+                                         assignments(assigned),
+                                         decision[0] if decision == ["yes-no"] else list(decision) or None)
+    request.check(commands.project.Layout(root()), section, ready=not estimate)  # before a file is written
 
     made = [] if (content() / section).is_dir() else [content() / section]  # to take away after an estimate
-    path, how = ask_file(content(), section, question, text, request.decision)
+    path, how = commands.running.ask_file(content(), section, question, text, request.decision)
     created = how != "same"
     if not quiet and not estimate:
-        typer.echo(f"question: {path}" + (f" ({ASKED[how]})" if how in ASKED else ""), err=True)
+        typer.echo(f"question: {path}" + (f" ({commands.running.ASKED[how]})" if how in commands.running.ASKED else ""), err=True)
     options = request.options()
     if estimate:
         try:
-            return _run_one(str(path), options, Plan(auto=True), estimate=True, quiet=quiet)
+            return _run_one(str(path), options, commands.running.Plan(auto=True), estimate=True, quiet=quiet)
         finally:
             if created:
                 path.unlink(missing_ok=True)
                 for folder in made:
                     shutil.rmtree(folder, ignore_errors=True)
     try:
-        _run_one(str(path), options, Plan(auto=True), quiet=quiet, yes=True, to_stderr=True)  # stdout: the result
+        _run_one(str(path), options, commands.running.Plan(auto=True), quiet=quiet, yes=True,
+                 to_stderr=True)  # stdout: the result
     except InputError:
-        if created and not question_at(path).folder.exists():
+        if created and not commands.finished.question_at(path).folder.exists():
             path.unlink(missing_ok=True)  # nothing ran: exit 2 leaves the project as it was
             if not quiet:
                 typer.echo(f"question: {path} taken away again (nothing ran)", err=True)
         raise
     except RunError as exc:
         raise RunError(f"{exc}; the same `discuss ask` goes on where it stopped "
-                       f"(or `discuss run {question_at(path).slug} --auto`)") from None
-    said = result(path, as_json)
+                       f"(or `discuss run {commands.finished.question_at(path).slug} --auto`)") from None
+    said = commands.finished.result(path, as_json)
     if isinstance(said, dict):
         import json
 
@@ -344,16 +323,14 @@ def follow_up(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
 ):
     """Ask a finished discussion a further question: new rounds that read its conclusion and end in their own."""
-    from ..commands.finished import result
-    from ..commands.running import Options, Plan, follow_up_file
-
     if auto and rounds is not None:
         raise InputError("--auto and --rounds cannot be used together")
-    target = follow_up_file(content(), question, text, panel, protocol)
+    target = commands.running.follow_up_file(content(), question, text, panel, protocol)
     if text is not None:
         typer.echo(f"follow-up: {target}", err=True)
-    _run_one(str(target), Options(panel=panel, protocol=protocol), Plan(auto=rounds is None, rounds=rounds),
-             quiet=quiet, yes=True, to_stderr=True)
-    if isinstance(said := result(target, concluded=True), str):
+    options = commands.running.Options(panel=panel, protocol=protocol)
+    _run_one(str(target), options, commands.running.Plan(auto=rounds is None, rounds=rounds), quiet=quiet, yes=True,
+             to_stderr=True)
+    if isinstance(said := commands.finished.result(target, concluded=True), str):
         typer.echo(said, nl=False)  # stdout: what the follow-up came to, as `ask` prints it
 

@@ -10,7 +10,9 @@ from ..errors import InputError
 
 if TYPE_CHECKING:
     pass
+from .. import DISTRIBUTION, __version__, commands
 from ..commands.project import PANELS_FILE, SETTINGS_DIR
+from ..text.tables import table
 from .base import app, content, handled, layout, root
 
 FAMILY = "Set up"  # the panel of `discuss --help` these commands are listed under
@@ -24,21 +26,18 @@ def init(folder: Path = typer.Argument(Path("."), help="The project folder (defa
                                   "(the discussions are reviewed in git).")):
     """Start a project (content/, a panel file with an offline panel and real ones to uncomment, mkdocs.yml), or
     add what an existing one lacks; in a Project Dyson checkout, only a panel file pointing at its questions."""
-    from ..commands.scaffold import DYSON_CONTENT, dyson_checkout, site_without_plugin
-    from ..commands.scaffold import init as scaffold
-
     target = folder.resolve()
     existed = (target / SETTINGS_DIR / PANELS_FILE).is_file()
-    written = scaffold(target)
+    written = commands.scaffold.init(target)
     for path in written:
         typer.echo(f"wrote {path.relative_to(target)}")
     if existed and not written:
         typer.echo(f"{target}: already a discuss project with every file it needs; nothing to add")
-    dyson = dyson_checkout(target)
+    dyson = commands.scaffold.dyson_checkout(target)
     if dyson:
-        typer.echo(f"a Project Dyson checkout: questions stay in {DYSON_CONTENT}, its own site publishes them, "
+        typer.echo(f"a Project Dyson checkout: questions stay in {commands.scaffold.DYSON_CONTENT}, its own site publishes them, "
                    "and no file of it was changed")
-    elif site_without_plugin(target):
+    elif commands.scaffold.site_without_plugin(target):
         typer.echo("warning: mkdocs.yml is your own and does not list the discuss plugin: add `- discuss` under "
                    "`plugins:` to publish the discussions", err=True)
     if git and not (target / ".git").exists() and not _in_repository(target):
@@ -80,9 +79,7 @@ def new(
     bom_slug: str | None = typer.Option(None, "--bom-slug", help="Project Dyson: that BOM item's slug."),
 ):
     """Create a question file under content/, ready for its background."""
-    from ..commands.scaffold import new_question
-
-    path, source = new_question(content(), title, section, tag, dyson, (bom_item, bom_slug))
+    path, source = commands.scaffold.new_question(content(), title, section, tag, dyson, (bom_item, bom_slug))
     if source:
         typer.echo(f"source: {source}")
     typer.echo(f"created {path}")
@@ -94,10 +91,7 @@ def new(
 def doctor(panel: str | None = typer.Option(None, "--panel", help="Check one panel; default all."),
            as_json: bool = typer.Option(False, "--json", help="JSON: a row per panelist, with `failed`.")):
     """Check every panelist before spending: key, model known to litellm, endpoint answering."""
-    from ..commands.doctor import check, panels_of
-    from ..text.tables import table
-
-    rows = check(panels_of(layout().panels, panel), scripts=layout().scripts)
+    rows = commands.doctor.check(commands.doctor.panels_of(layout().panels, panel), scripts=layout().scripts)
     header = ["panel", "member", "model", "key", "price", "endpoint"]
     if as_json:
         import json
@@ -152,9 +146,7 @@ def ci_init(
     force: bool = typer.Option(False, "--force", help="Replace an existing workflow file."),
 ):
     """Write a GitHub Actions workflow: N machines run their shards, one gathers the new rounds and the site."""
-    from ..commands.ci import init as written
-
-    (target, gate), secrets = written(layout(), shards, lambda: install or _install_line(), branch,
+    (target, gate), secrets = commands.ci.init(layout(), shards, lambda: install or _install_line(), branch,
                                       _current_branch(), force)
     typer.echo(f"wrote {target}")
     typer.echo(f"wrote {gate} (pull requests that rewrite a recorded round fail it)")
@@ -179,16 +171,13 @@ def _install_line() -> str:
     """How the runners install discuss: as it was installed here where a runner can do the same."""
     from importlib.metadata import PackageNotFoundError, distribution
 
-    from .. import DISTRIBUTION, __version__
-    from ..commands.ci import install_line, release_line
-
     try:
         dist = distribution(DISTRIBUTION)
-        line = install_line(dist.read_text("direct_url.json"), dist.version)
+        line = commands.ci.install_line(dist.read_text("direct_url.json"), dist.version)
     except PackageNotFoundError:
         line = None
     if line is None:
-        line = release_line(__version__)
+        line = commands.ci.release_line(__version__)
         typer.echo(f"warning: discuss runs here from a folder on this machine, which a runner cannot reach; "
                    f"the workflow installs the release of this version, `{line}`: give --install to change it",
                    err=True)

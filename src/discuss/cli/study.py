@@ -7,8 +7,11 @@ from typing import Any
 
 import typer
 
+from .. import commands
 from ..errors import InputError, RunError
+from ..text.tables import money
 from .base import app, content, handled, layout, root
+from .progress import Progress
 from .running import _estimate_all
 
 FAMILY = "Study"  # the panel of `discuss --help` these commands are listed under
@@ -32,21 +35,18 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
     """Run a question N times, independently, and report how stable its outcome is."""
     import json
 
-    from ..commands.repeating import prepared_trials, run_trials, trials_folder, trials_report
-    from ..commands.running import Options
 
     if into is not None:
-        from ..commands.project import confined
-
-        confined(into, root(), what=f"--into {into}")
-    folder, q = trials_folder(content(), question, into, running=runs is not None)
+        commands.project.confined(into, root(), what=f"--into {into}")
+    folder, q = commands.repeating.trials_folder(content(), question, into, running=runs is not None)
     if runs is not None and q is not None:
         echo = lambda line: typer.echo(line, err=True)  # noqa: E731
-        prepared = prepared_trials(root(), q, folder, runs, Options(panel=panel, protocol=protocol), echo)
+        options = commands.running.Options(panel=panel, protocol=protocol)
+        prepared = commands.repeating.prepared_trials(root(), q, folder, runs, options, echo)
         if estimate:
             return _estimate_all(prepared)
-        run_trials(root(), prepared, concurrency, echo)
-    figures = trials_report(folder)
+        commands.repeating.run_trials(root(), prepared, concurrency, echo)
+    figures = commands.repeating.trials_report(folder)
     if as_json:
         typer.echo(json.dumps(figures, indent=2))
         return
@@ -103,17 +103,13 @@ def audit(question: str = typer.Argument(..., help="Slug or path of a vote discu
     """Ask a round's voters again with the same answers in new orders: their position and length bias."""
     import json
 
-    from ..commands.auditing import AuditEstimate
-    from ..commands.auditing import audit as run_audit
-    from ..text.tables import money
-    from .progress import Progress
 
     progress = Progress()
-    found = run_audit(root(), content(), question, round_number, orders, padding, estimate, panel,
+    found = commands.auditing.audit(root(), content(), question, round_number, orders, padding, estimate, panel,
                       on_event=None if quiet else progress.event, on_note=progress.note)
     if as_json:
         typer.echo(json.dumps(found.to_json(), indent=2))
-    elif isinstance(found, AuditEstimate):
+    elif isinstance(found, commands.auditing.AuditEstimate):
         typer.echo(f"{found.slug}: the audit of round {found.round} would make at most {found.calls} calls, "
                    f"{found.prompt_tokens} prompt and {found.completion_tokens} completion tokens, "
                    f"{money(found.cost) if found.cost is not None else 'cost unknown'}")
@@ -134,11 +130,10 @@ def export(questions: list[str] = typer.Argument(None, help="Slugs or paths; def
     """The archive as the tables a study reads: one row per discussion, round and vote."""
     import json
 
-    from ..commands.exporting import export as exported
 
     if csv_dir is None and not as_json:
         raise InputError("give --csv DIR or --json")
-    found = exported(root(), content(), questions, csv_dir)
+    found = commands.exporting.export(root(), content(), questions, csv_dir)
     if as_json:
         typer.echo(json.dumps(found.document(), indent=2))
     if csv_dir is not None:
@@ -160,9 +155,8 @@ def rescore_all(spec: str = typer.Argument(..., help="selfVoteWeight=0,0.5,1 or 
     """Re-score the recorded ballots of the archive's vote discussions: how many round winners would change."""
     import json
 
-    from ..commands.exporting import rescore
 
-    found = rescore(content(), spec, questions)
+    found = commands.exporting.rescore(content(), spec, questions)
     if as_json:
         typer.echo(json.dumps([f.to_json() for f in found], indent=2))
         return
@@ -209,10 +203,8 @@ def eval_(
     import shlex
     import sys
 
-    from ..commands.evaluating import evaluate
-    from ..text.tables import money
 
-    found = evaluate(layout(), labelled, panel, arms, items, seed, estimate, concurrency,
+    found = commands.evaluating.evaluate(layout(), labelled, panel, arms, items, seed, estimate, concurrency,
                      None if quiet else lambda line: typer.echo(line, err=True), max_cost, max_tokens,
                      name=name, rule=rule, fresh=fresh, max_samples=max_samples,
                      command=shlex.join(["discuss", *sys.argv[1:]]))

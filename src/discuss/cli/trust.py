@@ -5,6 +5,7 @@ import json
 
 import typer
 
+from .. import commands
 from .base import app, handled, layout
 
 FAMILY = "Check"  # the panel of `discuss --help` these commands are listed under
@@ -21,9 +22,7 @@ def verify(
 ) -> None:
     """Recompute every recorded outcome from its files, check the chain of digests, and (with --base) that no
     recorded round changed. Exit 0 when all hold, 1 with every finding named."""
-    from ..commands.verifying import verify as run_verify
-
-    report = run_verify(layout(), list(questions or []), base)
+    report = commands.verifying.verify(layout(), list(questions or []), base)
     if as_json:
         typer.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -52,9 +51,7 @@ def verdict(
 ) -> None:
     """What the panel decided, as an agent or a CI gate acts on it: the decision (where the question asks for
     one), a confidence from the recorded ballots, the dissent verbatim, and how degraded the record is."""
-    from ..commands.verifying import verdict as decided
-
-    found = decided(layout(), question)
+    found = commands.verifying.verdict(layout(), question)
     if as_json:
         typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
         return
