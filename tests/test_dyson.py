@@ -327,7 +327,7 @@ def test_continuing_a_thread_keeps_dysons_bytes_and_adds_only_the_new_round(repo
 
 def test_a_splice_that_would_read_back_differently_writes_the_whole_file():
     from discuss.store import yamlio
-    from discuss.store.yamlsplice import splice
+    from discuss.store.yamlwrite import splice
 
     original = "a: 1\nlist:\n- {x: 1}\nb: [1, 2]\n"
     grown = splice(original, {"a": 1, "list": [{"x": 1}, {"x": 2}], "b": [1, 2], "c": "new"})
@@ -461,13 +461,13 @@ entries = st.dictionaries(st.sampled_from(["a", "b", "c"]), scalars, max_size=3)
 
 @given(before=st.lists(entries, max_size=3), added=st.lists(entries, max_size=2), other=scalars, flow=st.booleans())
 def test_a_splice_always_reads_back_as_the_data_and_keeps_an_unchanged_prefix(before, added, other, flow):
-    from discuss.store import yamlio
-    from discuss.store.yamlsplice import splice
+    from discuss.store import yamlio, yamlwrite
+    from discuss.store.yamlwrite import splice
 
-    original = yamlio.dump({"head": other, "rounds": before, "tail": 1})
+    original = yamlwrite.dump({"head": other, "rounds": before, "tail": 1})
     if flow and before:  # another tool's style: items as flow mappings, indented by two
-        original = "head: " + yamlio.dump(other).strip() + "\nrounds:\n" + "".join(
-            "  - " + yamlio.dump(item).strip().replace("\n", ", ").join("{}") + "\n" for item in before) + "tail: 1\n"
+        original = "head: " + yamlwrite.dump(other).strip() + "\nrounds:\n" + "".join(
+            "  - " + yamlwrite.dump(item).strip().replace("\n", ", ").join("{}") + "\n" for item in before) + "tail: 1\n"
         try:
             written = yamlio.load(original)
         except ValueError:
@@ -477,19 +477,19 @@ def test_a_splice_always_reads_back_as_the_data_and_keeps_an_unchanged_prefix(be
     data = {"head": other, "rounds": before + added, "tail": 2}
     text = splice(original, data)
     assert yamlio.load(text) == data
-    if before and text != yamlio.dump(data):
+    if before and text != yamlwrite.dump(data):
         kept = original.split("\ntail:")[0]
         assert text.startswith(kept)  # what was there is a byte prefix of what is written
 
 
 def test_a_splice_that_came_out_wrong_is_never_written(monkeypatch):
     """Whatever goes wrong in keeping lines, the text written reads back as the data, or is ours whole."""
-    from discuss.store import yamlio, yamlsplice
+    from discuss.store import yamlio, yamlwrite
 
-    monkeypatch.setattr(yamlsplice, "_list", lambda block, key, before, now: block)  # keeps, adds nothing
+    monkeypatch.setattr(yamlwrite, "_list", lambda block, key, before, now: block)  # keeps, adds nothing
     data = {"a": 1, "rounds": [{"x": 1}, {"x": 2}]}
-    text = yamlsplice.splice("a: 1\nrounds:\n- {x: 1}\n", data)
-    assert yamlio.load(text) == data and text == yamlio.dump(data)
+    text = yamlwrite.splice("a: 1\nrounds:\n- {x: 1}\n", data)
+    assert yamlio.load(text) == data and text == yamlwrite.dump(data)
 
 
 def test_a_follow_up_of_a_dyson_question_is_a_dyson_question_beside_it(repo):

@@ -150,12 +150,12 @@ def test_a_reply_without_choices_is_a_failure_in_words(project, fake):
 
 def test_show_strips_escapes_from_files_written_before_cleaning(project):
     assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1", "-q").exit_code == 0
-    from discuss.store import yamlio
+    from discuss.store import yamlio, yamlwrite
 
     votes = project.folder / "round-1" / "votes.yaml"
     data = yamlio.load(votes.read_text())
     data["terminationVotes"][0]["reasoning"] = "\x1b]0;owned\x07\x1b[2Jkept"
-    votes.write_text(yamlio.dump(data))
+    votes.write_text(yamlwrite.dump(data))
     shown = project.cli("show", "swarm-power")
     assert shown.exit_code == 0, shown.output
     assert "\x1b" not in shown.output and "\x07" not in shown.output and "kept" in shown.output

@@ -113,36 +113,43 @@ def test_status_imports_nothing_it_does_not_use(archive):
 
 PIECES = ["word", "yes please", "No", "on", "null", "True", "~", "1", "0x1", "2026-11-24", ".inf", "é", "日本",
           "x_y-z", "A.B", ": ", ":", " #", "#", "[", "]", ", ", ",", "{", "}", "'", '"', " ", "  ", "\t", "\r",
-          "\x0c", "\x85", "\u2028", "\ufeff", "\ufffe", "-", "?", "!", "&a", "*a", "%", "@", "`", "|", ">"]
+          "\x0c", "\x85", "\u2028", "\ufeff", "\ufffe", "-", "?", "!", "&a", "*a", "%", "@", "`", "|", ">",
+          "1.0e-05", "'q''s'"]
 KEYS = ["title", "slug", "tags", "on", "No", "y", "2", "a b", "_x", "É"]
 LINE = st.tuples(st.sampled_from(KEYS), st.sampled_from([": ", ":", " : ", ":  "]),
                  st.lists(st.sampled_from(PIECES), max_size=5)).map(lambda t: t[0] + t[1] + "".join(t[2]))
 
 
-@settings(max_examples=600)
-@given(st.lists(LINE, max_size=4).map("\n".join))
-def test_the_front_matter_reader_never_disagrees_with_libyaml(block):
+def readings(block: str) -> list:
+    """The block as each parser reads it (libyaml's YAML 1.1, our YAML 1.2 node builder, ruamel), or an error."""
     import yaml
 
-    fast = statuses.plain_front_matter(block)
+    out = []
+    for read in (lambda: yaml.load(block, Loader=yaml.CSafeLoader), lambda: yamlio._native_document(block),
+                 lambda: yamlio.plain(yamlio._reader().load(block))):
+        try:
+            out.append(read())
+        except Exception:
+            out.append("an error")
+    return out
+
+
+@settings(max_examples=600)
+@given(st.lists(LINE, max_size=4).map("\n".join))
+def test_the_line_reader_never_disagrees_with_a_parser(block):
+    fast = yamlio._plain(block)
     if fast is None:
-        return  # libyaml reads it
-    assert fast == (yaml.load(block, Loader=yaml.CSafeLoader) or {})
+        return  # a parser reads it
+    assert readings(block) == [fast] * 3
 
 
-def test_every_short_line_is_read_as_libyaml_reads_it():
+def test_every_short_line_is_read_as_the_parsers_read_it():
     """Each value of up to two tricky pieces between words, and each key and separator, tried exhaustively."""
     import itertools
 
-    import yaml
-
     def agree(block: str) -> bool:
-        fast = statuses.plain_front_matter(block)
-        try:
-            slow = yaml.load(block, Loader=yaml.CSafeLoader)
-        except yaml.YAMLError:
-            slow = "an error"
-        return fast is None or fast == slow
+        fast = yamlio._plain(block)
+        return fast is None or readings(block) == [fast] * 3
 
     values = ("".join(parts) for parts in itertools.product(["", "word", "é"], PIECES, PIECES, ["", "b"]))
     assert [v for v in values if not agree("title: " + v)] == []
@@ -152,11 +159,12 @@ def test_every_short_line_is_read_as_libyaml_reads_it():
 
 @pytest.mark.parametrize("block", ["title: Where should power go first?\nslug: swarm-power\ntags: [power, orbit]\n",
                                    "title: It's Ann's [draft] & more\nquestionType: research\ntags: []\n",
-                                   "title: 日本語の質問\nslug: q-1\n"])
-def test_the_front_matter_people_write_is_read_line_by_line(block):
-    import yaml
-
-    assert statuses.plain_front_matter(block) == yaml.load(block, Loader=yaml.CSafeLoader)
+                                   "title: 日本語の質問\nslug: q-1\n",
+                                   "modelId: ann\nroundNumber: 2\ngenerated: '2026-01-01T00:00:00Z'\nusage:\n"
+                                   "  calls: 1\n  cost: 1.5e-05\nnote: 'it''s: quoted'\nwaitingFor:\n- ann\n- bob\n"])
+def test_the_front_matter_people_and_our_writer_write_is_read_line_by_line(block):
+    fast = yamlio._plain(block)
+    assert fast is not None and readings(block) == [fast] * 3
 
 
 @given(st.text(alphabet="ab\r\n\u2028é", max_size=40))

@@ -86,14 +86,14 @@ def test_a_protocols_setting_of_the_wrong_kind_is_refused_when_the_panel_is_read
 
 
 def test_a_recorded_config_gains_a_setting_added_since_only_once_it_is_changed(tmp_path):
-    from discuss.store import yamlio
+    from discuss.store import yamlio, yamlwrite
 
     folder = tmp_path / "vote"
     shutil.copytree(RECORDED / "vote", folder)
     index = folder / "discussion.yaml"
     data = yamlio.load(index.read_text())
     del data["config"]["maxCalls"], data["config"]["personWaitHours"]  # as a version before budgets wrote it
-    index.write_text(yamlio.dump(data))
+    index.write_text(yamlwrite.dump(data))
     before = index.read_bytes()
     d = load(folder)
     save(d, folder)

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import Project
 from discuss.protocols import names as protocol_names
-from discuss.store import yamlio
+from discuss.store import yamlio, yamlwrite
 from discuss.store.chain import new_record, sealed
 from test_verify import git
 
@@ -33,7 +33,7 @@ def reseal(folder) -> None:
     sealed(fresh, [int(e["round"]) for e in was["rounds"]], lambda n: folder / f"round-{n}",
            folder / "conclusion.md" if "conclusion" in was else None)
     data["record"] = fresh
-    index.write_text(yamlio.dump(data))
+    index.write_text(yamlwrite.dump(data))
 
 
 def edit(path, old: str, new: str, count: int = 1) -> None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from discuss.store import yamlio
+from discuss.store import yamlio, yamlwrite
 
 # Words that YAML 1.1, ruamel or PyYAML might take for something other than a string.
 TRICKY = ["yes", "no", "on", "off", "y", "n", "~", "null", "Null", "true", "False", "1_000", "0o17", "017",
@@ -24,10 +24,10 @@ values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.di
 @given(st.dictionaries(keys, values, max_size=6))
 @example({"k": "-_", "._": ["+_", "_1", "-1_", "._5"]})  # once written plain, then refused by ruamel
 def test_what_we_write_reads_back_the_same_both_ways(data):
-    text = yamlio.dump(data)
+    text = yamlwrite.dump(data)
     assert yamlio.load(text, written=True) == yamlio.load(text) == data  # ours, ruamel, the original
     assert yamlio._native_document(text) == data  # read by the fast path itself, not the fallback
-    assert yamlio.dump(yamlio.load(text, written=True)) == text  # saving unchanged data changes no byte
+    assert yamlwrite.dump(yamlio.load(text, written=True)) == text  # saving unchanged data changes no byte
 
 
 def test_plain_words_of_yaml_1_1_stay_words():
@@ -48,16 +48,16 @@ def test_a_broken_file_is_worded_by_the_full_reader():
 def test_the_tags_kept_for_short_texts_write_what_the_resolver_would(data):
     import yaml
 
-    dumper = yamlio._dumper()
+    dumper = yamlwrite._dumper()
 
     class Uncached(dumper):  # type: ignore[misc,valid-type]
         def resolve(self, kind, value, implicit):
             return dumper.__mro__[1].resolve(self, kind, value, implicit)
 
-    yamlio.dump({"warm": TRICKY})  # every tricky word's tags kept, whichever way asked first
-    expected = yaml.dump(yamlio._prepare(data), Dumper=Uncached, sort_keys=False, allow_unicode=True, width=4096,
+    yamlwrite.dump({"warm": TRICKY})  # every tricky word's tags kept, whichever way asked first
+    expected = yaml.dump(yamlwrite._prepare(data), Dumper=Uncached, sort_keys=False, allow_unicode=True, width=4096,
                          default_flow_style=False)
-    assert yamlio.dump(data) == expected
+    assert yamlwrite.dump(data) == expected
 
 
 @pytest.mark.parametrize("text", [

@@ -20,7 +20,7 @@ from pathlib import Path
 from .. import DISTRIBUTION
 from ..errors import InputError
 from ..providers import key_names
-from ..store import yamlio
+from ..store import yamlwrite
 from ..store.files import write_atomic
 from ..store.layout import Layout
 from ..store.panels import load_panels
@@ -39,7 +39,7 @@ CHECKOUT, SETUP_PYTHON, UPLOAD, DOWNLOAD, CREATE_PR = (f"{name}@{sha}" for name,
 
 def _dump(data: Mapping[str, object]) -> str:
     """The workflow as YAML, each pinned action's release beside its digest."""
-    text = yamlio.dump(data)
+    text = yamlwrite.dump(data)
     for name, (sha, version) in PINS.items():
         text = re.sub(rf"(uses: {re.escape(name)}@{sha})$", rf"\1  # {version}", text, flags=re.M)
     return text

@@ -24,7 +24,7 @@ from ..store import discussions as store
 from ..store.evalsets import answers
 from ..store.layout import Layout
 from ..store.questions import read_question
-from ..store.yamlio import dump
+from ..store.yamlwrite import dump
 from ..text.grading import instruction
 from ..text.prompting import estimate_tokens
 from .batch import run_many

@@ -39,7 +39,7 @@ from ..store.evalsets import load_set
 from ..store.files import is_running
 from ..store.layout import Layout
 from ..store.panels import pick_panel
-from ..store.yamlio import dump
+from ..store.yamlwrite import dump
 from ..text.grading import RULES
 from ..text.naming import is_safe_id
 from .asking import command, launch, starting

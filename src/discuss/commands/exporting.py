@@ -32,7 +32,7 @@ from ..protocols import get_protocol
 from ..store import discussions as store
 from ..store.followups import part_files
 from ..store.layout import question_files
-from ..store.yamlio import dump as dump_yaml
+from ..store.yamlwrite import dump as dump_yaml
 from .repeating import TRIALS, trial_number
 from .results import JSON, Result
 

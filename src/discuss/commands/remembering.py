@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..store import discussions as store
-from ..store import yamlio
+from ..store import yamlio, yamlwrite
 from ..store.chain import OUTCOME, file_hash, with_outcome
 from ..store.layout import DISCUSSION_FILE, Layout, confined
 from ..store.outcomes import forecasts_by_round, panel_forecast, read_outcome
@@ -87,7 +87,7 @@ def _write(d: Any, folder: Path, path: Path, meta: dict[str, Any], text: str) ->
         if d.record is not None and not d.legacy:
             index = yamlio.load(read_text(folder / DISCUSSION_FILE), written=True)
             with_outcome(index["record"], path)
-            write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index))
+            write_atomic(folder / DISCUSSION_FILE, yamlwrite.dump(index))
 
 
 def _outcome_text(outcome: str) -> str:

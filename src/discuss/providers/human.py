@@ -21,7 +21,7 @@ from typing import Any
 from ..calls import CallSpec, PersonForm
 from ..domain import Panelist, Usage
 from ..errors import InputError
-from ..store import documents, yamlio
+from ..store import documents, yamlio, yamlwrite
 from ..store.files import write_atomic
 from ..text.jsonreply import ReplyError
 from .base import Completion, Diagnosis, Local, OnTokens, Waiting
@@ -76,7 +76,7 @@ def blank(spec: CallSpec, messages: list[dict[str, str]], now: str) -> str:
         meta["labels"] = labels
     prompt = "\n\n".join(m["content"] for m in messages if m["role"] == "user")
     if spec.form is not None:
-        how, answer = spec.form.how, f"```yaml\n{yamlio.dump(spec.form.blank(labels))}```\n"
+        how, answer = spec.form.how, f"```yaml\n{yamlwrite.dump(spec.form.blank(labels))}```\n"
     elif spec.task in SKELETONS:
         how = ("Fill in the sections below the line, in Markdown: a summary at least, and a point a line under "
                "each other heading. Replace nothing above it.")

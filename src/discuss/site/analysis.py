@@ -17,7 +17,7 @@ from ..archive.tables import DIVERGENT, Located, as_csv, divergent_views, tables
 from ..archive.trials import report
 from ..domain import Discussion
 from ..protocols import get_protocol
-from ..store.yamlio import dump
+from ..store.yamlwrite import dump
 from .collect import Entry
 
 DATA_DIR = "data"  # under the site: the study's tables

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain import Usage
-from . import yamlio
+from . import yamlio, yamlwrite
 from .documents import read_text
 from .files import write_atomic
 from .layout import AUDIT
@@ -61,4 +61,4 @@ def usage_of(record: dict[str, Any]) -> Usage:
 
 
 def keep(folder: Path, number: int, key: str, data: dict[str, Any]) -> None:
-    write_atomic(round_folder(folder, number) / f"{key}.yaml", yamlio.dump(data))
+    write_atomic(round_folder(folder, number) / f"{key}.yaml", yamlwrite.dump(data))

@@ -27,7 +27,7 @@ from ..protocols import DEFAULT, get_protocol
 from ..protocols.stats import discussion_stats, leader
 from ..text.conclusions import parse_markdown_conclusion, render_markdown
 from ..text.naming import camel, is_safe_id, unprintable
-from . import audits, documents, history, yamlio, yamlsplice
+from . import audits, documents, history, yamlio, yamlwrite
 from .configs import config_of, read_config
 from .files import write_atomic
 from .layout import DISCUSSION_FILE
@@ -193,12 +193,12 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
                 reply.saved = True
         for name in protocol.storage.round_files:
             if (content := protocol.storage.write_round_file(r, name, d.panel.ids)) is not None:
-                write_atomic(round_dir(folder, r.number) / name, yamlio.dump(content))
+                write_atomic(round_dir(folder, r.number) / name, yamlwrite.dump(content))
         # A round's notes go in its round.yaml unless the index keeps them all; a staged round always has one.
         kept_elsewhere = set(r.notes) <= set(protocol.storage.index_notes)
         if (r.stage is not None and (r.notes or r.complete)) or not kept_elsewhere:
             data = {"roundNumber": r.number, "stage": r.stage, "agreement": r.agreement, **r.notes}
-            write_atomic(round_dir(folder, r.number) / ROUND_FILE, yamlio.dump(data))
+            write_atomic(round_dir(folder, r.number) / ROUND_FILE, yamlwrite.dump(data))
     if d.conclusion:
         write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
     if index and d.record is not None and not d.legacy:  # the chain lives in the index: sealed as it is written
@@ -207,7 +207,7 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
         sealed(d.record, [r.number for r in d.rounds if r.complete], lambda n: round_dir(folder, n),
                folder / CONCLUSION_FILE if d.conclusion else None)
     if index:
-        write_atomic(folder / DISCUSSION_FILE, dyson_text(d, folder) if d.legacy else yamlio.dump(index_dict(d)))
+        write_atomic(folder / DISCUSSION_FILE, dyson_text(d, folder) if d.legacy else yamlwrite.dump(index_dict(d)))
 
 
 def record_answer(d: Discussion, folder: Path, answer: dict[str, Any]) -> None:
@@ -215,14 +215,14 @@ def record_answer(d: Discussion, folder: Path, answer: dict[str, Any]) -> None:
     rounds and conclusion, which the chain vouches for, are left as they are."""
     d.answer = answer
     if not d.legacy:
-        write_atomic(folder / DISCUSSION_FILE, yamlio.dump(index_dict(d)))
+        write_atomic(folder / DISCUSSION_FILE, yamlwrite.dump(index_dict(d)))
 
 
 def dyson_text(d: Discussion, folder: Path) -> str:
     """A Dyson thread's index over the file as it is: what Dyson wrote keeps its bytes."""
     index = folder / DISCUSSION_FILE
     data = dyson_index(d)
-    return yamlsplice.splice(documents.read_text(index), data) if index.is_file() else yamlio.dump(data)
+    return yamlwrite.splice(documents.read_text(index), data) if index.is_file() else yamlwrite.dump(data)
 
 
 def dyson_index(d: Discussion) -> dict[str, Any]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..text.naming import LeadsOut, read_in_project
-from . import yamlio
+from . import yamlio, yamlwrite
 
 FENCE = "---\n"
 
 
 def render(meta: dict, body: str) -> str:
-    return f"{FENCE}{yamlio.dump(meta)}{FENCE}\n{body}"
+    return f"{FENCE}{yamlwrite.dump(meta)}{FENCE}\n{body}"
 
 
 def parse(text: str, source: Path, written: bool = False) -> tuple[dict, str]:

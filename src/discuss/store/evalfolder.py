@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Busy, InputError
-from . import yamlio
+from . import yamlio, yamlwrite
 from .documents import read_text
 from .files import DiscussionLock, write_atomic
 from .layout import confined
@@ -81,7 +81,7 @@ def bind(folder: Path, wanted: dict[str, Any]) -> dict[str, Any]:
     items = [recorded["items"], wanted.get("items")] if "items" in recorded else [wanted.get("items")]
     whole = None if None in items else max(int(n) for n in items if n is not None)  # None: all of the set
     record = {**wanted, "arms": arms, "items": whole}
-    write_atomic(folder / BOUND, yamlio.dump(record))
+    write_atomic(folder / BOUND, yamlwrite.dump(record))
     return record
 
 
@@ -137,7 +137,7 @@ class Progress:
     def announce(folder: Path, calls: int) -> None:
         """Before a run is started elsewhere (an agent's eval): `starting`, with the calls its estimate allows,
         which that run then keeps in its progress."""
-        write_atomic(folder / PROGRESS, yamlio.dump({"state": "starting", "items": {"done": 0, "total": None},
+        write_atomic(folder / PROGRESS, yamlwrite.dump({"state": "starting", "items": {"done": 0, "total": None},
                                                      "notStarted": 0, "calls": 0, "callsPlanned": calls,
                                                      "tokens": 0}))
 
@@ -154,7 +154,7 @@ class Progress:
 
     def write(self, state: str = "running") -> None:
         self.written = time.monotonic()
-        write_atomic(self.path, yamlio.dump({"state": state, "items": {"done": self.done, "total": self.total},
+        write_atomic(self.path, yamlwrite.dump({"state": state, "items": {"done": self.done, "total": self.total},
                                              "notStarted": self.held, "calls": self.calls,
                                              "callsPlanned": self.planned_calls, "tokens": self.tokens}))
 

@@ -24,10 +24,10 @@ from ..domain import FINISHED
 from ..errors import InputError
 from ..pools import share
 from ..text.naming import is_safe_id
-from . import statuscache
+from . import statuscache, yamlio
 from .layout import AUDIT, DISCUSSION_FILE, part_names, question_names
 from .statuscache import look
-from .summary import Summary, from_data, from_head, is_legacy, quick_load, with_audits
+from .summary import Summary, from_data, from_head, is_legacy, with_audits
 from .yamlshape import MAX_BYTES
 
 if TYPE_CHECKING:
@@ -71,10 +71,7 @@ def slug_of(path: str, seen: Seen | None = None) -> str | None:
     closing = FENCE.search(text, 4) if text.startswith("---\n") else None
     if closing is None:
         return None
-    block = text[4:closing.start()]
-    meta = plain_front_matter(block)
-    if meta is None:
-        meta = quick_load(block)
+    meta = yamlio.load(text[4:closing.start()], quick=True)
     if not isinstance(meta, dict) or not isinstance(meta.get("title"), str) or not meta["title"]:
         return None
     # Only plain values, so this reader and the schema's cannot disagree about the file.
@@ -84,43 +81,6 @@ def slug_of(path: str, seen: Seen | None = None) -> str | None:
             return None
     slug = meta.get("slug") or os.path.basename(path)[:-3]  # the file's name without `.md`
     return slug if isinstance(slug, str) and is_safe_id(slug) else None
-
-
-# Front matter as `discuss new` and most people write it: `key: words` and `key: [words, words]`, each
-# read here exactly as libyaml would (checked against it by a property test); anything else goes to libyaml.
-KEY = re.compile(r"[a-z][A-Za-z0-9_-]*")
-WORDS = r"[^\W\d][^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff:#{x}]*(?<=[^\s{x}])"
-VALUE = re.compile(WORDS.format(x=""))
-ITEM = re.compile(WORDS.format(x=r",\[\]{}"))
-YAML11_WORDS = {"yes", "no", "true", "false", "on", "off", "null", "y", "n"}  # read as true, false, null
-
-
-def _word(text: str, pattern: re.Pattern[str]) -> str | None:
-    return text if pattern.fullmatch(text) and text.lower() not in YAML11_WORDS else None
-
-
-def plain_front_matter(block: str) -> dict[str, Any] | None:
-    """The front matter read line by line, where every line is plain; None where libyaml must read it."""
-    if len(block) > MAX_BYTES:
-        return None  # the readers refuse it
-    meta: dict[str, Any] = {}
-    for line in block.split("\n"):  # YAML's line breaks; others are characters that send it to libyaml
-        if not line:
-            continue
-        key, sep, value = line.partition(": ")
-        if not sep or _word(key, KEY) is None:
-            return None
-        if value.startswith("[") and value.endswith("]"):
-            inside = value[1:-1].strip(" ")
-            items = [item.strip(" ") for item in inside.split(",")] if inside else []
-            if any(_word(item, ITEM) is None for item in items):
-                return None
-            meta[key] = items
-        elif (word := _word(value, VALUE)) is not None:
-            meta[key] = word
-        else:
-            return None
-    return meta
 
 
 class NeedsFullReader(Exception):
@@ -143,7 +103,7 @@ def summary_of(folder: str, seen: Seen | None = None) -> Summary | None:
             return with_audits(found, folder) if (s := seen[audit]) and stat.S_ISDIR(s.st_mode) else found
         return with_audits(found, folder)
     # Dyson's layout has no summary head: read it all, if libyaml reads it as the full reader would.
-    data = quick_load(text)
+    data = yamlio.load(text, quick=True)
     if not isinstance(data, dict) or not is_legacy(data) or not _plain_rounds(data):
         raise NeedsFullReader
     return from_data(data)

@@ -3,27 +3,28 @@
 This module imports neither ruamel nor pydantic: the status of a thousand
 discussions must cost less than loading either. The head of an index
 (before `panel:`) is a documented layout (docs/file-formats.md): `from_head`
-reads it line by line, or with libyaml where a line is not plain, and gives
-None where anything is unexpected; the store then reads the whole file
-with the one YAML reader.
+reads its fields with the YAML reader's quick way (line by line as our
+writer lays them out, or libyaml), and gives None where anything is
+unexpected; the store then reads the whole file.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..domain import Usage, leader_of, usage_from
 from ..protocols import DEFAULT
+from . import yamlio
 from .layout import AUDIT
 
 HEAD_TYPES: dict[str, type | tuple[type, ...]] = {
     "status": str, "completedRounds": int, "leader": (str, type(None)),
     "terminationReason": (str, type(None)), "usage": dict,
 }
+HEAD_KEYS = frozenset([*HEAD_TYPES, "protocol", "waitingFor"])  # what a summary reads of the head
 
 
 @dataclass
@@ -51,80 +52,14 @@ def with_audits(s: Summary | None, folder: Path | str) -> Summary | None:
     return replace(s, audits=audits.spent(audits.recorded(Path(folder))))
 
 
-def quick_load(text: str) -> Any:
-    """libyaml's safe loader: several times faster than ruamel on small documents, but YAML 1.1
-    (an id like `on` becomes True), so callers check the types of what they take."""
-    import yaml
-
-    from .yamlshape import check_shape
-
-    try:
-        check_shape(text)
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except Exception:
-        return None  # the full reader names the problem
-
-
-# The head as our writer puts it: plain words and numbers, one per line. Anything else
-# (quotes, blocks, YAML's own words for true and null as ids) goes to the YAML reader.
-WORD = re.compile(r"(?!(?:true|false|null)$)[a-z][a-z0-9._-]*")
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
-TOP = {"status": WORD, "completedRounds": re.compile(r"\d+"), "leader": WORD, "terminationReason": WORD,
-       "protocol": WORD}
-USAGE = {"calls", "promptTokens", "completionTokens", "totalTokens", "cost", "cachedTokens"}
-
-
-def _plain(value: str, pattern: re.Pattern[str]) -> str | None:
-    if value == "null":
-        return None
-    if pattern.fullmatch(value):
-        return value
-    raise ValueError(value)
-
-
-def _by_lines(head: str) -> dict[str, Any] | None:
-    """The summary fields read line by line from a head in our writer's layout; None if it is not."""
-    data: dict[str, Any] = {}
-    usage: dict[str, Any] | None = None
-    people: list[Any] | None = None
-    try:
-        for line in head.split("\n"):
-            if usage is not None and line.startswith("  "):
-                key, _, value = line[2:].partition(": ")
-                if key in USAGE:
-                    usage[key] = None if value == "null" else float(_plain(value, NUMBER) or 0)
-                continue
-            if people is not None and line.startswith("- "):
-                people.append(_plain(line[2:], WORD))
-                continue
-            usage = people = None
-            key, _, value = line.partition(": ")
-            if line == "usage:":
-                usage = data["usage"] = {}
-            elif line == "waitingFor:":
-                people = data["waitingFor"] = []
-            elif key in TOP:
-                data[key] = _plain(value, TOP[key])
-    except ValueError:
-        return None
-    if data.get("status") is None or data.get("completedRounds") is None:
-        return None
-    data["completedRounds"] = int(data["completedRounds"])
-    return data
-
-
 def from_head(text: str) -> Summary | None:
     """The summary at the top of a discussion.yaml of ours, or None to read the whole file instead."""
     head = text.split("\npanel:\n", 1)[0]
     if head == text:
         return None  # an older or foreign layout
-    data = _by_lines(head)
-    if data is None:
-        data = quick_load(head)
-        if not isinstance(data, dict) or any(not isinstance(data.get(k), t) or isinstance(data.get(k), bool)
-                                             for k, t in HEAD_TYPES.items()):
-            return None
-    elif "usage" not in data:  # the line reader gives every other field its type
+    data = yamlio.load(head, quick=True, only=HEAD_KEYS)
+    if not isinstance(data, dict) or any(not isinstance(data.get(k), t) or isinstance(data.get(k), bool)
+                                         for k, t in HEAD_TYPES.items()):
         return None
     protocol = data.get("protocol") or DEFAULT
     if not isinstance(protocol, str):

@@ -1,11 +1,20 @@
-"""One YAML dialect for every file we write: stable, diff-friendly, alias-free.
+"""The one YAML reader: every YAML text discuss reads is read by `load`.
 
-Output is deterministic (insertion order, no reflowing at 80 columns), so
-saving unchanged data changes no byte. Multi-line text is written as a
-literal block where that reads back identically, else quoted. Our own
-files are written and read with libyaml (PyYAML's C emitter and parser)
-and YAML 1.2 semantics, three to four times faster than ruamel; files
-people write are read by ruamel.
+Each text is read the fastest way that reads it exactly as the next would:
+
+- line by line, where it is a mapping of plain values as our writer lays
+  them out and most front matter people write (`key: words`, a quoted
+  text, a number, `null`, a list of words, one level of `  key: value` or
+  `- value` lines): no parser is imported, and `discuss status` over a
+  large archive reads its question files and index heads this way;
+- libyaml's node graph built straight into plain values with YAML 1.2's
+  core schema, for files of ours (`written`): three times faster than
+  ruamel, and what `discuss status` falls back to (`quick`);
+- ruamel's safe loader (YAML 1.2), for files people write and anything the
+  others do not take.
+
+Every text is checked by `yamlshape.check_shape` first. The writer is
+`yamlwrite`; the plain scalars both resolve are `CORE_12`.
 """
 
 from __future__ import annotations
@@ -13,31 +22,171 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import threading
+from collections.abc import Collection
+from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
-from ..text.clean import valid_unicode
 from .yamlshape import MAX_DEPTH, check_shape
 
 _local = threading.local()
 
 
-def _reader() -> YAML:
+def load(text: str, written: bool = False, *, quick: bool = False, only: Collection[str] | None = None) -> Any:
+    """Parse YAML text; raises ValueError with the position of the problem.
+
+    A leading byte-order mark is dropped, duplicate keys refused.
+    `written`: a file of ours, as `yamlwrite.dump` writes it (a discussion's
+    index, votes, rounds, reply front matter): read with libyaml where the
+    line reader does not take it, resolving plain scalars only as the writer
+    writes non-strings. `quick`: never import ruamel and never raise (the
+    start-up of `discuss status`): None where the text is refused or only
+    ruamel could read it; the caller checks the types of what it takes and
+    leaves the rest to the full reader. `only`: the top-level keys wanted,
+    read line by line whatever the other keys' values are (an index's head);
+    where the line reader does not take them, the whole text is read.
+    """
+    text = text.removeprefix("\ufeff")
+    try:
+        check_shape(text)
+    except ValueError:
+        if quick:
+            return None
+        raise
+    if (found := _plain(text, only)) is not None:
+        return found
+    if written or quick:
+        import yaml
+
+        try:
+            return _native_document(text)
+        except Exception as exc:  # in the quick way, whatever libyaml makes of it is the full reader's to say
+            if quick:
+                return None
+            if not isinstance(exc, yaml.YAMLError):
+                raise
+            # else let ruamel word the error, or read what is not a file of ours
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return plain(_reader().load(text))
+    except YAMLError as exc:
+        raise ValueError(str(exc).replace("\n", " ").replace('in "<unicode string>", ', "")) from None
+    except RecursionError:
+        raise ValueError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+
+
+# The plain values the line reader takes: each read as libyaml (YAML 1.1 and 1.2) and ruamel read it, checked
+# against them by property tests. Words begin with a letter and hold no `:` or `#`, so no YAML reads them as
+# anything but text, unless they are YAML 1.1's words for true, false and null; numbers only as our writer
+# writes them; a quoted text on one line.
+KEY = re.compile(r"[a-z][A-Za-z0-9_-]*")
+WORDS = r"[^\W\d][^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff:#{x}]*(?<=[^\s{x}])"
+WORD = re.compile(WORDS.format(x=""))
+ITEM = re.compile(WORDS.format(x=r",\[\]{}"))
+QUOTED = re.compile("'(?:[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|'')*'")
+NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:e[-+][0-9]+)?)?")
+YAML11_WORDS = {"yes", "no", "true", "false", "on", "off", "null", "y", "n"}
+CONSTANTS: dict[str, Any] = {"null": None, "true": True, "false": False, "[]": [], "{}": {}}
+
+
+class _NotPlain(Exception):
+    """A line the line reader does not take: the text goes to a parser."""
+
+
+def _word(text: str, pattern: re.Pattern[str]) -> str:
+    if pattern.fullmatch(text) and text.lower() not in YAML11_WORDS:
+        return text
+    raise _NotPlain
+
+
+def _value(text: str) -> Any:
+    if text in CONSTANTS:
+        found = CONSTANTS[text]
+        return found.copy() if isinstance(found, (list, dict)) else found
+    if text[:1] == "'":
+        if QUOTED.fullmatch(text):
+            return text[1:-1].replace("''", "'")
+    elif text[:1] == "[" and text[-1:] == "]":
+        inside = text[1:-1].strip(" ")
+        return [_word(item.strip(" "), ITEM) for item in inside.split(",")] if inside else []
+    elif NUMBER.fullmatch(text):
+        return float(text) if "." in text else int(text)
+    return _word(text, WORD)
+
+
+def _put(into: dict[str, Any], line: str) -> None:
+    """`key: value` into `into`; a duplicate key is the parsers' to refuse."""
+    key, sep, value = line.partition(": ")
+    if not sep or _word(key, KEY) in into:
+        raise _NotPlain
+    into[key] = _value(value)
+
+
+def _plain(text: str, only: Collection[str] | None = None) -> dict[str, Any] | None:
+    """The text read line by line where it is a mapping of plain values; None where a parser must read it."""
+    out: dict[str, Any] = {}
+    key = None  # the top-level key whose value the indented or `- ` lines that follow give
+    skipping = False
+    try:
+        for line in text.split("\n"):  # YAML's line breaks; others are characters no plain value holds
+            if not line:
+                continue
+            if line[0] == " " or line[:2] == "- ":
+                if skipping:
+                    continue
+                if key is None:
+                    raise _NotPlain
+                listed = line[:2] == "- "
+                if not listed and (line[:2] != "  " or line[2:3] in ("", " ")):
+                    raise _NotPlain
+                if out[key] is None:
+                    out[key] = [] if listed else {}
+                if listed and isinstance(out[key], list):
+                    out[key].append(_value(line[2:]))
+                elif not listed and isinstance(out[key], dict):
+                    _put(out[key], line[2:])
+                else:
+                    raise _NotPlain
+                continue
+            name, colon, rest = line.partition(":")
+            skipping = only is not None and name not in only
+            if skipping:
+                continue
+            key = None
+            if not colon or rest and rest[0] != " ":
+                raise _NotPlain
+            if rest:
+                _put(out, line)
+            elif _word(name, KEY) in out:
+                raise _NotPlain
+            else:
+                key, out[name] = name, None  # null, unless lines under it follow
+    except _NotPlain:
+        return None
+    return out if out or only is not None else None
+
+
+def plain(value):
+    """ruamel's round-trip types as plain dicts, lists and strings."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def _reader():
     # The safe loader on ruamel's C parser reads YAML 1.2 about seven times
     # faster than the round-trip loader; the site reads thousands of files.
     y = getattr(_local, "reader", None)
     if y is None:
+        from ruamel.yaml import YAML
+
         y = _local.reader = YAML(typ="safe", pure=False)
     return y
-
-
-def _block_safe(text: str) -> bool:
-    if "\n" not in text.rstrip("\n") or text != text.strip(" \t"):
-        return False
-    if any(line != line.rstrip(" \t") for line in text.split("\n")):
-        return False
-    return all(ch == "\n" or (ch.isprintable() and ch not in "\u2028\u2029\ufeff") for ch in text)
 
 
 # Plain scalars that YAML 1.2's core schema reads as something other than text.
@@ -48,9 +197,10 @@ CORE_12 = [
     ("tag:yaml.org,2002:float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
      r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)", list("-+.0123456789")),
 ]
+SHORT, KEPT = 80, 20_000  # the texts whose tags are kept, and how many at most
 
 
-def _keeping_tags(base: type) -> type:
+def keeping_tags(base: type) -> type:
     """`base` (libyaml's emitter or parser) keeping the tag of each short plain text it resolves: it is asked
     for every scalar of every file, mostly the same keys and words, and the answer depends on the text (and
     whether it is plain) alone."""
@@ -70,98 +220,6 @@ def _keeping_tags(base: type) -> type:
             return tag
 
     return Keeping
-
-
-def _dumper() -> type:
-    """libyaml's emitter, keys in insertion order, no aliases, multi-line text as a literal block where safe.
-
-    A string is quoted wherever YAML 1.1 or 1.2 would read it, plain, as
-    anything but text (`yes`, `1_000`, `0o17`, `1e5`...), so every reader
-    (ours, ruamel, another tool's) reads back the same value.
-    """
-    if "dumper" in _CLASSES:
-        return _CLASSES["dumper"]
-
-    import yaml
-
-    class Dumper(_keeping_tags(getattr(yaml, "CSafeDumper", yaml.SafeDumper))):  # type: ignore[misc]
-        def ignore_aliases(self, data) -> bool:
-            return True
-
-    def represent_str(dumper, value: str):
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if _block_safe(value) else None)
-
-    Dumper.add_representer(str, represent_str)
-    for tag, pattern, first in CORE_12:
-        Dumper.add_implicit_resolver(tag, re.compile(f"^(?:{pattern})$"), first)  # beside YAML 1.1's own
-    # Signs, dots and underscores around digits (`-_`, `._`, `+_`): ruamel's number patterns take
-    # them for numbers and then fails to read them; quoted, every reader reads text.
-    Dumper.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9_.]*[0-9_][0-9_.]*$"),
-                                 list("-+._0123456789"))
-    _CLASSES["dumper"] = Dumper
-    return Dumper
-
-
-_CLASSES: dict[str, type] = {}
-SHORT, KEPT = 80, 20_000  # the texts whose tags are kept, and how many at most
-
-
-def _prepare(value):
-    if isinstance(value, dict):
-        return {valid_unicode(str(k)): _prepare(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_prepare(v) for v in value]
-    if isinstance(value, str):
-        return valid_unicode(value)  # a write never fails on content
-    return value
-
-
-def plain(value):
-    """ruamel's round-trip types as plain dicts, lists and strings."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, (_dt.datetime, _dt.date)):
-        return value.isoformat()
-    if isinstance(value, str):
-        return str(value)
-    return value
-
-
-def dump(data) -> str:
-    import yaml
-
-    return yaml.dump(_prepare(data), Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=4096,
-                     default_flow_style=False)
-
-
-def load(text: str, written: bool = False):
-    """Parse YAML text; raises ValueError with the position of the problem.
-
-    Every YAML text goes through here: checked by `check_shape`, a leading
-    byte-order mark dropped, duplicate keys refused.
-
-    `written`: a file of ours, as `dump` writes it (a discussion's index,
-    votes, rounds, reply front matter): read with libyaml, three times
-    faster, resolving plain scalars only as `dump` writes non-strings.
-    Files people write (panels, scripts, questions) are read by ruamel.
-    """
-    text = text.removeprefix("\ufeff")
-    check_shape(text)
-    if written:
-        import yaml
-
-        try:
-            return _native_document(text)
-        except yaml.YAMLError:
-            pass  # let ruamel word the error, or read what is not a file of ours
-    try:
-        return plain(_reader().load(text))
-    except YAMLError as exc:
-        raise ValueError(str(exc).replace("\n", " ").replace('in "<unicode string>", ', "")) from None
-    except RecursionError:
-        raise ValueError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
 
 
 def _native_document(text: str):
@@ -211,12 +269,13 @@ def _float(value: str) -> float:
 _SCALARS = {"tag:yaml.org,2002:str": str, "tag:yaml.org,2002:int": _int, "tag:yaml.org,2002:float": _float,
             "tag:yaml.org,2002:bool": lambda value: value.lower() == "true",
             "tag:yaml.org,2002:null": lambda value: None}
+_CLASSES: dict[str, type] = {}
 
 
 def _written_loader() -> type:
     """libyaml's parser, resolving plain scalars by YAML 1.2's core schema only (`_native` builds the values).
 
-    No YAML 1.1 yes/no, sexagesimals, underscores or timestamps: `dump`
+    No YAML 1.1 yes/no, sexagesimals, underscores or timestamps: the writer
     quotes every string that any of those would make something else.
     Pinned by a round-trip property test against ruamel.
     """
@@ -225,7 +284,7 @@ def _written_loader() -> type:
 
     import yaml
 
-    class Loader(_keeping_tags(getattr(yaml, "CSafeLoader", yaml.SafeLoader))):  # type: ignore[misc]
+    class Loader(keeping_tags(getattr(yaml, "CSafeLoader", yaml.SafeLoader))):  # type: ignore[misc]
         yaml_implicit_resolvers: dict = {}  # none of PyYAML's YAML 1.1 rules
 
     for tag, pattern, first in CORE_12:

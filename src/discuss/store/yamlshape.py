@@ -1,7 +1,7 @@
 """The shape of a YAML text checked before any parser builds it: size, nesting and aliases.
 
-Every YAML text `discuss` reads passes here first (through `yamlio.load`
-or the quick readers of `status`): files people and pull requests change
+Every YAML text `discuss` reads passes here first (`yamlio.load`, the one
+reader, calls it before any way of reading): files people and pull requests change
 are untrusted, and the YAML libraries we use expand aliases without limit
 and recurse on nesting in C. Imports libyaml only for a text that could
 hold either, and nothing else heavy.
