@@ -16,8 +16,9 @@ from .jsonreply import ReplyError
 from .replyschemas import FRACTION, Schema
 
 PROBABILITY = "probability"
-ASK = ('Also give "probability": your probability, from 0 to 1, that the answer to the question will turn out to '
-       "be yes (0.5 only if you truly cannot lean either way); leave it out to abstain from forecasting.")
+FORECAST_ASK = ('Also give "probability": your probability, from 0 to 1, that the answer to the question will turn '
+                "out to be yes (0.5 only if you truly cannot lean either way); leave it out to abstain from "
+                "forecasting.")
 
 
 def probability_of(reply: dict[str, Any]) -> float | None:

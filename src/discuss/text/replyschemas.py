@@ -1,6 +1,7 @@
-"""JSON schemas of the structured replies, for providers that constrain a model's output to one.
+"""What the JSON schemas of structured replies are built from, for providers that constrain a model's output to
+one; each protocol builds its own replies' schemas from these, beside its parsers.
 
-Each mirrors the parser that validates the same reply (labels and votes as
+Each schema mirrors the parser that validates the same reply (labels and votes as
 enums, required fields, bounds); the parser stays the judge, so a provider
 that ignores the schema changes nothing. No descriptions: small models copy
 a schema's words into their reply as readily as a prompt's examples.
@@ -33,32 +34,5 @@ def one_of(values: list[str]) -> Schema:
     return {"type": "string", "enum": list(values)}
 
 
-def critiques(labels: list[str]) -> Schema:
-    return obj({"critiques": listed(obj({"label": one_of(labels), "critique": TEXT}), len(labels), len(labels))})
-
-
-def stance(labels: list[str]) -> Schema:
-    return obj({"agreements": listed(obj({"with": one_of(labels), "on": TEXT})),
-                "disagreements": listed(obj({"with": one_of(labels), "on": TEXT, "why": TEXT})),
-                "position": TEXT, "confidence": FRACTION})
-
-
-def judge() -> Schema:
-    return obj({"recommendation": FRACTION, "keyFacts": FRACTION, "caveats": FRACTION, "reasoning": TEXT})
-
-
 def titled(key: str, body: str, least: int, most: int) -> Schema:
     return obj({key: listed(obj({"title": TEXT, body: TEXT}), least, most)})
-
-
-def research() -> Schema:
-    return obj({"findings": TEXT, "confidence": FRACTION})
-
-
-def ranking(labels: list[str], dimensions: list[str]) -> Schema:
-    score = obj({"alternative": one_of(labels), **{d: FRACTION for d in dimensions}})
-    return obj({"scores": listed(score, len(labels), len(labels)), "confidence": FRACTION}, {"concern": TEXT})
-
-
-def triage(dimensions: list[str]) -> Schema:
-    return obj({**{d: FRACTION for d in dimensions}, "reasoning": TEXT})

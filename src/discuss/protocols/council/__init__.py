@@ -21,25 +21,34 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Question, Round
-from ...rules.agreement import agreement, measure, pairwise
-from ...text import replyschemas
-from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
-from ..base import (
+from discuss.plugin import (
+    CONCLUSION_SCHEMA,
+    CallResult,
+    CallSpec,
     Context,
+    Discussion,
+    Figures,
+    Panelist,
     Phase,
+    Presentation,
     Protocol,
+    Question,
+    Round,
+    RoundStorage,
     Step,
+    agreement,
     dissent_context,
     make_labels,
+    measure,
     messages,
+    pairwise,
+    parse_conclusion,
     record_reply,
     require_measure,
 )
-from ..parts import Figures, Presentation, RoundStorage
+
 from . import moves
-from .critiques import parse_critiques
+from .critiques import critiques_schema, parse_critiques
 from .notes import CouncilNotes, Critique, notes
 from .roles import HIGH_STAKES, REVIEW_TASKS, converger, drafter, reviewers
 from .settings import AdversarialSettings, AutoSettings, DebateSettings
@@ -162,7 +171,7 @@ class Staged(Protocol):
                                   peers=peers, labels=list(order))
             task, labels, move = "critique", list(order), moves.critique
             validate = lambda text, labels=labels: parse_critiques(text, labels)  # noqa: E731
-            schema = replyschemas.critiques(labels)
+            schema = critiques_schema(labels)
             context.update(labels=dict(peers), order=order)
         elif stage.name == "rebuttal":
             own = d.rounds[0].replies.get(p.id)

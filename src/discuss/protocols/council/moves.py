@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...text.standins import NOTE, pick
+from discuss.plugin import NOTE, pick
 
 
 def critique(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...domain import Discussion, Panelist
-from ..base import question_turn, referee
+from discuss.plugin import Discussion, Panelist, question_turn, referee
+
 from .settings import AdversarialSettings
 
 HIGH_STAKES = "high"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ...schema.settings import ProtocolSettings
+from discuss.plugin import ProtocolSettings
 
 
 class DebateSettings(ProtocolSettings):

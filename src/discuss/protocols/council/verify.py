@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...domain import Discussion, Question
-from .. import checks
+from discuss.plugin import Discussion, Question, checks
+
 from .notes import notes
 from .roles import HIGH_STAKES, REVIEW_TASKS, converger
 from .settings import AutoSettings, DebateSettings

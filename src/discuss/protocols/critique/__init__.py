@@ -15,31 +15,44 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Question, Round, RoundFigures
-from ...rules.agreement import agreement, measure
-from ...rules.convergence import agreement_test, in_words, judge_test, title_overlap, titles
-from ...text import replyschemas
-from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
-from ...text.forecasts import ASK as FORECAST_ASK
-from ...text.forecasts import with_probability
-from ..base import (
+from discuss.plugin import (
+    CONCLUSION_SCHEMA,
+    FORECAST_ASK,
+    CallResult,
+    CallSpec,
     Context,
+    Discussion,
+    Figures,
+    Panelist,
     Phase,
+    Presentation,
     Protocol,
+    Question,
+    Round,
+    RoundFigures,
+    RoundStorage,
     Step,
+    agreement,
+    agreement_test,
     convergence_line,
     dissent_context,
+    in_words,
+    judge_test,
     make_labels,
+    measure,
     messages,
+    parse_conclusion,
     record_failure,
     record_reply,
     require_measure,
+    title_overlap,
+    titles,
+    with_probability,
 )
-from ..parts import Figures, Presentation, RoundStorage
+
 from . import moves
 from .notes import CritiqueNotes, Stance, Verdict, notes
-from .replies import parse_judge, parse_stance
+from .replies import judge_schema, parse_judge, parse_stance, stance_schema
 from .roles import JUDGE, judge_of, positions, synthesizer_of
 from .settings import CritiqueSettings
 
@@ -77,10 +90,10 @@ def answer_spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpe
     user = ctx.prompts.render("stance", question=ctx.q, round=rnd.number - 1, own=own, peers=peers,
                               max_words=words, forecast_ask=FORECAST_ASK)
     labels, forecast = list(order), ctx.q.forecast == "yes-no"
-    schema = replyschemas.stance(labels)
-    stance_schema = with_probability(schema) if forecast else schema
+    schema = stance_schema(labels)
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "stance", words * 3,
-                    validate=lambda text: parse_stance(text, labels, forecast), schema=stance_schema,
+                    validate=lambda text: parse_stance(text, labels, forecast),
+                    schema=with_probability(schema) if forecast else schema,
                     context={**context, "labels": dict(peers), "order": order, "forecast": forecast},
                     offline=moves.stance)
 
@@ -111,7 +124,7 @@ def judge_spec(d: Discussion, rnd: Round, ctx: Context) -> CallSpec:
     labelled = list(zip(make_labels(len(current)), [current[pid].text for pid in sorted(current)]))
     user = ctx.prompts.render("judge", question=ctx.q, round=rnd.number - 1, positions=labelled)
     return CallSpec(judge.id, judge, messages(judge, ctx.prompts, user), "judge", 800, validate=parse_judge,
-                    schema=replyschemas.judge(),
+                    schema=judge_schema(),
                     context={"round": rnd.number, "texts": [t for _, t in labelled]}, offline=moves.judge,
                     worst_case=moves.never_converged)
 

@@ -1,11 +1,22 @@
-"""Reading a critique round's stance and the judge's convergence verdict."""
+"""Reading a critique round's stance and the judge's convergence verdict; and their JSON schemas, which mirror the
+readers (the readers stay the judges of a reply)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...text.forecasts import probability_of
-from ...text.jsonreply import ReplyError, extract_object, fraction
+from discuss.plugin import (
+    FRACTION,
+    TEXT,
+    ReplyError,
+    Schema,
+    extract_object,
+    fraction,
+    listed,
+    obj,
+    one_of,
+    probability_of,
+)
 
 
 def _pointing(raw: object, key: str, labels: list[str], fields: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -31,16 +42,16 @@ def _pointing(raw: object, key: str, labels: list[str], fields: tuple[str, ...])
 def parse_stance(text: str, labels: list[str], forecast: bool = False) -> dict[str, Any]:
     """A critique round's reply: agreements, disagreements, updated position, confidence (and, for a forecast,
     the probability of yes where it gives one)."""
-    obj = extract_object(text)
-    position = obj.get("position")
+    reply = extract_object(text)
+    position = reply.get("position")
     if not isinstance(position, str) or not position.strip():
         raise ReplyError("'position' is missing or empty")
     return {
-        "agreements": _pointing(obj.get("agreements"), "agreements", labels, ("on",)),
-        "disagreements": _pointing(obj.get("disagreements"), "disagreements", labels, ("on", "why")),
+        "agreements": _pointing(reply.get("agreements"), "agreements", labels, ("on",)),
+        "disagreements": _pointing(reply.get("disagreements"), "disagreements", labels, ("on", "why")),
         "position": position.strip() + "\n",
-        "confidence": fraction(obj, "confidence"),
-        **({"probability": p} if forecast and (p := probability_of(obj)) is not None else {}),
+        "confidence": fraction(reply, "confidence"),
+        **({"probability": p} if forecast and (p := probability_of(reply)) is not None else {}),
     }
 
 
@@ -49,8 +60,18 @@ AXES = ("recommendation", "keyFacts", "caveats")
 
 def parse_judge(text: str) -> dict[str, Any]:
     """The judge's three convergence axes, each 0..1, and their mean as the score."""
-    obj = extract_object(text)
-    scores = {axis: fraction(obj, axis) for axis in AXES}
-    reasoning = obj.get("reasoning", "")
+    reply = extract_object(text)
+    scores = {axis: fraction(reply, axis) for axis in AXES}
+    reasoning = reply.get("reasoning", "")
     return {**scores, "score": round(sum(scores.values()) / len(AXES), 4),
             "reasoning": reasoning.strip() if isinstance(reasoning, str) else ""}
+
+
+def stance_schema(labels: list[str]) -> Schema:
+    return obj({"agreements": listed(obj({"with": one_of(labels), "on": TEXT})),
+                "disagreements": listed(obj({"with": one_of(labels), "on": TEXT, "why": TEXT})),
+                "position": TEXT, "confidence": FRACTION})
+
+
+def judge_schema() -> Schema:
+    return obj({"recommendation": FRACTION, "keyFacts": FRACTION, "caveats": FRACTION, "reasoning": TEXT})

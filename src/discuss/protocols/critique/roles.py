@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ...domain import Discussion, Panelist, Reply, Round
-from ..base import question_turn, referee
+from discuss.plugin import Discussion, Panelist, Reply, Round, question_turn, referee
 
 JUDGE = "judge"  # role of the judge's record in a round
 

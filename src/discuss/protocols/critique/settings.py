@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ...schema.settings import ProtocolSettings
+from discuss.plugin import ProtocolSettings
 
 
 class CritiqueSettings(ProtocolSettings):

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...domain import Discussion, Question, Round
-from ...rules.convergence import Convergence, agreement_test, judge_test, title_overlap, titles
-from .. import checks
+from discuss.plugin import Convergence, Discussion, Question, Round, agreement_test, checks, judge_test, title_overlap, titles
+
 from .notes import notes
 from .replies import AXES
 from .roles import JUDGE, judge_of, positions, synthesizer_of

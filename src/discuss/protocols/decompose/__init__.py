@@ -9,12 +9,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Question, Round
-from ...text import replyschemas
-from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
-from ..base import Context, Phase, Protocol, Step, messages, record_failure, record_reply, require_replies
-from ..parts import Figures, Presentation, RoundStorage
+from discuss.plugin import (
+    CONCLUSION_SCHEMA,
+    CallResult,
+    CallSpec,
+    Context,
+    Discussion,
+    Figures,
+    Phase,
+    Presentation,
+    Protocol,
+    Question,
+    Round,
+    RoundStorage,
+    Step,
+    messages,
+    parse_conclusion,
+    record_failure,
+    record_reply,
+    require_replies,
+    titled,
+)
+
 from . import moves
 from .notes import DecomposeNotes, Part, notes
 from .replies import parse_split
@@ -66,7 +82,7 @@ class Decompose(Protocol):
             user = ctx.prompts.render("split", question=ctx.q, min_parts=MIN_PARTS, max_parts=MAX_PARTS)
             spec = CallSpec(lead.id, lead, messages(lead, ctx.prompts, user), "split", 1500,
                             validate=lambda text: parse_split(text, MIN_PARTS, MAX_PARTS),
-                            schema=replyschemas.titled("parts", "question", MIN_PARTS, MAX_PARTS),
+                            schema=titled("parts", "question", MIN_PARTS, MAX_PARTS),
                             context={"title": ctx.q.title, "most": MAX_PARTS}, offline=moves.split,
                             worst_case=moves.most_parts)
             return Step("round 1: split", [spec], lambda r: self.apply_split(rnd, r, ctx.clock()),

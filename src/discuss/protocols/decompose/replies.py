@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...text.jsonreply import extract_object, titled_list
+from discuss.plugin import extract_object, titled_list
 
 
 def parse_split(text: str, min_parts: int, max_parts: int) -> list[dict[str, Any]]:

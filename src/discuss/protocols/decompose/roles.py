@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ...domain import Discussion, Panelist
+from discuss.plugin import Discussion, Panelist
+
 from .settings import DecomposeSettings
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...schema.settings import ProtocolSettings
+from discuss.plugin import ProtocolSettings
 
 
 class DecomposeSettings(ProtocolSettings):

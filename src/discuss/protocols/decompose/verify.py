@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...domain import Discussion, Question
-from .. import checks
+from discuss.plugin import Discussion, Question, checks
+
 from .notes import notes
 from .roles import splitter
 

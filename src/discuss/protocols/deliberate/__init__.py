@@ -17,26 +17,42 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Question, Round
-from ...text import replyschemas
-from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
-from ..base import (
+from discuss.plugin import (
+    CONCLUSION_SCHEMA,
+    CallResult,
+    CallSpec,
     Context,
+    Discussion,
+    Figures,
+    Panelist,
     Phase,
+    Presentation,
     Protocol,
+    Question,
+    Round,
+    RoundStorage,
     Setup,
     Step,
     dissent_context,
     make_labels,
     messages,
+    parse_conclusion,
     record_reply,
+    titled,
 )
-from ..parts import Figures, Presentation, RoundStorage
+
 from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
 from .personas import assign
-from .replies import parse_alternatives, parse_ranking, parse_research, parse_triage
+from .replies import (
+    parse_alternatives,
+    parse_ranking,
+    parse_research,
+    parse_triage,
+    ranking_schema,
+    research_schema,
+    triage_schema,
+)
 from .rules import DIMENSIONS, WEIGHTS, confidence, conformity, consensus, dissenters, gate_one, gate_two, threshold
 from .settings import DeliberateSettings
 from .stages import ROLES, mean, participants, stage, stages
@@ -64,12 +80,12 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
     if rnd.stage == "triage":
         user = ctx.prompts.render("triage", question=ctx.q, dimensions=DIMENSIONS)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "triage", 800, validate=parse_triage,
-                        schema=replyschemas.triage(list(DIMENSIONS)),
+                        schema=triage_schema(list(DIMENSIONS)),
                         context={"title": ctx.q.title}, offline=moves.triage, worst_case=moves.uncertain)
     if rnd.stage == "research":
         user = ctx.prompts.render("research", question=ctx.q, persona=persona, max_words=words)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "research", words * 3, validate=parse_research,
-                        schema=replyschemas.research(),
+                        schema=research_schema(),
                         context={"title": ctx.q.title, "round": 1, "persona": persona}, offline=moves.research,
                         worst_case=moves.unsure)
     if rnd.stage == "alternatives":
@@ -79,7 +95,7 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
                                   min_alternatives=MIN_ALTERNATIVES, max_alternatives=MAX_ALTERNATIVES)
         return CallSpec(p.id, p, messages(p, ctx.prompts, user), "alternatives", 2000,
                         validate=lambda t: parse_alternatives(t, MIN_ALTERNATIVES, MAX_ALTERNATIVES),
-                        schema=replyschemas.titled("alternatives", "description", MIN_ALTERNATIVES, MAX_ALTERNATIVES),
+                        schema=titled("alternatives", "description", MIN_ALTERNATIVES, MAX_ALTERNATIVES),
                         context={"title": ctx.q.title}, offline=moves.alternatives)
     alts = alternatives(d)
     user = ctx.prompts.render("rank", question=ctx.q, persona=persona, own=stage(d, "research").replies[p.id].text,
@@ -87,7 +103,7 @@ def spec(d: Discussion, rnd: Round, p: Panelist, ctx: Context) -> CallSpec:
     labels = list(alts)
     return CallSpec(p.id, p, messages(p, ctx.prompts, user), "rank", 1500,
                     validate=lambda t: parse_ranking(t, labels, list(WEIGHTS)),
-                    schema=replyschemas.ranking(labels, list(WEIGHTS)),
+                    schema=ranking_schema(labels, list(WEIGHTS)),
                     context={"labels": labels, "persona": persona}, offline=moves.rank,
                     worst_case=moves.agreeing)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...text.standins import hash_of, pick, respond
+from discuss.plugin import hash_of, pick, respond
 
 
 def research(name: str, persona: dict[str, Any], ctx: dict[str, Any]) -> str:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import InputError
-from ...text.naming import is_safe_id
+from discuss.plugin import InputError, is_safe_id
 
 DEFAULT_ORDER = (
     "technical-architect", "security-analyst", "performance-engineer", "product-manager",

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from ...rules.agreement import lexical_similarity
+from discuss.plugin import lexical_similarity
+
 from .notes import Check, Consensus, Gate, Ranking
 
 WEIGHTS = {"impact": 0.25, "quality": 0.25, "feasibility": 0.20, "reusability": 0.15, "risk": 0.15}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ...schema.settings import ProtocolSettings
+from discuss.plugin import ProtocolSettings
 
 
 class DeliberateSettings(ProtocolSettings):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...domain import Discussion, Panelist, Round
+from discuss.plugin import Discussion, Panelist, Round
+
 from .settings import DeliberateSettings
 
 STAGES = ("research", "alternatives", "ranking")

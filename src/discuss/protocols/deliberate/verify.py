@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...domain import Discussion, Question, Round
-from .. import checks
+from discuss.plugin import Discussion, Question, Round, checks
+
 from .notes import notes
 from .rules import confidence, conformity, consensus, dissenters, gate_one, gate_two, threshold
 from .settings import DeliberateSettings

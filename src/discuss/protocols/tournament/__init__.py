@@ -14,20 +14,27 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Question, Round
-from ...errors import RunError
-from ...rules.agreement import agreement
-from ..base import (
+from discuss.plugin import (
+    CallResult,
+    CallSpec,
     Context,
+    Discussion,
+    Figures,
+    Panelist,
     Phase,
+    Presentation,
     Protocol,
+    Question,
+    Round,
+    RoundStorage,
+    RunError,
     Step,
+    agreement,
     messages,
     record_failure,
     record_reply,
 )
-from ..parts import Figures, Presentation, RoundStorage
+
 from . import moves
 from .notes import TournamentNotes, notes
 from .replies import MATCH_SCHEMA, parse_match

@@ -6,7 +6,7 @@ from typing import NotRequired, cast
 
 from typing_extensions import TypedDict
 
-from ...domain import Round
+from discuss.plugin import Round
 
 
 class Match(TypedDict):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...text.jsonreply import ReplyError, extract_object, text_field
-from ...text.replyschemas import TEXT, obj, one_of
+from discuss.plugin import TEXT, ReplyError, extract_object, obj, one_of, text_field
 
 MATCH_SCHEMA = obj({"winner": one_of(["A", "B"]), "reasoning": TEXT})
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...domain import Discussion, Panelist, Round
-from ..base import question_turn, referee
+from discuss.plugin import Discussion, Panelist, Round, question_turn, referee
+
 from .notes import notes
 
 JUDGE = "judge"

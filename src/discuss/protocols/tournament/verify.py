@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ...domain import Discussion, Question, Round
-from .. import checks
+from discuss.plugin import Discussion, Question, Round, checks
+
 from .notes import notes
 from .roles import DEBATER, JUDGE, argument_key, judge_of
 

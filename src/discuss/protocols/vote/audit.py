@@ -9,7 +9,8 @@ abstentions they were.
 
 from __future__ import annotations
 
-from ...domain import Discussion
+from discuss.plugin import Discussion
+
 from .record import ballot_box
 from .termination import decide
 

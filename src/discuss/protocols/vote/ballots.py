@@ -10,9 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...text.forecasts import probability_of, with_probability
-from ...text.jsonreply import ReplyError, extract_object, per_label, text_field
-from ...text.replyschemas import TEXT, listed, obj, one_of
+from discuss.plugin import (
+    TEXT,
+    ReplyError,
+    extract_object,
+    listed,
+    obj,
+    one_of,
+    per_label,
+    probability_of,
+    text_field,
+    with_probability,
+)
+
 from .record import TERMINATION_CHOICES, VOTE_SCORES
 
 

@@ -18,9 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...domain import Discussion, Round
-from ...rules.signatures import names_in, words_of
-from ...rules.spread import spread
+from discuss.plugin import Discussion, Round, names_in, spread, words_of
+
 from .record import VOTE_SCORES, ballot_box
 
 

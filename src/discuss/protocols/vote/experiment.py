@@ -25,11 +25,8 @@ import re
 from functools import partial
 from typing import Any
 
-from ...calls import CallSpec
-from ...domain import Discussion, Question, Round
-from ...rules.spread import spread
-from ...text.prompting import Prompts
-from ..base import make_labels, messages
+from discuss.plugin import CallSpec, Discussion, Prompts, Question, Round, make_labels, messages, spread
+
 from . import moves
 from .ballots import ballot_schema, parse_ballot
 from .record import ballot_box

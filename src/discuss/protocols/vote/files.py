@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...domain import Round, paid_usage, usage_dict, usage_from
+from discuss.plugin import Round, paid_usage, usage_dict, usage_from
+
 from .record import Abstention, Ballot, TerminationVote, Vote, VoteResult, ballot_box
 
 VOTES_FILE = "votes.yaml"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...calls import PersonForm
+from discuss.plugin import PersonForm
+
 from .ballots import parse_ballot
 
 CHOICES = "APPROVE | NEUTRAL | REJECT"

@@ -6,8 +6,7 @@ from typing import cast
 
 from typing_extensions import TypedDict
 
-from ...domain import Round
-from ...rules.convergence import Convergence
+from discuss.plugin import Convergence, Round
 
 
 class BallotCut(TypedDict):

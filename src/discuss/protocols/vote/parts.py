@@ -5,10 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...domain import Discussion, Judgement, Question, Round, RoundFigures, Score
-from ...errors import InputError
-from ..base import convergence_line
-from ..parts import Figures, Presentation, RoundStorage
+from discuss.plugin import (
+    Discussion,
+    Figures,
+    InputError,
+    Judgement,
+    Presentation,
+    Question,
+    Round,
+    RoundFigures,
+    RoundStorage,
+    Score,
+    convergence_line,
+)
+
 from . import files
 from .forms import BALLOT
 from .notes import VoteNotes, notes

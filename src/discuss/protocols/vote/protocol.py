@@ -11,27 +11,37 @@ from __future__ import annotations
 import random
 from functools import partial
 
-from ...calls import CallResult, CallSpec
-from ...domain import Discussion, Panelist, Question, Round
-from ...errors import InputError
-from ...rules.agreement import agreement, measure
-from ...rules.convergence import Convergence, agreement_test, title_overlap, titles
-from ...text.conclusions import CONCLUSION_SCHEMA, parse_conclusion
-from ...text.forecasts import ASK as FORECAST_ASK
-from ...text.outcomes import describe
-from ...text.prompting import Prompts
-from ..base import (
+from discuss.plugin import (
+    CONCLUSION_SCHEMA,
+    FORECAST_ASK,
+    CallResult,
+    CallSpec,
     Context,
+    Convergence,
+    Discussion,
+    InputError,
+    Panelist,
     Phase,
+    Prompts,
     Protocol,
+    Question,
+    Round,
     Step,
+    agreement,
+    agreement_test,
+    describe,
     dissent_context,
     make_labels,
+    measure,
     messages,
+    parse_conclusion,
     record_failure,
     record_reply,
     require_measure,
+    title_overlap,
+    titles,
 )
+
 from . import moves
 from .author import conclusion_author
 from .ballots import ballot_schema, parse_ballot

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...domain import Round, Usage
+from discuss.plugin import Round, Usage
 
 VOTE_SCORES = {"APPROVE": 2, "NEUTRAL": 1, "REJECT": 0}
 METHODS = {

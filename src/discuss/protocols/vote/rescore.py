@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ...domain import Discussion, Round
+from discuss.plugin import Discussion, Round
+
 from .audit import LIST_ORDER
 from .record import VoteResult, ballot_box
 from .scoring import pick_winner, tally

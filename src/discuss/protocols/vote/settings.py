@@ -11,8 +11,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from ...errors import InputError
-from ...schema.settings import ProtocolSettings
+from discuss.plugin import InputError, ProtocolSettings
 
 
 class VoteSettings(ProtocolSettings):

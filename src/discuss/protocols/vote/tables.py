@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...domain import Discussion, Round
+from discuss.plugin import Discussion, Round
+
 from .record import VOTE_SCORES, ballot_box, whole
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...domain import Round, Settings
+from discuss.plugin import Round, Settings
+
 from .record import TerminationVote, ballot_box
 from .scoring import max_possible
 

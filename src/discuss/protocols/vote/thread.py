@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...domain import Discussion, Round
-from ...text.prompting import estimate_tokens
-from ...text.tokens import fitting
+from discuss.plugin import Discussion, Round, estimate_tokens, fitting
+
 from .notes import notes
 from .record import ballot_box
 from .settings import VoteSettings

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ...domain import Discussion, Round
+from discuss.plugin import Discussion, Round
+
 from .record import ballot_box
 
 

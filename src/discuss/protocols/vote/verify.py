@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...domain import Discussion, Round
+from discuss.plugin import Discussion, Round
+
 from . import files
 from .author import conclusion_author
 from .notes import notes
