@@ -1,4 +1,4 @@
-"""The status listing: a row and a JSON object per discussion, printed as a table (text/tables.py).
+"""The status listing: a typed row per discussion (its JSON is the application layer's to give), printed as a table.
 
 Light on purpose (no ruamel, pydantic or protocols): `discuss status` over
 a large archive imports this and the store's summary reader, nothing more.
@@ -6,6 +6,7 @@ a large archive imports this and the store's summary reader, nothing more.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..domain import Usage
@@ -21,29 +22,65 @@ def usage_json(u: Usage) -> dict[str, Any]:
             "totalTokens": u.total_tokens, "cost": u.cost, "cachedTokens": u.cached_tokens}
 
 
+LEFT_OUT = {"omit_none": True}  # no key while None: the convention of the application layer's serialiser
+
+
+@dataclass
+class Spent:
+    """What calls spent, as a status row gives it."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cost: float | None
+    cached_tokens: int
+
+    @classmethod
+    def of(cls, u: Usage) -> Spent:
+        return cls(u.calls, u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cost, u.cached_tokens)
+
+
+@dataclass
+class StatusRow:
+    """A `discuss status --json` row: its shape is documented in docs/commands.md and kept stable. `audits` and
+    `spent` (the discussion's calls and its audits' re-asks) appear where audits re-asked ballots; `running`
+    and `lastOutput` where an agent's status asks whether a run is going."""
+
+    slug: str
+    status: str
+    dyson: bool
+    rounds: int
+    leader: str | None
+    termination_reason: str | None
+    usage: Spent
+    protocol: str | None
+    waiting_for: list[str]
+    verified: bool | None
+    audits: Spent | None = field(default=None, metadata=LEFT_OUT)
+    spent: Spent | None = field(default=None, metadata=LEFT_OUT)
+    running: bool | None = field(default=None, metadata=LEFT_OUT)
+    last_output: str | None = field(default=None, metadata=LEFT_OUT)
+
+
 def status_row(slug: str, s: Summary | None) -> list[str]:
     """A row of `discuss status` (None: not started)."""
-    return status_cells(status_json(slug, s))
+    return status_cells(status_of(slug, s))
 
 
-def status_cells(row: dict[str, Any]) -> list[str]:
-    """A `status --json` row as the table prints it."""
-    budget = row["status"] == "closed" and row["terminationReason"] == "budget"
-    spent = row.get("spent") or row["usage"]  # the discussion's calls and its audits' re-asks
-    shown = ("stopped (budget)" if budget else row["status"]) + (" (Dyson)" if row["dyson"] else "") \
-        + (" (does not hold)" if row.get("verified") is False else "")  # `discuss verify` names why
-    return [row["slug"], shown, str(row["rounds"]), row["leader"] or "-", row["terminationReason"] or "-",
-            str(spent["totalTokens"]), money(spent["cost"]), row["protocol"] or "-",
-            ", ".join(row["waitingFor"]) or "-"]
+def status_cells(row: StatusRow) -> list[str]:
+    """A status row as the table prints it."""
+    budget = row.status == "closed" and row.termination_reason == "budget"
+    spent = row.spent or row.usage  # the discussion's calls and its audits' re-asks
+    shown = ("stopped (budget)" if budget else row.status) + (" (Dyson)" if row.dyson else "") \
+        + (" (does not hold)" if row.verified is False else "")  # `discuss verify` names why
+    return [row.slug, shown, str(row.rounds), row.leader or "-", row.termination_reason or "-",
+            str(spent.total_tokens), money(spent.cost), row.protocol or "-", ", ".join(row.waiting_for) or "-"]
 
 
-def status_output(rows: list[dict[str, Any]], as_json: bool, where: str, left_out: int = 0) -> str:
-    """What `discuss status` prints on stdout for these rows (`where`: the content folder, for an empty one;
-    `left_out`: how many files could not be read, each a warning on stderr)."""
-    import json
-
-    if as_json:
-        return json.dumps(rows, indent=2) + "\n"
+def status_table(rows: list[StatusRow], where: str, left_out: int = 0) -> str:
+    """What `discuss status` prints on stdout for these rows as a table (`where`: the content folder, for an
+    empty one; `left_out`: how many files could not be read, each a warning on stderr)."""
     if rows:
         return table(STATUS_HEADER, [status_cells(r) for r in rows]) + "\n"
     if left_out:
@@ -51,22 +88,15 @@ def status_output(rows: list[dict[str, Any]], as_json: bool, where: str, left_ou
     return f"no questions under {where}\n"
 
 
-def status_json(slug: str, s: Summary | None) -> dict[str, Any]:
-    """A `discuss status --json` row: its shape is documented in docs/commands.md and kept stable."""
+def status_of(slug: str, s: Summary | None) -> StatusRow:
+    """The status row of the discussion `slug` (None: not started)."""
     if s is None:
-        return {"slug": slug, "status": "not started", "dyson": False, "rounds": 0, "leader": None,
-                "terminationReason": None, "usage": usage_json(Usage()), "protocol": None, "waitingFor": [],
-                "verified": None}
-    return {"slug": slug, "status": s.status, "dyson": s.legacy, "rounds": s.rounds, "leader": s.leader,
-            "terminationReason": s.termination_reason, "usage": usage_json(s.usage), "protocol": s.protocol,
-            "waitingFor": list(s.waiting_for), "verified": s.verified, **_spent(s)}
-
-
-def _spent(s: Summary) -> dict[str, Any]:
-    """Where audits re-asked ballots, what they spent and the sum: the table shows the sum."""
-    if s.audits is None:
-        return {}
-    total = Usage()
-    total.add(s.usage)
-    total.add(s.audits)
-    return {"audits": usage_json(s.audits), "spent": usage_json(total)}
+        return StatusRow(slug, "not started", False, 0, None, None, Spent.of(Usage()), None, [], None)
+    row = StatusRow(slug, s.status, s.legacy, s.rounds, s.leader, s.termination_reason, Spent.of(s.usage),
+                    s.protocol, list(s.waiting_for), s.verified)
+    if s.audits is not None:  # what audits re-asked, and the sum: the table shows the sum
+        total = Usage()
+        total.add(s.usage)
+        total.add(s.audits)
+        row.audits, row.spent = Spent.of(s.audits), Spent.of(total)
+    return row

@@ -6,21 +6,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..archive.listing import status_json
-from ..archive.listing import status_output as status_output  # what `status` prints of the rows: the listing's
+from ..archive.listing import StatusRow, status_of, status_table
 from ..domain import FINISHED, STATUSES
 from ..errors import InputError
 from ..protocols import get_protocol
 from ..protocols import names as protocol_names
 from ..store.layout import DISCUSSION_FILE, Layout, question_files, question_names
-from .results import JSON, Result
+from .results import JSON, Result, as_json
 
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
 
 
 def status_rows(content: Path, question: str | None = None,
-                status: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+                status: str | None = None) -> tuple[list[StatusRow], list[str]]:
     """`status --json`'s rows (every discussion with its follow-ups after it, or one), and warnings about
     files left out; a question that was asked for and cannot be read is an InputError. `status`: only the
     rows of that status (`not started`, `active`, `concluded`, `closed`)."""
@@ -30,8 +29,8 @@ def status_rows(content: Path, question: str | None = None,
         from ..store.statuses import summaries
 
         found, warnings = summaries(content, holds)
-        rows = [status_json(slug, s) for slug, s in found]
-        return [r for r in rows if status is None or r["status"] == status], warnings
+        rows = [status_of(slug, s) for slug, s in found]
+        return [r for r in rows if status is None or r.status == status], warnings
     from dataclasses import replace
 
     from ..store import discussions as store
@@ -40,7 +39,7 @@ def status_rows(content: Path, question: str | None = None,
     q = find_question(content, question)
     s = store.summary(q.folder)
     s = None if s is None else replace(s, verified=holds(str(q.folder)))
-    return [r for r in [status_json(q.slug, s)] if status is None or r["status"] == status], []
+    return [r for r in [status_of(q.slug, s)] if status is None or r.status == status], []
 
 
 def holds(folder: str) -> bool | None:
@@ -66,7 +65,7 @@ LISTED = ("not started", *STATUSES)  # what a status row says of a discussion
 class StatusPage(Result):
     """A page of `status --json`'s rows (each with `running`), of `total` rows, and the files left out."""
 
-    discussions: list[dict[str, JSON]]
+    discussions: list[StatusRow]
     total: int
     offset: int
     limit: int
@@ -82,11 +81,19 @@ def status_page(content: Path, status: str | None = None, limit: int = 100,
         raise InputError("limit must be 1 or more, and offset 0 or more")
     rows, warnings = status_rows(content, None, status)
     page = rows[offset:offset + limit]
-    unfinished = [r for r in page if r["status"] not in FINISHED]
-    folders = folders_of(content, [r["slug"] for r in unfinished]) if unfinished else {}
+    unfinished = [r for r in page if r.status not in FINISHED]
+    folders = folders_of(content, [r.slug for r in unfinished]) if unfinished else {}
     for row in page:
-        row["running"] = row["slug"] in folders and running(folders[row["slug"]])
+        row.running = row.slug in folders and running(folders[row.slug])
     return StatusPage(page, len(rows), offset, limit, warnings)
+
+
+def status_output(rows: list[StatusRow], json_wanted: bool, where: str, left_out: int = 0) -> str:
+    """What `discuss status` prints on stdout for these rows: their JSON, or the table (`where`: the content
+    folder, for an empty one; `left_out`: how many files could not be read, each a warning on stderr)."""
+    import json
+
+    return json.dumps(as_json(rows), indent=2) + "\n" if json_wanted else status_table(rows, where, left_out)
 
 
 def folders_of(content: Path, slugs: list[str]) -> dict[str, Path]:

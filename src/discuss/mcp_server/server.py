@@ -96,8 +96,8 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         status = started.status
         while time.monotonic() < ends:
             row = answered(lambda: reading.status_rows(layout.content, started.slug)[0][0])
-            status = row["status"]
-            await ctx.report_progress(row["rounds"], None, f"{started.slug}: {status}, round {row['rounds']}")
+            status = row.status
+            await ctx.report_progress(row.rounds, None, f"{started.slug}: {status}, round {row.rounds}")
             if status in ("concluded", "closed") or not asking.question_running(layout, started.slug):
                 break
             await asyncio.sleep(POLL_SECONDS)
@@ -142,6 +142,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
 def _reading_tools(app: MCPServer, layout: Layout) -> None:
     """Tools and resources that read the files: any server or CLI sees the same state."""
     from ..commands import asking, reading
+    from ..commands.results import to_json
 
     @app.tool()
     @described
@@ -154,10 +155,10 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         if question is None:
             return answered(lambda: reading.status_page(layout.content, status, limit, offset)).to_json()
         row = answered(lambda: reading.status_rows(layout.content, question))[0][0]
-        row["running"] = asking.question_running(layout, row["slug"])
-        if not row["running"] and row["status"] not in ("concluded", "closed"):
-            row["lastOutput"] = asking.last_output(layout, row["slug"])
-        return {k: v for k, v in row.items() if v is not None}
+        row.running = asking.question_running(layout, row.slug)
+        if not row.running and row.status not in ("concluded", "closed"):
+            row.last_output = asking.last_output(layout, row.slug)
+        return {k: v for k, v in to_json(row).items() if v is not None}
 
     @app.tool()
     @described
@@ -166,7 +167,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         round's replies in the text too; `record`: the whole record as `show --json` gives it, as well."""
         text = answered(lambda: reading.discussion_text(layout.content, question, full))
         row = answered(lambda: reading.status_rows(layout.content, question))[0][0]
-        out = {"slug": row["slug"], "status": row["status"], "rounds": row["rounds"], "text": text}
+        out = {"slug": row.slug, "status": row.status, "rounds": row.rounds, "text": text}
         if record:
             out["discussion"] = answered(lambda: reading.discussion_data(layout.content, question))
         return out
