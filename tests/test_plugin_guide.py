@@ -29,6 +29,13 @@ def test_every_public_hook_is_in_the_guide():
     assert not missing, f"hooks the guide does not name: {missing}"
 
 
+def test_every_name_of_the_plugin_module_is_in_the_guide():
+    """What the built-in protocols are written with is public, so the guide names all of it."""
+    text = GUIDE.read_text()
+    missing = sorted(name for name in plugin.__all__ if f"`{name}" not in text)
+    assert not missing, f"names of discuss.plugin the guide does not name: {missing}"
+
+
 def test_a_protocol_defines_at_most_sixteen_rules_the_rest_are_parts():
     assert len(public(Protocol)) <= 16, sorted(public(Protocol))
     assert {"storage", "presentation", "figures"} <= public(Protocol)
