@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..domain import Discussion, Panel
+from ..domain import Discussion, Panel, Panelist
 from ..protocols import get_protocol
 from ..rules.evalstats import BOOTSTRAP_DRAWS, detectable, effective_voters, paired, plurality, wilson
 from ..store import discussions as store
+from ..store.evalfolder import bound
 from ..store.evalsets import answers as baseline_answers
 from ..store.evalsets import load_set
 from ..text.grading import DEFAULT_RULE, correct, grade, read_answer
@@ -67,9 +68,6 @@ def recompute(root: Path, folder: Path) -> dict[str, Any] | None:
     """An eval's figures recomputed from its items' files alone, under the settings its `eval.yaml` records
     (the figures of report.yaml without its provenance): what `verify` compares a report with. None for a
     folder that records no eval."""
-    from ..domain import Panel, Panelist
-    from ..store.evalfolder import bound
-
     record = bound(folder)
     if record is None:
         return None

@@ -25,6 +25,7 @@ from ..store import yamlio
 from ..store.chain import broken, file_hash, question_hash
 from ..store.documents import read_text
 from ..store.layout import DISCUSSION_FILE
+from ..text.citations import check as check_quotes
 from .finalanswer import answer_findings
 
 
@@ -154,8 +155,6 @@ def chained(d: Discussion, folder: Path, notes: list[str]) -> list[dict[str, Any
 def citations(d: Discussion, texts: dict[str, str], labels: set[str]) -> list[dict[str, Any]]:
     """Each reply (and the conclusion) whose citations name a source there is not, or quote one wrongly:
     {round, panelist, unknown, quotes: [{text, source, found}]}; every quote is listed, found or not."""
-    from ..text.citations import check
-
     known = {label: texts.get(label, "") for label in labels}
     out = []
     pieces: list[tuple[int | None, str, str]] = [(r.number, pid, reply.text) for r in d.rounds
@@ -165,7 +164,7 @@ def citations(d: Discussion, texts: dict[str, str], labels: set[str]) -> list[di
         pieces.append((None, c.generated_by, "\n".join([c.summary, *c.key_points, *(m.position for m in
                                                                                      c.minority_positions)])))
     for number, pid, text in pieces:
-        found = check(text, known)
+        found = check_quotes(text, known)
         if found["unknown"] or found["quotes"]:
             out.append({"round": number, "panelist": pid, **found})
     return out

@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..rules.passages import bm25, words
 from ..store import discussions as store
 from ..store.layout import question_files
-from ..store.questions import read_question
+from ..store.questions import find_question, read_question
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,6 @@ def query_of(content: Path, asked: str, earlier: list[Earlier]) -> tuple[str, st
     its title and background and is not its own relative; anything else is the text itself."""
     by_slug = {e.question.slug: e for e in earlier}
     if asked in by_slug or asked.endswith(".md"):
-        from ..store.questions import find_question
-
         q = by_slug[asked].question if asked in by_slug else find_question(content, asked)
         return f"{q.title}\n{q.background}", q.slug
     return asked, None

@@ -12,6 +12,7 @@ from ..protocols.stats import agreement_label, discussion_stats
 from ..rules import signatures
 from ..text.clean import clean
 from ..text.outcomes import describe
+from .evaluation import diversity
 from .finalanswer import answer_line
 from .listing import money
 
@@ -168,6 +169,4 @@ def _conclusion_lines(c, names: dict[str, str]) -> list[str]:
 
 
 def _diversity(d: Discussion) -> dict:
-    from .evaluation import diversity  # the eval's figures (graders, its statistics): not a run's to import
-
     return diversity(d.panel)

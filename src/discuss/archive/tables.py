@@ -25,6 +25,7 @@ from ..domain import Conclusion, Discussion, Question, Round
 from ..protocols import get_protocol
 from ..rules.agreement import agreement
 from ..store.layout import confined
+from .experiments import figures_by_round
 
 DIVERGENT = "divergent_views.yaml"
 
@@ -135,8 +136,6 @@ EXPERIMENTS = "bias_experiments.csv"
 def experiment_rows(located: list[Located], content: Path) -> list[dict[str, Any]]:
     """One row per figure of every bias experiment (`discuss audit`) on these discussions: for the panel and
     each voter, position and length bias with their interval and ballots. None where none was run."""
-    from .experiments import figures_by_round
-
     rows = []
     for x in located:
         for number, found in figures_by_round(content / x.path, x.d).items():

@@ -21,6 +21,7 @@ from typing import Any
 from ..calls import CallResult, CallSpec
 from ..domain import Panelist, Settings
 from ..providers import Provider, route
+from ..providers.human import HumanProvider
 from ..store.layout import Layout
 from ..store.panels import load_limits
 from ..text.prompting import Prompts
@@ -64,8 +65,6 @@ class PanelClient:
         to fill in. `priority`: where calls wait at a provider's limit, lower
         goes first.
         """
-        from ..providers.human import HumanProvider
-
         s = settings or self.settings
         people = HumanProvider(folder, s.person_wait_hours)
         return Gateway(providers=partial(route, scripts=self.layout.scripts, people=people,

@@ -14,12 +14,17 @@ from ..errors import InputError
 from ..protocols import DEFAULT, get_protocol, own_settings, refuse_strangers
 from ..protocols.base import Setup
 from ..providers import check_keys, unroutable
+from ..providers.agents import ready
+from ..providers.litellm import KEY_VARIABLES
 from ..providers.scripted import ScriptedProvider
 from ..schema.settings import updated
 from ..store import discussions as store
+from ..store.chain import question_changed
+from ..store.formats import for_protocol, legacy
 from ..store.layout import Layout, confined, portable
 from ..store.panels import ADHOC, adhoc_panel, load_panels, load_source_folders, pick_panel
 from ..store.personas import load_personas
+from ..store.sources import changed, read_sources, sources_block, unfrozen
 from .runner import start, utc_now
 
 
@@ -100,14 +105,12 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     panel, settings = _panel(layout, q, existing, options.panel, options.models)
     if existing and existing.legacy:
         # A Dyson thread goes on under this panel's settings, with the thread's own config on top.
-        from ..store.formats import legacy
 
         settings, panel = legacy().continued(existing, settings, panel)
         existing.settings = settings
         existing.settings.own = own_settings(get_protocol(existing.protocol), settings.own, "the panel's settings")
     name = _protocol(q, existing, panel, options.protocol)
     d = existing or start(q, panel, settings, utc_now(), name)
-    from ..store.formats import for_protocol
 
     if not existing and q.phase and (threads := for_protocol(name)):
         threads.adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
@@ -155,8 +158,6 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
     """
     from dataclasses import replace
 
-    from ..store.chain import question_changed
-    from ..store.sources import changed, read_sources, sources_block, unfrozen
 
     sources = read_sources(q, root, load_source_folders(Layout(root).panels)) if q.sources else []
     warnings = changed(d.sources, sources) + unfrozen(sources, q.slug)
@@ -170,8 +171,6 @@ def ground(root: Path, q: Question, d: Discussion) -> tuple[Question, list[str]]
 
 def check_routes(d: Discussion) -> None:
     """Every member's model one a provider can reach: else InputError naming each, and the ways there are."""
-    from ..providers.litellm import KEY_VARIABLES
-
     if lost := unroutable(d.panel.everyone):
         names = ", ".join(f"{p.model} ({p.id})" for p in lost)
         raise InputError(f"{names}: no provider knows this model; name it with a provider's prefix litellm "
@@ -185,7 +184,6 @@ def check_ready(d: Discussion, root: Path) -> None:
     measure available."""
     check_routes(d)
     check_keys(d.panel.everyone)
-    from ..providers.agents import ready
 
     d.panel = ready(d.panel, root)  # coding agents' tools found, new enough, logged in; what answers recorded
     scripted = [p for p in d.panel.everyone if p.model.startswith(SCRIPTED_PREFIX)]

@@ -23,6 +23,7 @@ from ..errors import InputError, WaitingForPeople
 from ..protocols import DEFAULT, get_protocol, own_settings
 from ..protocols.base import Context, Plan, Protocol, Step, Unusable, finish, next_step, open_round
 from ..store import discussions as store
+from ..store.chain import new_record, question_hash
 from ..store.files import DiscussionLock, check_writable
 from ..store.layout import Layout
 from ..text import tokens
@@ -41,7 +42,6 @@ def start(q: Question, panel: Panel, settings: Settings, now: str, protocol: str
     """A new discussion; of the panel's settings it keeps the shared ones and its protocol's own."""
     own = own_settings(get_protocol(protocol), settings.own, f"the {protocol} protocol's settings")
     settings = dataclasses.replace(settings, own=own)
-    from ..store.chain import new_record, question_hash
 
     return Discussion(
         question_id=q.question_id, question_slug=q.slug, question_title=q.title,

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from ..domain import Panelist
 from ..errors import InputError
 from .base import Completion, Diagnosis, Local, OnTokens, Provider, TransientError, Waiting, Where
+from .registry import plugin_for
 
 T = TypeVar("T")
 
@@ -31,8 +32,6 @@ def route(p: Panelist, scripts: Path | None = None, people: Provider | None = No
     """The provider that answers for `p`; `scripts` is the folder of the scripted panel's scripts,
     `people` the one that turns a person's calls into forms in their discussion's folder, `mark_cache`
     whether prompts are marked for providers that cache only marked prefixes."""
-    from .registry import plugin_for
-
     return plugin_for(p).provider(Where(scripts, people, mark_cache))
 
 

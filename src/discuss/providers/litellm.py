@@ -16,6 +16,8 @@ from ..domain import Panelist, Usage
 from ..text.naming import did_you_mean
 from ..text.secrets import mask_url
 from .base import Completion, Diagnosis, OnTokens, TransientError
+from .policy import DeadlinePassed, PolicyError, endpoint_url, refusal
+from .prices import entry, same_provider, table_price
 from .usage import sane_cost, sane_usage
 
 TRANSIENT_NAMES = ("RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError")
@@ -131,8 +133,6 @@ def provider_message(exc: Exception) -> str:
 
 def classify(exc: Exception, p: Panelist | None = None) -> Exception:
     """A timeout, a TransientError, or the exception itself (final)."""
-    from .policy import DeadlinePassed, refusal
-
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
     refused = refusal(exc)
@@ -348,7 +348,6 @@ class LitellmProvider:
     def price(self, p: Panelist, prompt_tokens: int, completion_tokens: int) -> float | None:
         if p.price is not None:
             return own_price(p, prompt_tokens, completion_tokens)
-        from .prices import table_price
 
         return table_price(p.model, prompt_tokens, completion_tokens)  # litellm's own table, without its import
 
@@ -431,8 +430,6 @@ def price_check(p: Panelist) -> str:
     0 rather than an error, so the table itself is asked. A model on the
     member's own server (`api_base`) is expected to be unknown: a warning.
     """
-    from .prices import entry, same_provider
-
     if p.price is not None:
         return "ok (its own price)"
     provider, _, name = p.model.partition("/")
@@ -460,7 +457,6 @@ def endpoint(p: Panelist, timeout: float) -> str:
     import httpx
 
     from .http import get
-    from .policy import DeadlinePassed, PolicyError, endpoint_url
 
     where = mask_url(p.api_base)
     key = os.environ.get(p.api_key_env or "")

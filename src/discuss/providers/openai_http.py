@@ -37,6 +37,7 @@ from . import litellm as via_litellm
 from .base import Completion, Diagnosis, OnTokens, TransientError
 from .openai_names import base_of, hosted, key_variable, model_name
 from .policy import DeadlinePassed, endpoint_url
+from .prices import entry, table_price
 from .usage import sane_usage
 
 
@@ -150,8 +151,6 @@ class TableSupport:
 
     @staticmethod
     def supports_response_schema(model: str) -> bool:
-        from .prices import entry
-
         return bool((entry(model) or {}).get("supports_response_schema"))
 
 
@@ -319,7 +318,6 @@ class OpenAIHTTPProvider:
         """The member's own price, else litellm's table rate (cached prompt tokens at theirs), else None."""
         if p.price is not None:
             return via_litellm.own_price(p, prompt_tokens, completion_tokens)
-        from .prices import table_price
 
         return table_price(p.model, prompt_tokens, completion_tokens, cached_tokens)
 

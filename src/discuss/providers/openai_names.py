@@ -11,6 +11,7 @@ import re
 from functools import cache
 
 from ..domain import Panelist
+from .prices import entry
 
 PREFIX = "openai/"
 # Names litellm treats as OpenAI's reasoning models by their shape, listed or not: their parameters differ.
@@ -36,8 +37,6 @@ def model_name(p: Panelist) -> str:
 
 @cache
 def _openai_chat(model: str) -> bool:
-    from .prices import entry
-
     found = entry(model.removeprefix(PREFIX)) or {}
     return found.get("litellm_provider") == "openai" and found.get("mode") == "chat"
 
@@ -58,6 +57,4 @@ def key_variable(p: Panelist) -> str | None:
 
 def known_to_litellm(model: str) -> bool:
     """Whether litellm's price table lists `model`, with or without its `openai/`."""
-    from .prices import entry
-
     return entry(model) is not None

@@ -16,6 +16,7 @@ from functools import cache
 from importlib.util import find_spec
 from typing import Any
 
+from ..store.files import write_atomic
 from ..userdirs import user_cache
 
 
@@ -60,8 +61,6 @@ def listed() -> frozenset[str]:
         return frozenset(names)
     names = sorted(price_table())
     if kept:
-        from ..store.files import write_atomic
-
         with contextlib.suppress(OSError):
             write_atomic(kept, json.dumps(names))
     return frozenset(names)

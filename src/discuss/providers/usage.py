@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from ..domain import Usage
+from ..text import tokens
 
 TEMPLATE_TOKENS = 32  # a chat template's tokens around one message, generously
 SLACK = 512
@@ -46,12 +47,8 @@ def sane_usage(prompt: Any, completion: Any, cached: Any, messages: list[dict[st
     p, c = whole(prompt), whole(completion)
     recount = False
     if p is None or p == 0 or p > sent_bound:
-        from ..text import tokens
-
         p, recount = sum(tokens.count(t) for t in sent), True
     if c is None or c > got_bound or (c == 0 and text.strip()):
-        from ..text import tokens
-
         c, recount = tokens.count(text), True
     return Usage(prompt_tokens=p, completion_tokens=c, calls=1, cached_tokens=min(whole(cached) or 0, p),
                  recounted=int(recount))
@@ -72,12 +69,8 @@ def agent_usage(prompt: Any, completion: Any, cached: Any, messages: list[dict[s
     p, c = whole(prompt), whole(completion)
     recount = False
     if p is None or p == 0:
-        from ..text import tokens
-
         p, recount = sum(tokens.count(text_of(m.get("content"))) for m in messages), True
     if c is None or (c == 0 and text.strip()):
-        from ..text import tokens
-
         c, recount = tokens.count(text), True
     return Usage(prompt_tokens=p, completion_tokens=c, calls=1, cached_tokens=min(whole(cached) or 0, p),
                  recounted=int(recount))

@@ -15,6 +15,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import InputError
 from ..text.naming import did_you_mean
+from ..text.secrets import KEY_SHAPE
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -79,7 +80,6 @@ def describe_error(error: Any, noun: str = "field", known: set[str] | None = Non
     message = str(error["msg"]).removeprefix("Value error, ")
     if kind == "value_error":
         return f"{field_path(loc)}: {message}" if loc else message
-    from ..text.secrets import KEY_SHAPE
 
     shown = KEY_SHAPE.sub("[redacted]", repr(error.get("input")))
     shown = shown if len(shown) <= 60 else shown[:57] + "..."

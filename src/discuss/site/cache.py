@@ -26,6 +26,7 @@ from typing import Any
 from .. import __version__
 from ..protocols import get_protocol
 from ..store.files import write_kept
+from ..userdirs import folder_key, user_cache
 
 FORMAT = "1"  # what a kept file holds; a new format asks for new files
 LIBRARIES = ("markdown", "nh3", "jinja2", "markupsafe")
@@ -33,8 +34,6 @@ LIBRARIES = ("markdown", "nh3", "jinja2", "markupsafe")
 
 def default_folder(docs_dir: Path) -> Path | None:
     """This user's cache folder for the site of `docs_dir`, private to them; None where it cannot be."""
-    from ..userdirs import folder_key, user_cache
-
     return user_cache("site", folder_key(docs_dir))
 
 

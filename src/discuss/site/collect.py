@@ -13,12 +13,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..archive.integrity import checked, held
 from ..domain import Discussion, Question
 from ..errors import InputError
 from ..store import discussions as store
 from ..store import documents
 from ..store.followups import part_files
 from ..store.questions import question_files, read_question
+from ..store.sources import recorded_paths
 from . import boundary
 
 
@@ -64,8 +66,6 @@ def _read(q: Question, src_uri: str, sig: tuple, docs_dir: Path, part: int = 1) 
 def verified(entry: Entry) -> Entry:
     """The entry with whether its record holds under the checks `discuss verify` runs without a base, and
     their findings in words: the page, the index, the home page and the navigation mark one that does not."""
-    from ..archive.integrity import checked, held
-
     if entry.discussion is not None:
         try:
             found, notes = checked(entry.discussion, entry.question.folder, entry.question)
@@ -116,8 +116,6 @@ def steady(signature: tuple) -> bool:
 def sources_of(entry: Entry) -> list[Path]:
     """The files outside its folder that a page shows: the sources its discussions record (the page checks
     their quotes against them), as the rule for sources lets them be read."""
-    from ..store.sources import recorded_paths
-
     return sorted({p for x in (entry, *entry.parts, *entry.trials) if x.discussion and x.discussion.sources
                    for p in recorded_paths(x.question.path, x.discussion.sources).values()})
 

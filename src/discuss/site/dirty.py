@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..store.files import write_atomic
+
 STAMPS = ".discuss-pages.json"  # in the site folder; MkDocs leaves dot-files of the site alone
 
 
@@ -37,8 +39,6 @@ def kept(site_dir: Path) -> dict[str, str]:
 
 
 def keep(site_dir: Path, current: dict[str, str]) -> None:
-    from ..store.files import write_atomic
-
     if site_dir.is_dir():
         write_atomic(site_dir / STAMPS, json.dumps(current, indent=0, sort_keys=True))
 

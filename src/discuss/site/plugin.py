@@ -20,9 +20,11 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin
 from mkdocs.structure.files import File, Files
 
 from ..archive.export import discussion_json
+from ..store.questions import PLACEHOLDER
 from ..text.compiled import compiled_templates
 from . import analysis, boundary, cache, dirty, evals, indexed, prerender, render, themed
 from .collect import Entry, collect, steady
+from .record import track_record_page
 from .searchable import searchable
 from .sections import Rendered, rendered
 
@@ -310,8 +312,6 @@ class DiscussPlugin(BasePlugin[DiscussConfig]):
             return html + render.leaderboard_page([e.discussion for e in entries if e.discussion],
                                                   render.unfound_quotes(entries))
         if self.config.track_record and uri == self.config.track_record_page:
-            from .record import track_record_page
-
             return html + track_record_page(Path(config.docs_dir) / self.config.questions_dir)
         return html
 
@@ -424,6 +424,4 @@ def forget() -> None:
 
 def without_placeholder(markdown: str) -> str:
     """A question page's text without the scaffold's placeholder: a question nobody described shows none."""
-    from ..store.questions import PLACEHOLDER
-
     return "" if markdown.strip() == PLACEHOLDER else markdown

@@ -18,7 +18,9 @@ import nh3
 from jinja2 import ChoiceLoader, Environment, FunctionLoader, PackageLoader
 from markupsafe import Markup, escape
 
+from ..archive import integrity
 from ..archive.evaluation import diversity
+from ..archive.experiments import lines
 from ..archive.leaderboard import match_standings, participation, standings
 from ..archive.report import budget_line, inconsistent, reply_marks
 from ..domain import Discussion, Usage
@@ -26,12 +28,15 @@ from ..protocols import get_protocol
 from ..protocols.base import Protocol
 from ..protocols.stats import agreement_label, citations, discussion_stats, leader
 from ..rules import signatures
+from ..store.sources import origins, recorded_texts
 from ..text.clean import visible
 from ..text.naming import slugify
 from ..text.outcomes import describe
 from . import charts
+from .cited import cited
 from .collect import Entry
 from .diff import word_diff
+from .outcomes import outcome_view, precedent_href
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
@@ -65,7 +70,6 @@ def answer(text: str, view: dict[str, Any], prefix: str = "") -> Markup:
     html = safe_markdown(text)
     if "source_texts" not in view:
         return html
-    from .cited import cited
 
     titles = {label: " - ".join(x for x in (o.get("title"), o.get("url")) if x) or label
               for label, o in view["origins"].items()}
@@ -170,7 +174,6 @@ def _env() -> Environment:
     env.filters["address"] = web_address
     env.filters["frozen_name"] = lambda path: "/".join(p for p in str(path).split("/") if p not in ("..", "."))
     env.globals["bracket"] = lambda rounds, names: Markup(charts.bracket(rounds, names))
-    from .outcomes import outcome_view, precedent_href
 
     env.globals["outcome_of"] = outcome_view  # a resolved question's outcome, first on its page
     env.filters["precedent_href"] = precedent_href
@@ -279,9 +282,6 @@ def unfound_quotes(entries: list[Entry]) -> dict[str, int]:
 def quote_checks(entry: Entry, view: dict[str, Any] | None = None) -> dict[str, Any]:
     """Per source label, the quotes attributed to it that were found and those that were not; and the
     labels cited that name no source. With `view`, what the answers' citations are checked against, too."""
-    from ..archive.integrity import citations
-    from ..store.sources import origins, recorded_texts
-
     d = entry.discussion
     if d is None or not d.sources:
         return {"by": {}, "missing": [], "unknown": []}
@@ -290,7 +290,7 @@ def quote_checks(entry: Entry, view: dict[str, Any] | None = None) -> dict[str, 
     if view is not None:  # for the answers' citations, marked in place
         view["source_texts"] = {label: texts.get(label, "") for label in labels}
         view["origins"] = origins(entry.question.path, d.sources)
-    rows = citations(d, texts, labels)
+    rows = integrity.citations(d, texts, labels)
     by: dict[str, dict[str, int]] = {}
     missing, unknown = [], []
     for row in rows:
@@ -313,7 +313,6 @@ def experiment_lines(entry: Entry) -> list[str]:
     """The bias experiments (`discuss audit`) run on the discussion's rounds, as `show` words them."""
     if entry.discussion is None or entry.error:
         return []
-    from ..archive.experiments import lines
 
     return [line.removeprefix("- ") for line in lines(entry.question.folder, entry.discussion)]
 

@@ -13,12 +13,12 @@ import sys
 
 import jinja2
 
+from ..userdirs import user_cache
+
 
 def compiled_templates(env: jinja2.Environment, kind: str) -> jinja2.BytecodeCache | None:
     """A folder of compiled templates for environments made as `env` is; none where this user's cache
     cannot be written."""
-    from ..userdirs import user_cache
-
     made = repr((type(env).__qualname__, jinja2.__version__, sys.version_info[:2], env.block_start_string,
                  env.block_end_string, env.variable_start_string, env.variable_end_string, env.comment_start_string,
                  env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks,
