@@ -81,7 +81,6 @@ NOT_YET = {
     "evaluating.Eval.binding", "evaluating.progress_of", "evaluating.start_eval",
     "remembering.forecast_lines", "remembering.outcome_lines", "remembering.related", "remembering.resolve",
     "remembering.track_record", "repeating.trials_report",
-    "verifying.verdict",
 }
 
 

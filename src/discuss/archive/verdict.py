@@ -27,6 +27,7 @@ when more than `MOST_FAILED` of the calls failed, or when more than
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..domain import Discussion, Question
@@ -40,17 +41,110 @@ UNCLEAR = "unclear"
 UNVERIFIED = "unverified"
 
 
-def degraded(d: Discussion) -> dict[str, Any]:
+@dataclass
+class Degraded:
+    """How degraded a record is: failed calls, replies cut at the length cap, abstentions, members with no
+    answer in the last round."""
+
+    failed_calls: int
+    cut_replies: int
+    abstentions: int
+    missing_members: list[str]
+
+    def anything(self) -> bool:
+        """Whether anything degraded the record."""
+        return bool(self.failed_calls or self.cut_replies or self.abstentions or self.missing_members)
+
+
+@dataclass
+class Dissent:
+    """A dissent as recorded: `panelist` the member's id (None where the conclusion names no member of the
+    panel), `name` as the panel calls them (else as written), `simulated` whether a stand-in wrote it, `text`
+    verbatim."""
+
+    panelist: str | None
+    name: str
+    simulated: bool | None
+    text: str
+
+
+@dataclass
+class Member:
+    """A member of the panel, as the verdict names them."""
+
+    id: str
+    name: str
+    model: str
+
+
+@dataclass
+class VerdictFinding:
+    """What `verify`'s checks found in the record, as the verdict names it."""
+
+    round: int | None
+    file: str
+    kind: str
+    message: str
+
+
+@dataclass
+class Verdict:
+    """What `discuss verdict --json` and the MCP tool give of a discussion (see the module's docstring)."""
+
+    question: str
+    slug: str
+    uri: str
+    record_digest: str | None
+    status: str
+    verified: bool | None
+    findings: list[VerdictFinding]
+    notes: list[str]
+    decision: str | None
+    options: list[str] | None
+    confidence: float | None
+    conclusion: str | None
+    conclusion_by: str | None
+    dissent: list[Dissent]
+    members: list[Member]
+    degraded: Degraded | None
+    protocol: str | None
+    rounds: int
+    termination_reason: str | None
+
+
+@dataclass
+class NoVerdict:
+    """The verdict of a question with no discussion yet: nothing decided, nothing recorded."""
+
+    question: str
+    slug: str
+    uri: str
+    record_digest: None = None
+    status: str = "not started"
+    decision: None = None
+    confidence: None = None
+    conclusion: None = None
+    dissent: list[Dissent] = field(default_factory=list)
+    members: list[Member] = field(default_factory=list)
+    degraded: None = None
+    protocol: None = None
+    rounds: int = 0
+    verified: None = None
+    findings: list[VerdictFinding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def degraded(d: Discussion) -> Degraded:
     figures = get_protocol(d.protocol).figures
     last = next((r for r in reversed(d.rounds) if r.complete and r.replies), None)
     answered = set(last.replies) if last else set()
-    return {
-        "failedCalls": sum(len(r.failures) for r in d.rounds),
-        "cutReplies": sum(1 for r in d.rounds for x in r.replies.values()
-                          if x.cut_from is not None or x.finish_reason == "length"),
-        "abstentions": sum(figures.abstained(r) for r in d.rounds),
-        "missingMembers": sorted(m for m in d.panel.ids if last is not None and m not in answered),
-    }
+    return Degraded(
+        failed_calls=sum(len(r.failures) for r in d.rounds),
+        cut_replies=sum(1 for r in d.rounds for x in r.replies.values()
+                        if x.cut_from is not None or x.finish_reason == "length"),
+        abstentions=sum(figures.abstained(r) for r in d.rounds),
+        missing_members=sorted(m for m in d.panel.ids if last is not None and m not in answered),
+    )
 
 
 def confidence(d: Discussion) -> float | None:
@@ -61,10 +155,8 @@ def confidence(d: Discussion) -> float | None:
     return None if last is None else round(float(last.agreement or 0.0), 4)
 
 
-def dissent(d: Discussion) -> list[dict[str, Any]]:
-    """Each dissent as recorded, with who holds it named one way: `panelist` the member's id (None where the
-    conclusion names no member of the panel), `name` as the panel calls them (else as written), `simulated`
-    whether a stand-in wrote it, and `text` verbatim."""
+def dissent(d: Discussion) -> list[Dissent]:
+    """Each dissent as recorded, with who holds it named one way (see `Dissent`)."""
     found = [(x["panelist"], x["text"]) for x in get_protocol(d.protocol).figures.dissent(d)]
     if d.conclusion is not None:
         found += [(m.held_by, m.position) for m in d.conclusion.minority_positions if m.position.strip()]
@@ -72,8 +164,7 @@ def dissent(d: Discussion) -> list[dict[str, Any]]:
     out = []
     for ref, text in found:
         m = members.get(_plain(ref))
-        out.append({"panelist": m.id if m else None, "name": m.name if m else ref,
-                    "simulated": m.simulated if m else None, "text": text})
+        out.append(Dissent(m.id if m else None, m.name if m else ref, m.simulated if m else None, text))
     return out
 
 
@@ -83,19 +174,17 @@ def _plain(name: str) -> str:
 
 
 def verdict(q: Question, d: Discussion | None, digest: str | None, findings: list[dict[str, Any]] | None = None,
-            notes: list[str] | None = None) -> dict[str, Any]:
+            notes: list[str] | None = None) -> Verdict | NoVerdict:
     """What `discuss verdict --json` and the MCP tool give for question `q` and its discussion `d`; `findings`
     and `notes`, what `verify`'s checks said of its record."""
-    base = {"question": q.title, "slug": q.slug, "uri": f"discussion://{q.slug}", "recordDigest": digest}
+    uri = f"discussion://{q.slug}"
     if d is None:
-        return base | {"status": "not started", "decision": None, "confidence": None, "conclusion": None,
-                       "dissent": [], "members": [], "degraded": None, "protocol": None, "rounds": 0,
-                       "verified": None, "findings": [], "notes": []}
+        return NoVerdict(q.title, q.slug, uri)
     shown = degraded(d)
     sure = confidence(d)
-    calls = max(d.usage.calls + shown["failedCalls"], 1)
-    unsure = (sure is not None and sure < SPLIT) or shown["failedCalls"] / calls > MOST_FAILED \
-        or len(shown["missingMembers"]) > MOST_MISSING * max(len(d.panel.ids), 1)
+    calls = max(d.usage.calls + shown.failed_calls, 1)
+    unsure = (sure is not None and sure < SPLIT) or shown.failed_calls / calls > MOST_FAILED \
+        or len(shown.missing_members) > MOST_MISSING * max(len(d.panel.ids), 1)
     decision = None
     if q.decision:
         given = d.conclusion.decision if d.conclusion is not None else ""
@@ -103,20 +192,11 @@ def verdict(q: Question, d: Discussion | None, digest: str | None, findings: lis
     verified = held(findings or [], notes or [])
     if verified is False:
         decision, sure = UNVERIFIED, None
-    return base | {
-        "status": d.status,
-        "verified": verified,
-        "findings": [{k: f.get(k) for k in ("round", "file", "kind", "message")} for f in findings or []],
-        "notes": list(notes or []),
-        "decision": decision,
-        "options": list(q.decision) or None,
-        "confidence": sure,
-        "conclusion": d.conclusion.summary if d.conclusion is not None else None,
-        "conclusionBy": d.conclusion.generated_by if d.conclusion is not None else None,
-        "dissent": dissent(d),
-        "members": [{"id": m.id, "name": m.name, "model": m.model} for m in d.panel.members],
-        "degraded": shown,
-        "protocol": d.protocol,
-        "rounds": sum(r.complete for r in d.rounds),
-        "terminationReason": d.termination_reason,
-    }
+    return Verdict(
+        q.title, q.slug, uri, digest, d.status, verified,
+        [VerdictFinding(f["round"], f["file"], f["kind"], f["message"]) for f in findings or []],
+        list(notes or []), decision, list(q.decision) or None, sure,
+        d.conclusion.summary if d.conclusion is not None else None,
+        d.conclusion.generated_by if d.conclusion is not None else None,
+        dissent(d), [Member(m.id, m.name, m.model) for m in d.panel.members], shown, d.protocol,
+        sum(r.complete for r in d.rounds), d.termination_reason)

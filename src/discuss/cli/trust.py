@@ -53,21 +53,21 @@ def verdict(
     one), a confidence from the recorded ballots, the dissent verbatim, and how degraded the record is."""
     found = commands.verifying.verdict(layout(), question)
     if as_json:
-        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(commands.results.to_json(found), indent=2, ensure_ascii=False))
         return
-    typer.echo(f"{found['slug']}: {found['status']}" + (f", decision: {found['decision']}" if found["decision"] else "")
-               + (f", confidence {found['confidence']:.2f}" if found["confidence"] is not None else ""))
-    if found.get("verified") is False:
-        typer.echo(f"UNVERIFIED: the record does not hold ({len(found['findings'])} finding(s); `discuss verify` "
+    typer.echo(f"{found.slug}: {found.status}" + (f", decision: {found.decision}" if found.decision else "")
+               + (f", confidence {found.confidence:.2f}" if found.confidence is not None else ""))
+    if found.verified is False:
+        typer.echo(f"UNVERIFIED: the record does not hold ({len(found.findings)} finding(s); `discuss verify` "
                    "names them): what follows is not the panel's outcome")
-        for f in found["findings"][:5]:
-            typer.echo(f"- {f['message']}")
-    if found["conclusion"]:
-        typer.echo(f"\n{found['conclusion']}")
-    for item in found["dissent"]:
-        typer.echo(f"- dissent ({item['name'] or 'unattributed'}): {item['text']}")
-    shown = found["degraded"] or {}
-    if any(shown.values()):
-        typer.echo(f"degraded: {shown['failedCalls']} failed call(s), {shown['cutReplies']} cut reply(ies), "
-                   f"{shown['abstentions']} abstention(s), missing: {', '.join(shown['missingMembers']) or 'none'}")
+        for f in found.findings[:5]:
+            typer.echo(f"- {f.message}")
+    if found.conclusion:
+        typer.echo(f"\n{found.conclusion}")
+    for item in found.dissent:
+        typer.echo(f"- dissent ({item.name or 'unattributed'}): {item.text}")
+    shown = found.degraded
+    if shown is not None and shown.anything():
+        typer.echo(f"degraded: {shown.failed_calls} failed call(s), {shown.cut_replies} cut reply(ies), "
+                   f"{shown.abstentions} abstention(s), missing: {', '.join(shown.missing_members) or 'none'}")
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..archive.evaluation import recompute
 from ..archive.integrity import check, checked, finding
+from ..archive.verdict import NoVerdict, Verdict
 from ..domain import Question
 from ..errors import InputError
 from ..store import discussions as store
@@ -183,7 +184,7 @@ def question_beside(folder: Path) -> Question | None:
         return None
 
 
-def verdict(layout: Layout, question: str) -> dict[str, Any]:
+def verdict(layout: Layout, question: str) -> Verdict | NoVerdict:
     """`discuss verdict --json`: the question's outcome as a decision (see `archive/verdict.py`), with whether
     its record holds under the checks `verify` runs without a base (its findings where it does not)."""
     from ..archive.verdict import verdict as decided

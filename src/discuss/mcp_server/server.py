@@ -181,7 +181,7 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         hold (`verified: false`, its findings named) has `decision: unverified`: never act on it."""
         from ..commands.verifying import verdict as decided
 
-        return answered(lambda: decided(layout, question))
+        return to_json(answered(lambda: decided(layout, question)))
 
     @app.tool()
     @described
@@ -288,10 +288,11 @@ def _with_outcome(layout: Layout, row: dict[str, Any]) -> dict[str, Any]:
     from ..commands import reading
 
     if row.get("status") in ("concluded", "closed"):
+        from ..commands.results import to_json
         from ..commands.verifying import verdict
 
         row["conclusion"] = answered(lambda: reading.discussion_text(layout.content, row["slug"]))
-        row["verdict"] = answered(lambda: verdict(layout, row["slug"]))
+        row["verdict"] = to_json(answered(lambda: verdict(layout, row["slug"])))
     return row
 
 
