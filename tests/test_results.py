@@ -80,7 +80,7 @@ NOT_YET = {
     "evalrun.protocol_tokens", "evalrun.read_ahead", "evalrun.samples", "evalrun.together", "evaluating.evaluate",
     "evaluating.Eval.binding", "evaluating.progress_of", "evaluating.start_eval",
     "remembering.forecast_lines", "remembering.outcome_lines", "remembering.related", "remembering.resolve",
-    "remembering.track_record", "repeating.trials_report",
+    "remembering.track_record",
 }
 
 

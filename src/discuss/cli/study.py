@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -48,42 +47,42 @@ def trials(question: str = typer.Argument(..., help="Slug or path of the questio
         commands.repeating.run_trials(root(), prepared, concurrency, echo)
     figures = commands.repeating.trials_report(folder)
     if as_json:
-        typer.echo(json.dumps(figures, indent=2))
+        typer.echo(json.dumps(figures.to_json(), indent=2))
         return
     typer.echo(_trial_lines(figures, folder))
-    if figures["finished"] < figures["runs"]:
-        raise RunError(f"{figures['runs'] - figures['finished']} trial(s) have not finished; run again to resume them")
+    if figures.finished < figures.runs:
+        raise RunError(f"{figures.runs - figures.finished} trial(s) have not finished; run again to resume them")
 
 
-def _trial_lines(f: dict[str, Any], folder: Path) -> str:
+def _trial_lines(f: commands.repeating.TrialsReport, folder: Path) -> str:
     """The report as `show` words its figures: approval in percent, a share as "k of n"."""
-    def shown(x: dict[str, Any], unit: str = "") -> str:
-        if x["mean"] is None:
+    def shown(x: commands.repeating.Spread, unit: str = "") -> str:
+        if x.mean is None or x.ci95 is None:
             return "-"
-        sd = f", sd {x['sd']:g}{unit}" if x["sd"] is not None else ""
-        return f"{x['mean']:.1f}{unit}{sd} (95% CI {x['ci95'][0]:.1f}{unit} to {x['ci95'][1]:.1f}{unit})"
+        sd = f", sd {x.sd:g}{unit}" if x.sd is not None else ""
+        return f"{x.mean:.1f}{unit}{sd} (95% CI {x.ci95[0]:.1f}{unit} to {x.ci95[1]:.1f}{unit})"
 
     def share(fraction: float | None) -> str:
         if fraction is None:
             return "-"
-        return f"{round(fraction * f['runs'])} of {f['runs']} trials ({100 * fraction:.0f}%)"
+        return f"{round(fraction * f.runs)} of {f.runs} trials ({100 * fraction:.0f}%)"
 
-    stable = f["winnerStability"]
+    stable = f.winner_stability
     lines = [
-        f"{f['runs']} trial(s) in {folder} ({f['finished']} finished)",
-        f"  rounds:      {shown(f['rounds'])}",
-        f"  approval:    {shown(f['approval'], '%')}",
-        f"  winner:      {stable['winner'] or '-'}: the final winner in {share(stable['final'])}; "
-        f"the same first-round winner in {share(stable['firstRound'])}",
-        f"  termination: {f['terminationReason'] or '-'} in {share(f['terminationConsistency'])}",
+        f"{f.runs} trial(s) in {folder} ({f.finished} finished)",
+        f"  rounds:      {shown(f.rounds)}",
+        f"  approval:    {shown(f.approval, '%')}",
+        f"  winner:      {stable.winner or '-'}: the final winner in {share(stable.final)}; "
+        f"the same first-round winner in {share(stable.first_round)}",
+        f"  termination: {f.termination_reason or '-'} in {share(f.termination_consistency)}",
     ]
-    for pid, leaning in f["bias"].items():
-        if leaning["selfVoteGenerosity"]["mean"] is not None:
-            lines.append(f"  bias:        {pid}: self-vote generosity {shown(leaning['selfVoteGenerosity'])} "
+    for pid, leaning in f.bias.items():
+        if leaning.self_vote_generosity.mean is not None:
+            lines.append(f"  bias:        {pid}: self-vote generosity {shown(leaning.self_vote_generosity)} "
                          "over the trials")
     lines += [f"  left out:    {name}: round folder(s) {', '.join(f'round-{n}/' for n in numbers)} its "
               "discussion.yaml does not list (not counted, as Dyson's analysis reads only listed rounds)"
-              for name, numbers in f["orphanRounds"].items()]
+              for name, numbers in f.orphan_rounds.items()]
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ functions; neither builds a trial itself.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from .asking import command, launch, starting
 from .batch import run_many
 from .estimating import batch_estimate
 from .precedents import with_precedent
-from .results import JSON
+from .results import JSON, Result
 
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
@@ -83,13 +84,70 @@ def run_trials(root: Path, prepared: list[tuple[Question, Discussion]], concurre
     providers.run(run_many(root, prepared, concurrency, report))
 
 
-def trials_report(folder: Path) -> dict[str, Any]:
+@dataclass
+class Spread(Result):
+    """A figure over the trials: its mean, sample sd (None under two values) and 95% bootstrap interval."""
+
+    mean: float | None
+    sd: float | None
+    ci95: list[float] | None
+
+
+@dataclass
+class WinnerStability(Result):
+    """The most common final winner, the share of trials it won, and the share whose first round's winner was
+    the most common one."""
+
+    final: float | None
+    first_round: float | None
+    winner: str | None
+
+
+@dataclass
+class Leaning(Result):
+    """A panelist's self-vote generosity and tie-break wins, trial by trial, as a spread over the trials."""
+
+    self_vote_generosity: Spread
+    tie_break_wins: Spread
+
+
+@dataclass
+class TrialsReport(Result):
+    """How stable a question's outcome is over its trials (see archive/trials.py): round folders a trial's
+    index does not list are named under `orphan_rounds`, never counted."""
+
+    runs: int
+    finished: int
+    rounds: Spread
+    approval: Spread
+    winner_stability: WinnerStability
+    termination_consistency: float | None
+    termination_reason: str | None
+    bias: dict[str, Leaning]
+    orphan_rounds: dict[str, list[int]]
+
+
+def trials_report(folder: Path) -> TrialsReport:
     """The figures of the trials in `folder` (finished or not): rounds, approval, winner, termination, bias."""
     found = sorted((p for p in folder.glob("trial-*") if (p / "discussion.yaml").is_file()), key=trial_number)
     pairs = [(p.name, d) for p, d in ((p, store.load(p)) for p in found) if d is not None]
     if not pairs:
         raise InputError(f"{folder}: no trial yet; run some with --runs N")
-    return report([d for _, d in pairs], [name for name, _ in pairs])
+    return _typed(report([d for _, d in pairs], [name for name, _ in pairs]))
+
+
+def _typed(f: dict[str, Any]) -> TrialsReport:
+    """The archive's figures (a dict, shared with the site's analysis), typed."""
+    def spread(x: dict[str, Any]) -> Spread:
+        return Spread(x["mean"], x["sd"], None if x["ci95"] is None else list(x["ci95"]))
+
+    stable = f["winnerStability"]
+    return TrialsReport(
+        f["runs"], f["finished"], spread(f["rounds"]), spread(f["approval"]),
+        WinnerStability(stable["final"], stable["firstRound"], stable["winner"]),
+        f["terminationConsistency"], f["terminationReason"],
+        {pid: Leaning(spread(x["selfVoteGenerosity"]), spread(x["tieBreakWins"])) for pid, x in f["bias"].items()},
+        {name: list(numbers) for name, numbers in f["orphanRounds"].items()})
 
 
 def trials(layout: Layout, question: str, runs: int | None = None, panel: str | None = None,
@@ -105,7 +163,7 @@ def trials(layout: Layout, question: str, runs: int | None = None, panel: str | 
         raise InputError(f"runs must be from 1 to {MOST_RUNS}")
     folder, q = trials_folder(layout.content, question, running=runs is not None, within=layout.root)
     if runs is None or q is None:
-        return {"folder": _shown(layout, folder), "running": starting(folder), **trials_report(folder)}
+        return {"folder": _shown(layout, folder), "running": starting(folder), **trials_report(folder).to_json()}
     options = Options(panel=panel, protocol=protocol)
     prepared = prepared_trials(layout.root, q, folder, runs, options, lambda line: None)
     if estimate:
