@@ -4,9 +4,9 @@
 import pytest
 
 from conftest import fake_panel
+from discuss.protocols.deliberate.personas import SHIPPED as LIBRARY
 from discuss.protocols.deliberate.rules import consensus, gate_one, threshold, weighted
 from discuss.store import discussions as store
-from discuss.store.personas import BUILT_IN as LIBRARY
 from discuss.store.personas import load_personas
 from fakeserver import DEFAULT, Action
 
@@ -23,9 +23,11 @@ def run(project, fake, task_type="default", settings="{timeoutSeconds: 5, attemp
 def test_a_projects_personas_add_to_the_shipped_ones_and_replace_one_of_the_same_id(tmp_path):
     (tmp_path / "contrarian.yaml").write_text("name: Our contrarian\npriorities: doubt\n")
     (tmp_path / "ethicist.yaml").write_text("name: Ethicist\npriorities: harm\n")
-    library = load_personas(tmp_path)
+    library = load_personas(tmp_path, LIBRARY)
     assert library["contrarian"]["name"] == "Our contrarian" and library["ethicist"]["priorities"] == "harm"
     assert "security-analyst" in library
+    # The store knows no protocol's folder: the protocol names where its personas ship.
+    assert set(load_personas(tmp_path)) == {"contrarian", "ethicist"}
 
 
 def rank(scores: dict[str, float], concern: str = "", confidence: float = 0.8) -> Action:
@@ -36,7 +38,7 @@ def rank(scores: dict[str, float], concern: str = "", confidence: float = 0.8) -
 
 
 def test_the_library_has_at_least_ten_personas_with_priorities(tmp_path):
-    library = load_personas(tmp_path / "none")  # a project with no persona folder: the ones discuss ships
+    library = load_personas(tmp_path / "none", LIBRARY)  # a project with no persona folder: the ones shipped
     assert len(library) >= 10 and set(library) == {p.stem for p in LIBRARY.glob("*.yaml")}
     assert all(p["priorities"] for p in library.values())
     assert all(c in library for p in library.values() for c in p["conflictsWith"])

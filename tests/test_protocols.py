@@ -157,7 +157,7 @@ INTERRUPTIONS = [
 def test_resume_after_an_interruption_mid_protocol(project, tmp_path, protocol, model, before, files):
     from discuss.engine.gateway import Gateway
     from discuss.engine.runner import Plan, Runner, prompts_for, start
-    from discuss.protocols.deliberate.personas import assign
+    from discuss.protocols.deliberate.personas import SHIPPED, assign
     from discuss.store.panels import pick_panel
     from discuss.store.personas import load_personas
     from discuss.store.questions import read_question
@@ -171,7 +171,7 @@ def test_resume_after_an_interruption_mid_protocol(project, tmp_path, protocol, 
         async def interrupted():
             d = start(q, panel, settings, "2026-01-01T00:00:00Z", protocol)
             if protocol == "deliberate":
-                d.personas = assign(load_personas(project.root / "none"), panel.ids, "")  # the shipped ones
+                d.personas = assign(load_personas(project.root / "none", SHIPPED), panel.ids, "")  # the shipped ones
             task = asyncio.create_task(Runner(Gateway(attempts=1), prompts_for(project.root)).run(q, d, Plan()))
             for _ in range(1000):
                 hung = len(fake.requests_for(model)) > before

@@ -7,6 +7,7 @@ is made and before any file is written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from ..domain import SCRIPTED_PREFIX, Discussion, Question, Settings
@@ -115,7 +116,7 @@ def prepare(root: Path, q: Question, options: Options) -> Discussion:
     if not existing and q.phase and (threads := for_protocol(name)):
         threads.adopt(d, q.phase)  # a Project Dyson question: its discussion in the shape Dyson's site reads
     d.panel = panel
-    get_protocol(name).prepare(d, Setup(personas=lambda: load_personas(layout.personas)))
+    get_protocol(name).prepare(d, Setup(personas=partial(load_personas, layout.personas)))
     overrides = {k: v for k, v in (options.overrides or {}).items() if v is not None}
     if overrides:
         d.settings = updated(d.settings, overrides, "the command line's settings")

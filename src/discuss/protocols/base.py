@@ -16,6 +16,7 @@ import string
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from ..calls import CallResult, CallSpec
@@ -51,11 +52,17 @@ class Step:
     final: bool = False  # the conclusion: no room needs keeping after it
 
 
+def _no_personas(shipped: Path | None = None) -> dict[str, dict[str, Any]]:
+    return {}
+
+
 @dataclass
 class Setup:
     """What a protocol may read of the project before its first call; the store reads it for the protocol."""
 
-    personas: Callable[[], dict[str, dict[str, Any]]] = dict  # the persona library, by id
+    # The persona library, by id: the personas the protocol ships in the folder `shipped` names, then the
+    # project's own (`discussions/personas/`), which replace one of the same id.
+    personas: Callable[[Path | None], dict[str, dict[str, Any]]] = _no_personas
 
 
 @dataclass

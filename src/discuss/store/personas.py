@@ -1,7 +1,7 @@
 """The persona library: name, priorities, conflicts.
 
-The personas that come with discuss (beside the deliberate protocol, so an
-installed wheel has them) are read first; a project's own
+The personas a protocol ships (in a folder it names, beside its module, so
+an installed wheel has them) are read first; a project's own
 `discussions/personas/<id>.yaml` adds to them, and replaces one of the same id.
 """
 
@@ -12,12 +12,11 @@ from pathlib import Path
 from ..errors import InputError
 from . import documents, yamlio
 
-BUILT_IN = Path(__file__).resolve().parent.parent / "protocols" / "deliberate" / "personas"
 
-
-def load_personas(folder: Path) -> dict[str, dict]:
+def load_personas(folder: Path, shipped: Path | None = None) -> dict[str, dict]:
+    """The persona library, by id: those in `shipped` (a protocol's own), then the project's in `folder`."""
     library: dict[str, dict] = {}
-    for path in [*_files(BUILT_IN), *_files(folder)]:
+    for path in [*(_files(shipped) if shipped is not None else []), *_files(folder)]:
         try:
             data = yamlio.load(documents.read_text(path))
         except (OSError, ValueError) as exc:

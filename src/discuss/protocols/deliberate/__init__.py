@@ -43,7 +43,7 @@ from discuss.plugin import (
 
 from . import moves
 from .notes import Alternative, Consensus, DeliberateNotes, Ranking, notes
-from .personas import assign
+from .personas import SHIPPED, assign
 from .replies import (
     parse_alternatives,
     parse_ranking,
@@ -248,4 +248,4 @@ class Deliberate(Protocol):
 
     def prepare(self, d: Discussion, setup: Setup) -> None:
         if not d.personas:
-            d.personas = assign(setup.personas(), d.panel.ids, DeliberateSettings.of(d.settings).personas)
+            d.personas = assign(setup.personas(SHIPPED), d.panel.ids, DeliberateSettings.of(d.settings).personas)

@@ -1,11 +1,14 @@
-"""Which persona each member of a deliberation takes, from the project's persona library."""
+"""Which persona each member of a deliberation takes, from the persona library: the personas shipped in
+`personas/` beside this module, and the project's own."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from discuss.plugin import InputError, is_safe_id
 
+SHIPPED = Path(__file__).resolve().parent / "personas"
 DEFAULT_ORDER = (
     "technical-architect", "security-analyst", "performance-engineer", "product-manager",
     "operations-engineer", "cost-analyst", "ux-researcher", "compliance-officer", "data-scientist",
