@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from ..calls import CallResult, CallSpec
 from ..domain import Discussion, Failure, Panelist, Question, Reply, Round
 from ..errors import InputError, RunError
+from ..rules.agreement import measure
 from ..text.jsonreply import ReplyError
 from .parts import Figures, Presentation, RoundStorage
 
@@ -140,8 +141,6 @@ def make_labels(count: int) -> list[str]:
 
 def require_measure(d: Discussion) -> None:
     """The agreement measure of the settings must be usable before anything is paid for."""
-    from ..rules.agreement import measure
-
     try:
         measure(d.settings.agreement_measure)
     except ValueError as exc:

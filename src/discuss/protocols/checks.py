@@ -14,6 +14,7 @@ from typing import Any
 
 from ..domain import Discussion, Round
 from ..rules.agreement import agreement as mean_of
+from ..rules.agreement import measure, pairwise
 
 TOLERANCE = 1e-4  # figures are recorded rounded to 4 places
 
@@ -33,8 +34,6 @@ def agreement(d: Discussion, r: Round, texts: Iterable[str], pairs: list[dict[st
     """Round `r`'s recorded agreement (and each recorded pair, `pairs` over `ids` in order) against its answers'
     texts under the recorded measure; where that measure cannot run here (an embedding model not installed),
     the agreement is held to the mean of the recorded pairs."""
-    from ..rules.agreement import measure, pairwise
-
     found: list[dict[str, Any]] = []
     texts = list(texts)
     try:
