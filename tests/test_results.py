@@ -79,8 +79,6 @@ NOT_YET = {
     "evalrun.baseline_work", "evalrun.filling", "evalrun.item_specs", "evalrun.prepared", "evalrun.priced",
     "evalrun.protocol_tokens", "evalrun.read_ahead", "evalrun.samples", "evalrun.together", "evaluating.evaluate",
     "evaluating.Eval.binding", "evaluating.progress_of", "evaluating.start_eval",
-    "remembering.forecast_lines", "remembering.outcome_lines", "remembering.related", "remembering.resolve",
-    "remembering.track_record",
 }
 
 

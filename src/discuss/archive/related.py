@@ -52,10 +52,6 @@ class Related:
     score: float
     concluded: str  # when its conclusion was written (ISO date and time), "" before it has one
 
-    def json(self) -> dict[str, object]:
-        return {"slug": self.slug, "title": self.title, "status": self.status, "decision": self.decision or None,
-                "score": self.score, "concluded": self.concluded or None}
-
 
 def archive(content: Path) -> tuple[list[Earlier], list[str]]:
     """Every question under `content` with its status and conclusion; warnings for files left out."""

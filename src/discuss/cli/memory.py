@@ -22,15 +22,14 @@ def related(question: str = typer.Argument(..., help="A question's slug or file,
     network), best first."""
     found = commands.remembering.related(content(), question, limit)
     if as_json:
-        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
         return
-    for warning in found["warnings"]:
+    for warning in found.warnings:
         typer.echo(f"warning: {warning}", err=True)
-    if not found["related"]:
+    if not found.related:
         typer.echo("no earlier discussion shares a word with it")
         return
-    rows = [[r["slug"], r["title"][:60], r["status"], r["decision"] or "-", f"{r['score']:.2f}"]
-            for r in found["related"]]
+    rows = [[r.slug, r.title[:60], r.status, r.decision or "-", f"{r.score:.2f}"] for r in found.related]
     typer.echo(table(["question", "title", "status", "decision", "score"], rows))
 
 
@@ -49,13 +48,13 @@ def resolve(question: str = typer.Argument(..., help="Slug of the question (a fo
     chain), so `discuss scores` can grade the panel's forecasts and decisions."""
     done = commands.remembering.resolve(layout(), question, outcome, answer, list(source or []))
     if as_json:
-        typer.echo(json.dumps(done, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(done.to_json(), indent=2, ensure_ascii=False))
         return
-    said = f"{done['slug']}: resolved" + (f", answer {done['answer']}" if done["answer"] else "")
-    if done["bornOut"] is not None:
-        said += f"; the panel's decision ({done['decision']}) was " + ("borne out" if done["bornOut"] else "not borne out")
+    said = f"{done.slug}: resolved" + (f", answer {done.answer}" if done.answer else "")
+    if done.born_out is not None:
+        said += f"; the panel's decision ({done.decision}) was " + ("borne out" if done.born_out else "not borne out")
     typer.echo(said)
-    typer.echo(f"wrote {done['path']}" + ("" if done["chained"] else " (this discussion has no chain of digests)"))
+    typer.echo(f"wrote {done.path}" + ("" if done.chained else " (this discussion has no chain of digests)"))
 
 
 @app.command(rich_help_panel=FAMILY)
@@ -66,37 +65,39 @@ def scores(as_json: bool = typer.Option(False, "--json", help="JSON: {resolved, 
     their forecasts and the share of decisions borne out, with 95% intervals; and a calibration table."""
     found = commands.remembering.track_record(content())
     if as_json:
-        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
         return
-    for warning in found["warnings"]:
+    for warning in found.warnings:
         typer.echo(f"warning: {warning}", err=True)
     typer.echo("\n".join(record_lines(found)))
 
 
-def record_lines(found: dict) -> list[str]:
-    def mean(x: dict) -> str:
-        if x["mean"] is None:
+def record_lines(found: commands.remembering.TrackRecord) -> list[str]:
+    def mean(x: commands.remembering.Interval) -> str:
+        if x.mean is None:
             return "-"
-        return f"{x['mean']:.3f}" + (f" ({x['low']:.3f} to {x['high']:.3f})" if x["low"] is not None else "")
+        return f"{x.mean:.3f}" + (f" ({x.low:.3f} to {x.high:.3f})" if x.low is not None and x.high is not None else "")
 
-    def share(x: dict) -> str:
-        return "-" if x["share"] is None else f"{x['bornOut']}/{x['n']} ({x['low']:.2f} to {x['high']:.2f})"
+    def share(x: commands.remembering.Decisions) -> str:
+        if x.share is None or x.low is None or x.high is None:
+            return "-"
+        return f"{x.born_out}/{x.n} ({x.low:.2f} to {x.high:.2f})"
 
-    lines = [f"{found['resolved']} resolved question(s), {found['graded']} with forecasts graded", ""]
-    if found["members"]:
+    lines = [f"{found.resolved} resolved question(s), {found.graded} with forecasts graded", ""]
+    if found.members:
         lines += [table(["member", "model", "n", "abstained", "Brier (95%)", "log score (95%)"],
-                        [[m["member"], m["model"], str(m["n"]), str(m["abstained"]), mean(m["brier"]), mean(m["log"])]
-                         for m in found["members"]]), ""]
-    if found["panels"]:
+                        [[m.member, m.model, str(m.n), str(m.abstained), mean(m.brier), mean(m.log)]
+                         for m in found.members]), ""]
+    if found.panels:
         lines += [table(["panel", "protocol", "n", "Brier (95%)", "log score (95%)", "decisions borne out (95%)"],
-                        [[p["panel"], p["protocol"], str(p["n"]), mean(p["brier"]), mean(p["log"]),
-                          share(p["decisions"])] for p in found["panels"]]), ""]
-        lines += [f"The panel's probability: {found['rule']}.", ""]
-    bins = found["calibration"]["members"]
-    if any(b["n"] for b in bins):
+                        [[p.panel, p.protocol, str(p.n), mean(p.brier), mean(p.log), share(p.decisions)]
+                         for p in found.panels]), ""]
+        lines += [f"The panel's probability: {found.rule}.", ""]
+    bins = found.calibration.members
+    if any(b.n for b in bins):
         lines += ["Calibration (members): stated probability against how often it came true",
                   table(["stated", "n", "mean stated", "came true"],
-                        [[f"{b['low']:.1f}-{b['high']:.1f}", str(b["n"]),
-                          "-" if b["stated"] is None else f"{b['stated']:.2f}",
-                          "-" if b["cameTrue"] is None else f"{b['cameTrue']:.2f}"] for b in bins])]
+                        [[f"{b.low:.1f}-{b.high:.1f}", str(b.n),
+                          "-" if b.stated is None else f"{b.stated:.2f}",
+                          "-" if b.came_true is None else f"{b.came_true:.2f}"] for b in bins])]
     return lines

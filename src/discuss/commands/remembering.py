@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..store import discussions as store
@@ -12,11 +13,38 @@ from ..store import yamlio, yamlwrite
 from ..store.chain import OUTCOME, file_hash, with_outcome
 from ..store.layout import DISCUSSION_FILE, Layout, confined
 from ..store.outcomes import forecasts_by_round, panel_forecast, read_outcome
+from .results import OPTIONAL, Result
+
+if TYPE_CHECKING:
+    from ..domain import Discussion
 
 MOST = 100  # related discussions one call lists at most
 
 
-def related(content: Path, question: str, limit: int = 5) -> dict[str, Any]:
+@dataclass
+class RelatedRow(Result):
+    """An earlier discussion near the question: `decision` where its conclusion gave one, `concluded` when its
+    conclusion was written (None before it has one)."""
+
+    slug: str
+    title: str
+    status: str
+    decision: str | None
+    score: float
+    concluded: str | None
+
+
+@dataclass
+class RelatedFound(Result):
+    """The discussions nearest to `query`, best first; `slug` where the query is one of the project's questions."""
+
+    query: str
+    slug: str | None
+    related: list[RelatedRow]
+    warnings: list[str]
+
+
+def related(content: Path, question: str, limit: int = 5) -> RelatedFound:
     """{query, slug (where QUESTION is one of the project's), related: [{slug, title, status, decision, score,
     concluded}], warnings}: the discussions nearest to QUESTION (a slug, a question file, or a text), best first."""
     from ..archive.related import archive, query_of, rank
@@ -28,15 +56,42 @@ def related(content: Path, question: str, limit: int = 5) -> dict[str, Any]:
     earlier, warnings = archive(content)
     query, own = query_of(content, question.strip(), earlier)
     found = rank(earlier, query, {own} if own else set(), limit)
-    return {"query": question.strip(), "slug": own, "related": [r.json() for r in found], "warnings": warnings}
+    return RelatedFound(question.strip(), own, [RelatedRow(r.slug, r.title, r.status, r.decision or None, r.score,
+                                                           r.concluded or None) for r in found], warnings)
 
 
 MOST_OUTCOME = 8000  # characters of what happened: a paragraph or a few, never a document
 MOST_EVIDENCE = 20
 
 
+@dataclass
+class Evidence(Result):
+    """Evidence of an outcome: a web address, or a file of the project with its sha256."""
+
+    url: str | None = field(default=None, metadata=OPTIONAL)
+    file: str | None = field(default=None, metadata=OPTIONAL)
+    sha256: str | None = field(default=None, metadata=OPTIONAL)
+
+
+@dataclass
+class Resolved(Result):
+    """An outcome recorded: where, when, by whom, the answer, and whether the panel's decision was borne out
+    (None where there was no answer or no decision to hold it against); `chained` whether the record's chain
+    seals it."""
+
+    slug: str
+    path: str
+    resolved: str
+    answer: str | None
+    decision: str | None
+    born_out: bool | None
+    evidence: list[Evidence]
+    resolved_by: str
+    chained: bool
+
+
 def resolve(layout: Layout, question: str, outcome: str, answer: str | None = None,
-            evidence: list[str] | None = None, now: str | None = None) -> dict[str, Any]:
+            evidence: list[str] | None = None, now: str | None = None) -> Resolved:
     """Record what happened to a finished discussion (a follow-up part as `<slug>-part-N`, on its own): its
     outcome.md (when, what, the answer, the evidence, who), sealed onto the record's chain. Returns {slug, path,
     resolved, answer, decision, bornOut, evidence, resolvedBy, chained}; InputError (nothing written) for a
@@ -70,9 +125,9 @@ def resolve(layout: Layout, question: str, outcome: str, answer: str | None = No
     if listed:
         meta["evidence"] = listed
     _write(d, q.folder, path, meta, text)
-    return {"slug": q.slug, "path": path.relative_to(layout.root).as_posix(), "resolved": meta["resolved"],
-            "answer": chosen or None, "decision": decided or None, "bornOut": meta.get("bornOut"),
-            "evidence": listed, "resolvedBy": meta["resolvedBy"], "chained": d.record is not None and not d.legacy}
+    return Resolved(q.slug, path.relative_to(layout.root).as_posix(), meta["resolved"], chosen or None,
+                    decided or None, meta.get("bornOut"), [Evidence(**e) for e in listed], meta["resolvedBy"],
+                    d.record is not None and not d.legacy)
 
 
 def _write(d: Any, folder: Path, path: Path, meta: dict[str, Any], text: str) -> None:
@@ -166,7 +221,7 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def outcome_lines(folder: Path, d: Any = None) -> list[str]:
+def outcome_lines(folder: Path, d: Discussion | None = None) -> list[str]:
     """What `show` prints first: once a discussion is resolved, what happened and whether the decision held;
     where the panel forecast, each member's probability by round and the panel's."""
     o = read_outcome(folder)
@@ -181,7 +236,7 @@ def outcome_lines(folder: Path, d: Any = None) -> list[str]:
     return [*lines, "", *said]
 
 
-def forecast_lines(d: Any) -> list[str]:
+def forecast_lines(d: Discussion) -> list[str]:
     """Each round's probabilities of yes by member (- for one who gave none), then the panel's."""
     rounds = forecasts_by_round(d)
     if not rounds:
@@ -197,10 +252,128 @@ def forecast_lines(d: Any) -> list[str]:
     return [*lines, ""]
 
 
-def track_record(content: Path) -> dict[str, Any]:
-    """`discuss scores`: the resolved questions graded ({resolved, graded, rule, members, panels, calibration,
-    rows, warnings}), every figure unrounded."""
+@dataclass
+class Interval(Result):
+    """A mean with its normal 95% interval (None for fewer than two values; all None for none)."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass
+class MemberScore(Result):
+    """A panelist's forecasts graded: how many, how many abstained, the mean Brier and log scores."""
+
+    member: str
+    model: str
+    n: int
+    abstained: int
+    brier: Interval
+    log: Interval
+
+
+@dataclass
+class Decisions(Result):
+    """How many of a panel's decisions the outcome held against, how many it bore out, and Wilson's interval of
+    the share."""
+
+    n: int
+    born_out: int
+    share: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass
+class PanelScore(Result):
+    """A panel and protocol's forecasts graded, and its decisions borne out."""
+
+    panel: str
+    protocol: str
+    n: int
+    abstained: int
+    brier: Interval
+    log: Interval
+    decisions: Decisions
+
+
+@dataclass
+class Bin(Result):
+    """A calibration bin [low, high): how many probabilities were stated in it, their mean, how often it came
+    true."""
+
+    low: float
+    high: float
+    n: int
+    stated: float | None
+    came_true: float | None
+
+
+@dataclass
+class Calibration(Result):
+    members: list[Bin]
+    panels: list[Bin]
+
+
+@dataclass
+class ScoreRow(Result):
+    """One probability graded (None: abstained): a member's or the panel's (`kind`), on a question answered yes
+    or no (`outcome` 1 or 0), with its Brier and log terms; a row of forecasts.csv."""
+
+    question: str
+    path: str
+    panel: str
+    protocol: str
+    kind: str
+    member: str
+    model: str
+    round: int
+    probability: float | None
+    answer: str
+    outcome: int
+    brier: float | None
+    log: float | None
+
+
+@dataclass
+class TrackRecord(Result):
+    """`discuss scores`: the resolved questions, how many had forecasts graded, the panel's rule, the scores per
+    member and per panel, the calibration, each row graded, and files left out; every figure unrounded."""
+
+    resolved: int
+    graded: int
+    rule: str
+    members: list[MemberScore]
+    panels: list[PanelScore]
+    calibration: Calibration
+    rows: list[ScoreRow]
+    warnings: list[str]
+
+
+def track_record(content: Path) -> TrackRecord:
+    """`discuss scores`: the resolved questions graded, every figure unrounded."""
     from ..archive.scores import resolved, scores
 
     items, warnings = resolved(content)
-    return {**scores(items), "warnings": warnings}
+    return _record(scores(items), warnings)
+
+
+def _record(f: dict[str, Any], warnings: list[str]) -> TrackRecord:
+    """The archive's scores (dicts, whose rows `export` writes as forecasts.csv), typed."""
+    def interval(x: dict[str, Any]) -> Interval:
+        return Interval(x["mean"], x["low"], x["high"])
+
+    def bins(found: list[dict[str, Any]]) -> list[Bin]:
+        return [Bin(b["low"], b["high"], b["n"], b["stated"], b["cameTrue"]) for b in found]
+
+    members = [MemberScore(m["member"], m["model"], m["n"], m["abstained"], interval(m["brier"]), interval(m["log"]))
+               for m in f["members"]]
+    panels = [PanelScore(p["panel"], p["protocol"], p["n"], p["abstained"], interval(p["brier"]), interval(p["log"]),
+                         Decisions(p["decisions"]["n"], p["decisions"]["bornOut"], p["decisions"]["share"],
+                                   p["decisions"]["low"], p["decisions"]["high"])) for p in f["panels"]]
+    rows = [ScoreRow(r["question"], r["path"], r["panel"], r["protocol"], r["kind"], r["member"], r["model"],
+                     r["round"], r["probability"], r["answer"], r["outcome"], r["brier"], r["log"]) for r in f["rows"]]
+    return TrackRecord(f["resolved"], f["graded"], f["rule"], members, panels,
+                       Calibration(bins(f["calibration"]["members"]), bins(f["calibration"]["panels"])), rows,
+                       warnings)

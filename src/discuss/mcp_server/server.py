@@ -270,7 +270,7 @@ def _memory_tools(app: MCPServer, layout: Layout) -> None:
         """Earlier discussions nearest to a question (its slug, or a text), best first (BM25 over titles,
         backgrounds and conclusions; no model is asked): {query, slug, related: [{slug, title, status, decision,
         score, concluded}], warnings}."""
-        return answered(lambda: remembering.related(layout.content, question, limit))
+        return answered(lambda: remembering.related(layout.content, question, limit)).to_json()
 
     @app.tool()
     @described
@@ -280,7 +280,7 @@ def _memory_tools(app: MCPServer, layout: Layout) -> None:
         words, `answer` (yes or no, or one of the question's decision options), `sources` (web addresses, never
         fetched, or files of the project). Writes outcome.md, sealed onto the record's chain; {slug, path, resolved,
         answer, decision, bornOut, evidence, resolvedBy, chained}."""
-        return answered(lambda: remembering.resolve(layout, question, outcome, answer, list(sources or [])))
+        return answered(lambda: remembering.resolve(layout, question, outcome, answer, list(sources or []))).to_json()
 
 
 def _with_outcome(layout: Layout, row: dict[str, Any]) -> dict[str, Any]:
