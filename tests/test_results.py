@@ -52,37 +52,80 @@ def test_what_json_cannot_hold_is_refused_by_name():
         as_json({"x": object()})
 
 
-ANY = re.compile(r"\bAny\b")
+# What says nothing of a value's shape: `Any`, `object` (alone or inside: `dict[str, object]`), a container
+# with no item type (`dict`, `list`, `Mapping`), and a record passed off as plain JSON (`dict[str, JSON]`).
+LOOSE = re.compile(r"\b(?:Any|object)\b"
+                   r"|\b(?:dict|list|tuple|set|frozenset|Mapping|MutableMapping|Sequence|Iterable)\b(?!\s*\[)"
+                   r"|\bdict\[str, JSON\]")
 
 
-def untyped() -> list[str]:
-    """Public functions of commands/ (and public methods of its public classes) with `Any` in their signature."""
+def untyped(source: str, module: str) -> list[str]:
+    """Public functions of a module (and public methods of its public classes) with a loose type in their
+    signature."""
     found = []
-    for path in sorted(COMMANDS.glob("*.py")):
-        tree = ast.parse(path.read_text())
-        scopes = [("", tree.body)] + [(f"{c.name}.", c.body) for c in tree.body
-                                      if isinstance(c, ast.ClassDef) and not c.name.startswith("_")]
-        for prefix, body in scopes:
-            for fn in body:
-                if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and not fn.name.startswith("_"):
-                    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
-                    notes = [a.annotation for a in args if a is not None and a.annotation is not None]
-                    if any(ANY.search(ast.unparse(n)) for n in [*notes, *([fn.returns] if fn.returns else [])]):
-                        found.append(f"{path.stem}.{prefix}{fn.name}")
+    tree = ast.parse(source)
+    scopes = [("", tree.body)] + [(f"{c.name}.", c.body) for c in tree.body
+                                  if isinstance(c, ast.ClassDef) and not c.name.startswith("_")]
+    for prefix, body in scopes:
+        for fn in body:
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and not fn.name.startswith("_"):
+                args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
+                notes = [a.annotation for a in args if a is not None and a.annotation is not None]
+                if any(LOOSE.search(ast.unparse(n)) for n in [*notes, *([fn.returns] if fn.returns else [])]):
+                    found.append(f"{module}.{prefix}{fn.name}")
     return found
 
 
-# What still takes or gives `Any`, to be typed as the rest was: take a name off once it is typed; a function
-# not named here that takes or gives `Any` fails.
+def loose() -> set[str]:
+    return {name for path in sorted(COMMANDS.glob("*.py")) for name in untyped(path.read_text(), path.stem)}
+
+
+# JSON that is a document, not a record: the serialiser itself, which takes any value; the record in its file
+# format's shape (`show --json`, `export`), documented as such; a protocol's own figures, whose shape is the
+# plugin's; and a workflow's job, written out as YAML.
+DOCUMENTS = {
+    "results.as_json", "results.to_json", "results.Result.to_json",
+    "reading.discussion_data", "finished.result", "exporting.Exported.document",
+    "auditing.audit_figures", "exporting.rescore_one",
+    "ci.shard_job", "ci.gather_job",
+}
+
+# What is still loose, to be typed as the rest was: take a name off once it is typed; a function not named
+# here (or above) that is loose fails, and so does a name here that is typed already.
 NOT_YET = {
     "evalestimate.bounds", "evalestimate.estimate", "evalestimate.protocol_bounds",
     "evalrun.baseline_work", "evalrun.filling", "evalrun.item_specs", "evalrun.prepared", "evalrun.priced",
     "evalrun.protocol_tokens", "evalrun.read_ahead", "evalrun.samples", "evalrun.together", "evaluating.evaluate",
     "evaluating.Eval.binding", "evaluating.progress_of", "evaluating.start_eval",
+    "reading.citations_of", "repeating.trials",
 }
 
 
 def test_the_application_layer_takes_and_gives_typed_values():
-    """No public function of commands/ takes or returns `Any` (a `dict[str, Any]` read by string in two
-    front ends was how results broke silently), but those still listed."""
-    assert sorted(set(untyped()) - NOT_YET) == [], "return a Result dataclass (commands/results.py), not Any"
+    """No public function of commands/ takes or returns a loose type (a `dict[str, Any]` read by string in two
+    front ends was how results broke silently), but those still listed; none listed is typed already."""
+    found = loose()
+    assert sorted(found - NOT_YET - DOCUMENTS) == [], "return a Result dataclass (commands/results.py), not a loose type"
+    assert sorted((NOT_YET | DOCUMENTS) - found) == [], "typed now: take it off the list"
+
+
+@pytest.mark.parametrize("signature", [
+    "def f(x) -> Any: ...", "def f(x: Any) -> int: ...", "def f() -> dict[str, Any]: ...",
+    "def f() -> Mapping[str, Any]: ...", "def f() -> dict[str, object]: ...", "def f() -> object: ...",
+    "def f() -> dict: ...", "def f() -> list: ...", "def f(x: Sequence) -> int: ...",
+    "def f() -> list[dict[str, JSON]]: ...", "def f() -> tuple[dict[str, JSON], list[str]]: ...",
+    "def f(*args: Any) -> None: ...", "def f(**kw: object) -> None: ...",
+    "class C:\n    def f(self) -> dict[str, Any]: ...",
+])
+def test_a_loose_type_is_found_however_it_is_spelled(signature):
+    assert untyped(signature, "m") in (["m.f"], ["m.C.f"])
+
+
+@pytest.mark.parametrize("signature", [
+    "def f(x: int) -> str: ...", "def f() -> dict[str, list[int]]: ...", "def f() -> Sequence[Row]: ...",
+    "def f() -> tuple[list[Row], list[str]]: ...", "def f() -> dict[str, Row] | None: ...",
+    "def f() -> Objective: ...", "def f() -> AnyRow: ...", "def _f() -> Any: ...",
+    "class _C:\n    def f(self) -> Any: ...",
+])
+def test_a_precise_type_is_not(signature):
+    assert untyped(signature, "m") == []
