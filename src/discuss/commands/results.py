@@ -45,11 +45,15 @@ def to_json(record: object) -> dict[str, JSON]:
 
 def as_json(value: object) -> JSON:
     """`value` as JSON values: dataclasses by their camelCase fields, containers item by item."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    kind = type(value)
+    if value is None or kind in _PLAIN or isinstance(value, str | int | float | bool):
+        return value  # type: ignore[return-value]  # a subclass of a plain value is that value
+    keys = _KEYS.get(kind)
+    if keys is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        keys = _keys(kind)
+    if keys is not None:
         out: dict[str, JSON] = {}
-        for name, key, omit in _keys(type(value)):
+        for name, key, omit in keys:
             item = getattr(value, name)
             if item is None and omit:
                 continue
@@ -64,6 +68,7 @@ def as_json(value: object) -> JSON:
     raise TypeError(f"{type(value).__name__} is not a JSON value")
 
 
+_PLAIN = frozenset({str, int, float, bool})  # asked first: most values of a result are these
 _KEYS: dict[type, tuple[tuple[str, str, bool], ...]] = {}
 
 
