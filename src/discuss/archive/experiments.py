@@ -36,3 +36,15 @@ def lines(folder: Path, d: Discussion) -> list[str]:
         out.append(f"round {number}, its voters asked again ({figures['ballots']} ballots):")
         out += experiment.lines(figures, names)
     return out
+
+
+def by_round_json(folder: Path, d: Discussion) -> dict[str, dict[str, Any]]:
+    """The figures of every experiment run on a discussion's rounds, by round number (as text, for JSON)."""
+    return {str(n): found for n, found in figures_by_round(folder, d).items()}
+
+
+def shown_lines(folder: Path, d: Discussion) -> list[str]:
+    """What `show` prints of the experiments run on a discussion's rounds: none where none was."""
+    found = lines(folder, d)
+    return ["", "Bias experiment (`discuss audit`): approval of the answer shown first minus the one shown last, "
+            "and of a padded copy minus the original", *found] if found else []

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from .. import commands
-from ..commands.finished import BUILT_IN, DEFAULT
+from ..commands.project import BUILT_IN, DEFAULT
 from ..errors import InputError, RunError, WaitingForPeople
 from ..text.tables import money, table
 from .base import (
@@ -131,7 +131,7 @@ def _run_one(question: str, options, plan, *, estimate: bool = False, quiet: boo
         typer.echo(f"{q.slug}: already {d.status} ({d.termination_reason}); nothing to do")
         return
     prompts = commands.running.startable(root(), r)
-    if not d.rounds and not yes and (problem := commands.finished.background_problem(q)):
+    if not d.rounds and not yes and (problem := commands.questions.background_problem(q)):
         typer.echo(f"warning: {q.path}: {problem}; the panel will answer without the question's context "
                    "(--yes runs without this warning)", err=True)
         if sys.stdin.isatty() and not typer.confirm("Run it anyway?", default=False, err=True):
@@ -267,7 +267,7 @@ def ask(
         text = sys.stdin.read().removeprefix("\ufeff").replace("\r\n", "\n")[:BACKGROUND_BYTES]
     elif background is not None:
         try:
-            text = commands.finished.background_text(background, BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
+            text = commands.questions.background_text(background, BACKGROUND_BYTES).removeprefix("\ufeff").replace("\r\n", "\n")
         except ValueError as exc:
             raise InputError(f"--background {background}: cannot be read: {exc}") from None
 
@@ -294,14 +294,14 @@ def ask(
         _run_one(str(path), options, commands.running.Plan(auto=True), quiet=quiet, yes=True,
                  to_stderr=True)  # stdout: the result
     except InputError:
-        if created and not commands.finished.question_at(path).folder.exists():
+        if created and not commands.questions.question_at(path).folder.exists():
             path.unlink(missing_ok=True)  # nothing ran: exit 2 leaves the project as it was
             if not quiet:
                 typer.echo(f"question: {path} taken away again (nothing ran)", err=True)
         raise
     except RunError as exc:
         raise RunError(f"{exc}; the same `discuss ask` goes on where it stopped "
-                       f"(or `discuss run {commands.finished.question_at(path).slug} --auto`)") from None
+                       f"(or `discuss run {commands.questions.question_at(path).slug} --auto`)") from None
     said = commands.finished.result(path, as_json)
     if isinstance(said, dict):
         import json

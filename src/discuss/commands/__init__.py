@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # what a type checker and a reader see; at run time each is i
         finished,
         precedents,
         project,
+        questions,
         reading,
         reference,
         remembering,
@@ -46,7 +47,7 @@ if TYPE_CHECKING:  # what a type checker and a reader see; at run time each is i
 
 __all__ = [
     "asking", "auditing", "batch", "checking", "ci", "doctor", "estimating", "evalestimate", "evalrun", "evaluating",
-    "exporting", "finished", "precedents", "project", "reading", "reference", "remembering", "repeating", "results",
+    "exporting", "finished", "precedents", "project", "questions", "reading", "reference", "remembering", "repeating", "results",
     "running", "scaffold", "sourcing", "verifying",
 ]
 

@@ -18,10 +18,10 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from ..domain import Question
-from ..engine.prepare import check_ready, check_routes, prepare
+from ..engine.prepare import Options, check_ready, check_routes, prepare
 from ..errors import DiscussError, InputError
 from ..protocols import get_protocol, names, own_settings_in, refuse_strangers, settings_names
 from ..schema import validated
@@ -30,14 +30,11 @@ from ..schema.settings import refuse_shared
 from ..store import discussions as store
 from ..store.files import is_running, lock_path
 from ..store.layout import Layout
-from ..store.questions import asked, options_of, read_question
+from ..store.questions import asked, find_question, options_of, read_question
 from ..text.naming import did_you_mean
 from ..text.secrets import scrub
 from .results import OPTIONAL, Result
 from .running import ASKED, answered_form, ask_file, follow_up_file, save_form, waiting_form
-
-if TYPE_CHECKING:
-    from ..engine.prepare import Options
 
 BACKGROUND_BYTES = 1024 * 1024
 
@@ -72,8 +69,6 @@ class AskRequest:
         return path
 
     def options(self) -> Options:
-        from ..engine.prepare import Options
-
         return Options(panel=self.panel, protocol=self.protocol, models=self.models or None, own=self.settings,
                        overrides={"max_rounds": self.max_rounds, "max_cost": self.max_cost})
 
@@ -240,8 +235,6 @@ def running(folder: Path) -> bool:
 
 def question_running(layout: Layout, question: str) -> bool:
     """Whether a run of the question's discussion is going; False for a question that cannot be found."""
-    from ..store.questions import find_question
-
     try:
         return running(find_question(layout.content, question).folder)
     except DiscussError:
@@ -250,8 +243,6 @@ def question_running(layout: Layout, question: str) -> bool:
 
 def last_output(layout: Layout, question: str) -> str | None:
     """The last line the question's background run wrote (its error, where it stopped with one), scrubbed."""
-    from ..store.questions import find_question
-
     words = last_words(find_question(layout.content, question).folder)
     return scrub(words) if words else None
 

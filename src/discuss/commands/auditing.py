@@ -13,19 +13,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..archive.experiments import figures_by_round, lines
+from .. import providers
 from ..domain import Usage
+from ..engine import budget
+from ..engine.client import PanelClient
+from ..engine.prepare import check_ready
+from ..engine.runner import prompts_for
 from ..errors import InputError
 from ..protocols import get_protocol
 from ..store import discussions as store
 from ..store.audits import AUDIT, ballots, keep, recorded, usage_of
 from ..store.files import check_writable
 from ..store.layout import Layout
+from ..store.panels import load_panels
+from ..store.questions import find_question
+from ..text.tokens import count
 from .results import JSON, Result
 
 if TYPE_CHECKING:
     from ..calls import CallResult, CallSpec
-    from ..domain import Discussion
 
 
 @dataclass
@@ -64,8 +70,6 @@ def _experiment(d: Any) -> Any:
 
 def _panel(root: Path, d: Any, name: str | None) -> dict[str, Any]:
     """The voters as the panel file gives them now (address, options), by id; the recorded ones otherwise."""
-    from ..store.panels import load_panels
-
     panels = load_panels(Layout(root).panels)
     chosen = panels.get(name or d.panel.name)
     if name and chosen is None:
@@ -76,9 +80,6 @@ def _panel(root: Path, d: Any, name: str | None) -> dict[str, Any]:
 
 def _bound(pending: list[Any]) -> dict[str, Any]:
     """The most the re-asks still to make can take: each prompt as counted, each reply at its limit."""
-    from .. import providers
-    from ..text.tokens import count
-
     prompts = [sum(count(m["content"]) for m in s.messages if isinstance(m.get("content"), str)) for s in pending]
     costs = [providers.price(s.panelist, n, s.max_tokens) for s, n in zip(pending, prompts)]
     return {"calls": len(pending), "promptTokens": sum(prompts), "completionTokens": sum(s.max_tokens for s in pending),
@@ -91,8 +92,6 @@ LIMITS = {"calls": "{:g} calls (maxCalls)", "tokens": "{:g} tokens (maxTokens)",
 
 def _budget(d: Any, bound: dict[str, Any]) -> None:
     """Refuse re-asks that could take the discussion past a limit it has, with all it has spent (audits too)."""
-    from ..engine import budget
-
     planned = Usage(bound["promptTokens"], bound["completionTokens"], bound["cost"], bound["calls"])
     if over := budget.overrun(d.spent, planned, d.settings):
         raise InputError(f"the audit's {bound['calls']} call(s) could pass the discussion's budget of "
@@ -117,11 +116,6 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     """Run (or price, with `estimate`) the experiment on a round; the figures over every ballot kept."""
     import dataclasses
 
-    from .. import providers
-    from ..engine.client import PanelClient
-    from ..engine.prepare import check_ready
-    from ..engine.runner import prompts_for
-    from ..store.questions import find_question
 
     if not MIN_ORDERS <= orders <= MAX_ORDERS:
         raise InputError(f"orders: {orders}; give {MIN_ORDERS} to {MAX_ORDERS} new orders")
@@ -154,15 +148,3 @@ def audit(root: Path, content: Path, question: str, round_number: int | None = N
     names = {m.id: m.name for m in d.panel.members}
     found = experiment.figures(usable)
     return Audited(q.slug, number, orders, padding, len(usable), len(pending), found, experiment.lines(found, names))
-
-
-def audit_figures(folder: Path, d: Discussion) -> dict[str, JSON]:
-    """The figures of every experiment run on a discussion's rounds, by round number (as text, for JSON)."""
-    return {str(n): found for n, found in figures_by_round(folder, d).items()}
-
-
-def audit_lines(folder: Path, d: Discussion) -> list[str]:
-    """What `show` prints of the experiments run on a discussion's rounds: none where none was."""
-    found = lines(folder, d)
-    return ["", "Bias experiment (`discuss audit`): approval of the answer shown first minus the one shown last, "
-            "and of a padded copy minus the original", *found] if found else []

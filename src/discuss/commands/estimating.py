@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .. import providers
 from ..domain import Discussion, Question, Usage
 from ..engine.dry_run import estimate_run
-from ..engine.runner import Runner, prompts_for
+from ..engine.runner import Plan, Runner, prompts_for
 from ..protocols import get_protocol
 from ..text.tokens import count
 from .results import Result
@@ -137,8 +137,6 @@ class _Priced:
         self.kinds: dict[str, tuple[int, Any, float, float | None]] = {}
 
     def simulated(self, q: Any, d: Any) -> Any:
-        from ..engine.runner import Plan, Runner
-
         return providers.run(estimate_run(lambda g: Runner(g, self.prompts), q, d, Plan(auto=True)))[0]
 
     def of(self, q: Any, d: Any) -> Any:

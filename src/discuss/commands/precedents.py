@@ -26,6 +26,7 @@ from ..store import discussions as store
 from ..store.chain import file_hash, head
 from ..store.discussions import read_conclusion
 from ..store.layout import Layout
+from ..store.questions import find_question
 from ..store.sources import recorded_paths
 
 AUTO_COUNT = 3
@@ -49,8 +50,8 @@ def with_precedent(layout: Layout, q: Question, d: Discussion, asked: Question) 
 
 
 def _candidates(layout: Layout, q: Question) -> list[Question]:
+    # The ranking and the record's checks (40 ms of a run's start) load only where a question asks for precedent.
     from ..archive.related import archive, rank
-    from ..store.questions import find_question
 
     if q.precedent == "auto":
         earlier, _ = archive(layout.content)

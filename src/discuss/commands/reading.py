@@ -122,10 +122,10 @@ def running(folder: Path) -> bool:
 def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, JSON] | None:
     """`show --json`'s discussion, or None where the question has none yet: the record as one JSON document
     (its shape is the file format's, documented on the commands page)."""
+    from ..archive.experiments import by_round_json as audit_figures
     from ..archive.export import discussion_json
     from ..store import discussions as store
     from ..store.questions import find_question
-    from .auditing import audit_figures
 
     q = find_question(content, question)
     d = store.load(q.folder)
@@ -204,8 +204,8 @@ def not_started(q: Question) -> str:
 def shown_text(q: Question, d: Discussion, full: bool = False, only: int | None = None) -> str:
     """`show`'s text of a discussion (`only`: of that round alone): the outcome, the rounds, the experiments
     and the citations checked; a round it does not have is an InputError."""
+    from ..archive.experiments import shown_lines as audit_lines
     from ..archive.report import show
-    from .auditing import audit_lines
     from .remembering import outcome_lines
 
     if only is not None and only > len(d.rounds):

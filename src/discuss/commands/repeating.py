@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import providers
 from ..archive.trials import report
-from ..engine.prepare import check_ready, ground, prepare
+from ..engine.prepare import Options, check_ready, ground, prepare
 from ..errors import InputError
 from ..store import discussions as store
-from ..store.layout import confined
+from ..store.layout import Layout, confined
+from ..store.questions import find_question
 from ..store.sources import rehomed
 from .asking import command, launch, starting
 from .batch import run_many
@@ -30,7 +31,6 @@ from .results import JSON, Result
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
     from ..engine.prepare import Options
-    from ..store.layout import Layout
 
 TRIALS = "trials"  # a question's trial discussions: <its folder>/trials/trial-K/
 
@@ -46,8 +46,6 @@ def trials_folder(content: Path, question: str, into: Path | None = None, runnin
 
     `within`: a folder given is read from there, and refused outside it (a caller that is not the user).
     """
-    from ..store.questions import find_question
-
     given = within / question if within is not None else Path(question)
     if within is not None and given.is_dir():
         confined(given, within, what=question)
@@ -60,8 +58,6 @@ def trials_folder(content: Path, question: str, into: Path | None = None, runnin
 def prepared_trials(root: Path, q: Question, folder: Path, runs: int, options: Options,
                     warn: Callable[[str], None]) -> list[tuple[Question, Discussion]]:
     """Trials 1..runs not finished yet, each as the panel reads its question (with sources), ready to run."""
-    from ..store.layout import Layout
-
     prepared = []
     for k in range(1, runs + 1):
         trial = rehomed(q, folder / f"trial-{k}.md")
@@ -157,8 +153,6 @@ def trials(layout: Layout, question: str, runs: int | None = None, panel: str | 
     A run of trials is a `discuss trials --runs N` process of its own, as an
     `ask` is: it outlives the caller, and the figures are read from the files.
     """
-    from ..engine.prepare import Options, check_ready
-
     if runs is not None and not 1 <= runs <= MOST_RUNS:
         raise InputError(f"runs must be from 1 to {MOST_RUNS}")
     folder, q = trials_folder(layout.content, question, running=runs is not None, within=layout.root)

@@ -27,7 +27,13 @@ __all__ = ["ASKED", "Form", "Options", "Plan", "Ready", "ask_file", "follow_up_f
            "startable", "waiting_form"]
 from ..errors import InputError
 from ..protocols import get_protocol
+from ..providers.human import FOLDER, MARK, filled, person_forms
+from ..providers.human import form_text as read
 from ..store import discussions as store
+from ..store.files import write_atomic
+from ..store.followups import create_part, follow_ups
+from ..store.questions import find_question, read_question
+from .precedents import with_precedent
 
 MANY_ROUNDS = 7  # beyond this, rounds rarely add anything but cost
 
@@ -44,8 +50,6 @@ class Ready:
 
 def ready(root: Path, content: Path, ref: str, options: Options) -> Ready:
     """The discussion of question `ref`, new or resumed, with the warnings a person should see first."""
-    from ..store.questions import find_question
-
     q = find_question(content, ref)
     before = store.summary(q.folder)
     d = prepare(root, q, options)
@@ -55,7 +59,6 @@ def ready(root: Path, content: Path, ref: str, options: Options) -> Ready:
     if d.concluded:
         return Ready(q, d, q, notes)
     asked, changes = ground(root, q, d)
-    from .precedents import with_precedent
 
     asked, left_out = with_precedent(Layout(root), q, d, asked)
     notes += [f"warning: {q.slug}: {line}" for line in [*changes, *left_out]]
@@ -102,9 +105,6 @@ ASKED = {"same": "asked before: going on with it",
 
 def follow_up_file(content: Path, ref: str, text: str | None, panel: str | None, protocol: str | None) -> Path:
     """The follow-up part to run: a new one asking `text`, or (no text) the latest unfinished one."""
-    from ..store.followups import create_part, follow_ups
-    from ..store.questions import find_question, read_question
-
     q = find_question(content, ref)
     first = store.load(q.folder)
     if first is not None and first.concluded and not first.rounds and first.conclusion is None:
@@ -142,9 +142,6 @@ class Form:
 def waiting_form(content: Path, ref: str, person: str, ballot: bool) -> Form:
     """The newest blank form of `person` (a ballot, or a reply); else, while the discussion goes on,
     the newest filled one (a run refused it)."""
-    from ..providers.human import FOLDER, person_forms
-    from ..store.questions import find_question
-
     q = find_question(content, ref)
     d = store.load(q.folder)
     shapes = get_protocol(d.protocol).presentation.person_forms() if d is not None else {}
@@ -162,24 +159,17 @@ def waiting_form(content: Path, ref: str, person: str, ballot: bool) -> Form:
 
 def form_text(form: Form) -> str:
     """The form as the person left it; InputError where it cannot be read (a link out of the project, say)."""
-    from ..providers.human import form_text as read
-
     return read(form.path)
 
 
 def answered_form(form: Form, text: str) -> str:
     """The form's text with `text` written below its line, as a person fills it in."""
-    from ..providers.human import MARK
-
     head = form_text(form).split(MARK, 1)[0]
     return head + MARK + "\n\n" + text.strip() + "\n"
 
 
 def save_form(form: Form, edited: str) -> None:
     """Save the filled form when the rules a model's reply meets pass; else keep the text beside it and refuse."""
-    from ..providers.human import filled
-    from ..store.files import write_atomic
-
     try:  # a person's text is untrusted: YAML it cannot read is refused in words, never a traceback
         reply = filled(edited, form.task, form.shape)
         problem = "nothing was written below the line" if reply is None else None

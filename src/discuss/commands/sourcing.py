@@ -23,12 +23,14 @@ from urllib.parse import urlencode
 
 from ..errors import InputError
 from ..providers.fetch import Exchange
-from ..providers.pages import fetch
+from ..providers.pages import MAX_PAGE_BYTES, fetch
 from ..providers.policy import PolicyError
 from ..store import documents
+from ..store.files import write_atomic
 from ..store.frozen import freeze, frozen_as, listed, readable, title_of
 from ..store.layout import Layout
 from ..store.panels import load_search
+from ..store.questions import find_question
 from ..text.clean import clean
 from ..text.secrets import mask_url, scrub
 from .results import Result
@@ -86,8 +88,6 @@ def add(layout: Layout, question: str, urls: list[str], allow_private: bool = Fa
     already}], failed: [{url, error}]}`. An address frozen before is kept as it is (`already`), listed in the
     question if it was not; with `refresh` it is fetched again as a new edition beside the earlier one, which
     is never written over. InputError where none could be kept (nothing was then written)."""
-    from ..store.questions import find_question
-
     if not urls:
         raise InputError("give one or more web addresses to freeze")
     frozen, failed = _freeze_each(layout, find_question(layout.content, question), urls, allow_private, query, refresh)
@@ -139,8 +139,6 @@ def _meta(path: Path) -> dict[str, Any]:
 
 
 def _note_query(path: Path, query: str) -> None:
-    from ..store.files import write_atomic
-
     meta, body = documents.read(path)
     write_atomic(path, documents.render({**meta, "query": query}, body))
 
@@ -149,8 +147,6 @@ def search(layout: Layout, question: str, query: str, count: int = 10, add_numbe
            allow_private: bool = False) -> Searched:
     """What the search endpoint found for `query`, numbered from 1, and those numbered in `add_numbers` frozen
     (`added`), each on its own: those that could not be are in `failed` with why."""
-    from ..store.questions import find_question
-
     if not query.strip():
         raise InputError("give a query")
     if not 1 <= count <= MAX_RESULTS:
@@ -202,7 +198,6 @@ def _ask(base: str, method: str, url: str, headers: dict[str, str], payload: Any
     is the project's own setting, so an address on this machine (SearXNG's) is allowed."""
     import json
 
-    from ..providers.pages import MAX_PAGE_BYTES
 
     body = json.dumps(payload).encode() if payload is not None else b""
     sent = {**headers, "Content-Type": "application/json"} if body else headers

@@ -19,6 +19,7 @@ from typing import Any
 from ..archive.evaluation import recompute
 from ..archive.integrity import check, checked, finding
 from ..archive.verdict import NoVerdict, Verdict
+from ..archive.verdict import verdict as decided
 from ..domain import Question
 from ..errors import InputError
 from ..store import discussions as store
@@ -28,7 +29,7 @@ from ..store.documents import MAX_BYTES, read_text
 from ..store.evalfolder import BOUND as EVAL_FILE
 from ..store.evalfolder import REPORT
 from ..store.layout import DISCUSSION_FILE, EVALS, Layout, confined, content_line
-from ..store.questions import read_question
+from ..store.questions import find_question, read_question
 from ..text.naming import inside_project, leads_out, read_in_project
 from .results import JSON, Result
 
@@ -187,9 +188,6 @@ def question_beside(folder: Path) -> Question | None:
 def verdict(layout: Layout, question: str) -> Verdict | NoVerdict:
     """`discuss verdict --json`: the question's outcome as a decision (see `archive/verdict.py`), with whether
     its record holds under the checks `verify` runs without a base (its findings where it does not)."""
-    from ..archive.verdict import verdict as decided
-    from ..store.questions import find_question
-
     q = find_question(layout.content, question)
     d = store.load(q.folder)
     if d is None:
@@ -200,8 +198,6 @@ def verdict(layout: Layout, question: str) -> Verdict | NoVerdict:
 def _folders(layout: Layout, questions: list[str]) -> list[Path]:
     """The discussion folders to check: those of the questions named (with their follow-ups and trials), or
     every one under the content folder."""
-    from ..store.questions import find_question
-
     evals = layout.root / EVALS
     tops = [confined(Path(q), evals) if _under(layout, q) else find_question(layout.content, q).folder
             for q in questions] or [layout.content, *([evals] if evals.is_dir() else [])]
