@@ -191,4 +191,4 @@ def test_a_round_folder_a_finished_trial_does_not_list_is_reported_never_counted
     from discuss.store import discussions as store
 
     thread = store.load(folder / "trial-2")
-    assert thread.orphan_rounds == [2] and [r.number for r in thread.rounds] == [1]
+    assert thread.foreign is not None and thread.foreign.orphan_rounds == [2] and [r.number for r in thread.rounds] == [1]

@@ -405,6 +405,17 @@ class Conclusion:
 
 
 @dataclass
+class Foreign:
+    """A thread another tool wrote, kept in that tool's shape (a Project Dyson thread): that format's fields."""
+
+    format: str  # the format's name, as the store's formats know it
+    index: dict = field(default_factory=dict)  # the thread's index as read, written back in its shape
+    # Round folders its index does not list (a round the tool began and left): never read as rounds, as the
+    # tool's own analysis never reads them; reported where they are.
+    orphan_rounds: list[int] = field(default_factory=list)
+
+
+@dataclass
 class Discussion:
     question_id: str
     question_slug: str
@@ -424,13 +435,7 @@ class Discussion:
     waiting_for: list[str] = field(default_factory=list)
     # Deliberate protocol: the persona each member takes, fixed when the discussion starts.
     personas: dict[str, dict] = field(default_factory=dict)
-    # A Project Dyson thread: its discussion.yaml keeps Dyson's shape (`dyson`, as it was read)
-    # and its rounds stay as Dyson wrote them; rounds discuss adds are written in that shape too.
-    legacy: bool = False
-    dyson: dict | None = None
-    # Round folders of a finished thread its index does not list (a round another tool began and left):
-    # never read as rounds, as that tool's own analysis never reads them; reported where they are.
-    orphan_rounds: list[int] = field(default_factory=list)
+    foreign: Foreign | None = None  # a thread in another tool's format, with its fields; None for ours
     # The question's sources as the discussion started with them: label, path or url, sha256.
     sources: list[dict] = field(default_factory=list)
     # One of repeated, independent runs of the question (`discuss trials`): its number, from 1.
@@ -471,6 +476,11 @@ class Discussion:
     @property
     def current_round(self) -> int:
         return len(self.rounds)
+
+    @property
+    def legacy(self) -> bool:
+        """Kept in another tool's format: its rounds stay as that tool wrote them, ours are written in it too."""
+        return self.foreign is not None
 
     @property
     def concluded(self) -> bool:

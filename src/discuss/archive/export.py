@@ -65,7 +65,7 @@ def discussion_json(d: Discussion) -> dict[str, Any]:
             "unresolvedQuestions": c.unresolved_questions, "recommendedActions": c.recommended_actions,
             "minorityPositions": [asdict(m) for m in c.minority_positions]},
         "audit": protocol.presentation.audit(d),
-        **({"orphanRounds": d.orphan_rounds} if d.orphan_rounds else {}),
+        **({"orphanRounds": d.foreign.orphan_rounds} if d.foreign is not None and d.foreign.orphan_rounds else {}),
         "namedPanelists": [{"round": n.round_number, "author": n.author, "named": list(n.named)}
                            for n in signatures.named_in(d)],
         "bias": None if bias is None else bias.as_json(),

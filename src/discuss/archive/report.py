@@ -81,8 +81,8 @@ def show(d: Discussion, full: bool = False, only: int | None = None) -> str:
         out.append(budget_line(stop))
     if lines := protocol.presentation.audit(d):
         out += ["", "Audit:"] + [f"- {line}" for line in lines]
-    if d.orphan_rounds:
-        out += ["", f"Left out: {', '.join(f'round-{n}/' for n in d.orphan_rounds)}, which discussion.yaml does "
+    if d.foreign is not None and d.foreign.orphan_rounds:
+        out += ["", f"Left out: {', '.join(f'round-{n}/' for n in d.foreign.orphan_rounds)}, which discussion.yaml does "
                 "not list (a round another tool began and left; never counted)."]
     if named := signatures.lines(signatures.named_in(d), names):
         out += ["", "Answers that name a panelist (voters could tell who wrote them):"] + [f"- {n}" for n in named]

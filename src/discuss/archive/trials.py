@@ -68,5 +68,6 @@ def report(trials: list[Discussion], labels: list[str] | None = None) -> dict[st
         "terminationConsistency": consistency, "terminationReason": reason,
         "bias": _bias_over(trials),
         # Round folders a finished trial's index does not list: reported, never counted.
-        "orphanRounds": {label: d.orphan_rounds for label, d in zip(named, trials) if d.orphan_rounds},
+        "orphanRounds": {label: d.foreign.orphan_rounds for label, d in zip(named, trials)
+                         if d.foreign is not None and d.foreign.orphan_rounds},
     }

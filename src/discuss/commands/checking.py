@@ -84,6 +84,6 @@ def _inconsistent(loaded: list[tuple[Path, Discussion]]) -> list[tuple[Path, str
 
 def _orphans(loaded: list[tuple[Path, Discussion]]) -> list[tuple[Path, str]]:
     """Round folders a finished thread's index does not list: not refused, never counted, said."""
-    return [(path.with_suffix(""), f"{', '.join(f'round-{n}/' for n in d.orphan_rounds)} not listed "
+    return [(path.with_suffix(""), f"{', '.join(f'round-{n}/' for n in d.foreign.orphan_rounds)} not listed "
                                    "in discussion.yaml: left out, never counted")
-            for path, d in loaded if d.orphan_rounds]
+            for path, d in loaded if d.foreign is not None and d.foreign.orphan_rounds]

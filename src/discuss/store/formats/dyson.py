@@ -25,6 +25,7 @@ from ...domain import (
     FINISHED,
     Conclusion,
     Discussion,
+    Foreign,
     Panel,
     Panelist,
     Reply,
@@ -43,21 +44,22 @@ from .base import ThreadFormat
 
 # The store's readers are imported where a thread is read or written: `status` reads an index's winners alone.
 
+NAME = "dyson"  # the format's name on a discussion kept in it (`Discussion.foreign`)
+
 
 def adopt(d: Discussion, phase: str) -> None:
     """Keep a new vote discussion in Dyson's shape, with the fields Dyson's site reads from the start."""
     from ...protocols.vote.settings import VoteSettings  # not at import: `status` reads threads without pydantic
 
     s, own = d.settings, VoteSettings.of(d.settings)
-    d.legacy = True
-    d.dyson = {
+    d.foreign = Foreign(NAME, {
         "questionId": d.question_id, "questionSlug": d.question_slug, "questionTitle": d.question_title,
         "phaseId": phase,
         "config": {"maxRounds": s.max_rounds, "maxResponseWords": s.max_response_words,
                    "allowSelfVoting": own.self_vote_weight > 0, "selfVoteWeight": own.self_vote_weight,
                    "unanimousTermination": True, "consecutiveConcludeRounds": own.consecutive_conclude_rounds},
         "status": d.status, "startedAt": d.started_at, "rounds": [],
-    }
+    })
 
 
 def _names(folder: Path) -> dict[str, str]:
@@ -208,9 +210,7 @@ def load_legacy(data: dict[str, Any], folder: Path) -> Discussion:
         termination_reason=data.get("terminationReason"),
         concluded_at=data.get("concludedAt"),
         conclusion=_conclusion(data, folder),
-        legacy=True,
-        dyson=data,
-        orphan_rounds=orphans,
+        foreign=Foreign(NAME, data, orphans),
     )
 
 
@@ -300,7 +300,7 @@ def stats(d: Discussion) -> dict[str, Any]:
 
 def index_dict(d: Discussion, entry: Callable[[Round], dict[str, Any]], usage: dict[str, Any]) -> dict[str, Any]:
     """The thread's discussion.yaml: Dyson's as it was read, with our finished rounds and the outcome."""
-    data = dict(d.dyson or {})
+    data = dict(d.foreign.index if d.foreign is not None else {})
     kept = {int(r.get("roundNumber") or 0): r for r in data.get("rounds") or [] if isinstance(r, dict)}
     data["rounds"] = [kept[r.number] if r.imported else entry(r) for r in d.rounds if r.complete]
     data.update({"currentRound": d.current_round, "status": d.status, "stats": stats(d),
@@ -336,7 +336,8 @@ class DysonFormat(ThreadFormat):
         adopt(d, phase)
 
     def continued(self, d: Discussion, settings: Settings, panel: Panel) -> tuple[Settings, Panel]:
-        return settings_from((d.dyson or {}).get("config") or {}, settings), continuing_panel(d, panel)
+        config = d.foreign.index.get("config") if d.foreign is not None else None
+        return settings_from(config or {}, settings), continuing_panel(d, panel)
 
 
 FORMAT = DysonFormat()
