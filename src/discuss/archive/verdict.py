@@ -48,12 +48,12 @@ class Degraded:
 
     failed_calls: int
     cut_replies: int
-    abstentions: int
+    abstained: int = field(metadata={"key": "abstentions"})  # the serialiser's key: the JSON's name for it
     missing_members: list[str]
 
     def anything(self) -> bool:
         """Whether anything degraded the record."""
-        return bool(self.failed_calls or self.cut_replies or self.abstentions or self.missing_members)
+        return bool(self.failed_calls or self.cut_replies or self.abstained or self.missing_members)
 
 
 @dataclass
@@ -142,7 +142,7 @@ def degraded(d: Discussion) -> Degraded:
         failed_calls=sum(len(r.failures) for r in d.rounds),
         cut_replies=sum(1 for r in d.rounds for x in r.replies.values()
                         if x.cut_from is not None or x.finish_reason == "length"),
-        abstentions=sum(figures.abstained(r) for r in d.rounds),
+        abstained=sum(figures.abstained(r) for r in d.rounds),
         missing_members=sorted(m for m in d.panel.ids if last is not None and m not in answered),
     )
 

@@ -69,5 +69,5 @@ def verdict(
     shown = found.degraded
     if shown is not None and shown.anything():
         typer.echo(f"degraded: {shown.failed_calls} failed call(s), {shown.cut_replies} cut reply(ies), "
-                   f"{shown.abstentions} abstention(s), missing: {', '.join(shown.missing_members) or 'none'}")
+                   f"{shown.abstained} abstention(s), missing: {', '.join(shown.missing_members) or 'none'}")
 
