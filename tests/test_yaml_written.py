@@ -27,6 +27,7 @@ def test_what_we_write_reads_back_the_same_both_ways(data):
     text = yamlwrite.dump(data)
     assert yamlio.load(text, written=True) == yamlio.load(text) == data  # ours, ruamel, the original
     assert yamlio._native_document(text) == data  # read by the fast path itself, not the fallback
+    assert yamlio._plain(text) in (None, data)  # and line by line where it is plain
     assert yamlwrite.dump(yamlio.load(text, written=True)) == text  # saving unchanged data changes no byte
 
 
@@ -86,3 +87,16 @@ def test_a_word_quoted_in_one_place_and_plain_in_another_is_read_as_each():
     for text in ("a: '12'\nb: 12\nc: \"true\"\nd: true\ne: 'null'\nf: null\n",
                  "b: 12\na: '12'\nd: true\nc: \"true\"\nf: null\ne: 'null'\n"):
         assert yamlio.load(text, written=True) == {"a": "12", "b": 12, "c": "true", "d": True, "e": "null", "f": None}
+
+
+def test_what_the_line_reader_gives_is_the_callers_own():
+    """Values it keeps for the next file are never shared: a caller may change what it was given."""
+    first = yamlio.load("a: []\nb: {}\nc: [x, y]\nd:\n- e\n")
+    first["a"].append(1), first["b"].update(z=1), first["c"].append("z"), first["d"].append("f")
+    assert yamlio.load("a: []\nb: {}\nc: [x, y]\nd:\n- e\n") == {"a": [], "b": {}, "c": ["x", "y"], "d": ["e"]}
+
+
+@pytest.mark.parametrize("text", ["a: 1\na: 2\n", "a:\n  b: 1\n  b: 2\n", "a: b\n  c\n", "a:\n  b:\n    c: 1\n",
+                                  "a:\n- b\n  c: d\n", "- a\n", "a: 'b' # c\n", "a: yes\n", "A: b\n"])
+def test_what_is_not_a_mapping_of_plain_values_is_left_to_a_parser(text):
+    assert yamlio._plain(text) is None

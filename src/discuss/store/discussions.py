@@ -28,9 +28,12 @@ from ..protocols.stats import discussion_stats, leader
 from ..text.conclusions import parse_markdown_conclusion, render_markdown
 from ..text.naming import camel, is_safe_id, unprintable
 from . import audits, documents, history, yamlio, yamlwrite
+from .chain import sealed
 from .configs import config_of, read_config
 from .files import write_atomic
+from .formats import legacy
 from .layout import DISCUSSION_FILE
+from .outcomes import panel_forecast
 from .rounds import ROUND_FILE, failures, read_round, round_dir
 from .summary import Summary, from_data, from_head, is_legacy, with_audits
 
@@ -164,8 +167,6 @@ def _conclusion_doc(d: Discussion, c: Conclusion) -> str:
         **({"decision": c.decision} if c.decision else {}),
         "usage": usage_dict(c.usage),
     }
-    from .outcomes import panel_forecast
-
     if (forecast := panel_forecast(d)) is not None:
         meta["forecast"] = forecast
     if c.simulated:
@@ -202,8 +203,6 @@ def save(d: Discussion, folder: Path, from_round: int = 1, index: bool = True) -
     if d.conclusion:
         write_atomic(folder / CONCLUSION_FILE, _conclusion_doc(d, d.conclusion))
     if index and d.record is not None and not d.legacy:  # the chain lives in the index: sealed as it is written
-        from .chain import sealed
-
         sealed(d.record, [r.number for r in d.rounds if r.complete], lambda n: round_dir(folder, n),
                folder / CONCLUSION_FILE if d.conclusion else None)
     if index:
@@ -226,8 +225,6 @@ def dyson_text(d: Discussion, folder: Path) -> str:
 
 
 def dyson_index(d: Discussion) -> dict[str, Any]:
-    from .formats import legacy
-
     return legacy().index(d)
 
 
@@ -339,8 +336,6 @@ def load(folder: Path) -> Discussion | None:
             raise ValueError("expected a mapping of fields")
         if is_legacy(data):  # another tool wrote it: read it as people's files are read
             data = yamlio.load(text)
-            from .formats import legacy
-
             return _with_side_calls(legacy().load(data, folder), folder)
         history.check_index(data, index)
         if data["status"] not in STATUSES:

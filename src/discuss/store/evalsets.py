@@ -26,6 +26,7 @@ from . import yamlio
 from .documents import read_text
 from .layout import confined
 
+# A set's pydantic models are imported where a set file is read (`_read`), not by every command that names sets.
 SHIPPED = Path(__file__).resolve().parent.parent / "evalsets"
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..errors import Busy
 from ..text.clean import encode
 from ..text.naming import LeadsOut, leads_out, open_in_project
+from ..userdirs import folder_key
 
 
 def lock_path(folder: Path) -> Path:
@@ -30,8 +31,6 @@ def kept_beside_locks(folder: Path, name: str) -> Path:
     """A file of this user's about `folder`, among the lock files outside the project: `name` with `{}` for a
     key of the folder's absolute path, so two runs on this machine meet at the same file (runs on other
     machines never share a folder anyway)."""
-    from ..userdirs import folder_key
-
     return _lock_folder() / name.format(folder_key(folder))
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..text.charsets import page_text
 from ..text.clean import clean
 from ..text.naming import slugify
 from . import documents
@@ -29,8 +30,6 @@ def readable(kind: str, data: bytes, url: str, charset: str | None = None) -> st
     pages, plain text as it is, in the charset the page declares (`charset`, its Content-Type's; see
     text/charsets.py); without control characters or terminal escapes (text from outside, which a reader
     may print); InputError where none can be read."""
-    from ..text.charsets import page_text
-
     if kind == "pdf":
         import io
 
@@ -100,8 +99,6 @@ def freeze(root: Path, slug: str, page: Any, text: str, title: str | None = None
 def title_of(kind: str, data: bytes, charset: str | None = None) -> str | None:
     """An HTML page's title as one line of plain, printable text (outside text: cleaned); None where it has none."""
     import html
-
-    from ..text.charsets import page_text
 
     if kind != "html":
         return None

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..domain import Discussion
 from ..protocols import get_protocol
+from ..rules.forecasts import PANEL_RULE, panel_probability
 from . import documents
 from .chain import OUTCOME
 
@@ -68,8 +69,6 @@ def forecasts_by_round(d: Discussion) -> list[tuple[int, dict[str, float | None]
 def panel_forecast(d: Discussion) -> dict[str, Any] | None:
     """What the conclusion records of the forecasts: {probability, rule, members} from the last finished round
     (a member without one abstains); None for a discussion without forecasts."""
-    from ..rules.forecasts import PANEL_RULE, panel_probability
-
     rounds = forecasts_by_round(d)
     if not rounds:
         return None

@@ -20,6 +20,9 @@ from ..text.naming import camel, did_you_mean
 from ..text.secrets import remember_urls
 from . import documents, yamlio
 
+# The panel file's own pydantic models (`schema.panels`) are built where a panel file or a panel given on the
+# command line is read, not by every command that imports the store's panels.
+
 
 def _panelist(m) -> Panelist:
     pid = m.panelist_id

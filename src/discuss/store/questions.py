@@ -16,6 +16,8 @@ from . import documents
 from .files import write_atomic
 from .layout import confined, part_paths, question_files
 
+# The front matter's pydantic model is imported where a question is read (`read_question`), not by the
+# commands that only find question files by name.
 
 def read_question(path: Path) -> Question:
     try:

@@ -14,6 +14,8 @@ from ..errors import InputError
 from ..protocols import get_protocol
 from . import documents, yamlio
 
+# pydantic's TypeAdapter and the schema are imported where a round's notes are checked, only for a protocol
+# that records notes of a type (`_check_notes`).
 ROUND_FILE = "round.yaml"
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..domain import Question
 from ..errors import InputError
+from ..rules.passages import select
 from ..text.tokens import count, fitting
 from . import documents
 from .frozen import FOLDER as FROZEN
@@ -118,8 +119,6 @@ def _text(path: Path, data: bytes) -> str:
 
 
 def _passages(text: str, query: str, share: int) -> list[str]:
-    from ..rules.passages import select
-
     chosen, total = select(text, query, share, count)
     if not chosen:  # no paragraph fits alone: the beginning, cut
         kept = fitting(text, share)
@@ -193,7 +192,7 @@ def sources_block(sources: list[Source], budget_tokens: int, query: str = "") ->
 def recorded_paths(question: Path, recorded: list[dict]) -> dict[str, Path]:
     """Each file source a discussion recorded, by label, where the rule for sources lets it be read now;
     one it refuses, or that is no file now, is left out."""
-    from .panels import load_source_folders
+    from .panels import load_source_folders  # the panel file's pydantic schemas, loaded where a source is a file
 
     layout = Layout.find(question.parent.resolve())
     try:

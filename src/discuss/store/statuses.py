@@ -25,6 +25,7 @@ from ..errors import InputError
 from ..pools import share
 from ..text.naming import is_safe_id
 from . import statuscache, yamlio
+from .formats import legacy
 from .layout import AUDIT, DISCUSSION_FILE, part_names, question_names
 from .statuscache import look
 from .summary import Summary, from_data, from_head, is_legacy, with_audits
@@ -32,6 +33,8 @@ from .yamlshape import MAX_BYTES
 
 if TYPE_CHECKING:
     from .statuscache import Seen
+# The full readers (`questions`, `discussions`) are imported in the functions that fall back on them: a status
+# whose files are plain loads neither, nor what they load (the writer, the schema's models, every protocol).
 
 SCALARS = (str, int, float, type(None))
 FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)  # the line that closes the front matter
@@ -110,8 +113,6 @@ def summary_of(folder: str, seen: Seen | None = None) -> Summary | None:
 
 
 def _plain_rounds(data: dict[str, Any]) -> bool:
-    from .formats import legacy
-
     words = (str, type(None))
     rounds = data.get("rounds") or []
     return (isinstance(data.get("status"), words) and isinstance(data.get("terminationReason"), words)

@@ -18,6 +18,7 @@ from typing import Any
 from ..domain import Usage, leader_of, usage_from
 from ..protocols import DEFAULT
 from . import yamlio
+from .formats import legacy
 from .layout import AUDIT
 
 HEAD_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -43,8 +44,9 @@ class Summary:
 
 def with_audits(s: Summary | None, folder: Path | str) -> Summary | None:
     """`s` with what the discussion's audits spent: one look for the folder, read only where it exists."""
-    if s is None or not os.path.isdir(os.path.join(folder, AUDIT)):  # audits' module reads YAML: not imported here
+    if s is None or not os.path.isdir(os.path.join(folder, AUDIT)):
         return s
+    # Imported here: audits load the store's writer, which a status of discussions never audited does not need.
     from dataclasses import replace
 
     from . import audits
@@ -58,9 +60,11 @@ def from_head(text: str) -> Summary | None:
     if head == text:
         return None  # an older or foreign layout
     data = yamlio.load(head, quick=True, only=HEAD_KEYS)
-    if not isinstance(data, dict) or any(not isinstance(data.get(k), t) or isinstance(data.get(k), bool)
-                                         for k, t in HEAD_TYPES.items()):
+    if not isinstance(data, dict):
         return None
+    for name, kind in HEAD_TYPES.items():
+        if not isinstance(value := data.get(name), kind) or value is True or value is False:
+            return None
     protocol = data.get("protocol") or DEFAULT
     if not isinstance(protocol, str):
         return None
@@ -79,8 +83,6 @@ def is_legacy(data: dict[str, Any]) -> bool:
 
 def from_data(data: dict[str, Any]) -> Summary:
     """The summary of a whole discussion.yaml read as data: any layout, ours or Dyson's."""
-    from .formats import legacy  # only Dyson's layout and our oldest have no head
-
     rounds = [r for r in data.get("rounds") or [] if isinstance(r, dict)]
     return Summary(
         status=str(data.get("status") or "active"),

@@ -19,15 +19,11 @@ Every text is checked by `yamlshape.check_shape` first. The writer is
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
-import threading
 from collections.abc import Collection
 from typing import Any
 
-from .yamlshape import MAX_DEPTH, check_shape
-
-_local = threading.local()
+from .yamlshape import MAX_BYTES, MAX_DEPTH, check_shape
 
 
 def load(text: str, written: bool = False, *, quick: bool = False, only: Collection[str] | None = None) -> Any:
@@ -45,14 +41,15 @@ def load(text: str, written: bool = False, *, quick: bool = False, only: Collect
     where the line reader does not take them, the whole text is read.
     """
     text = text.removeprefix("\ufeff")
+    # Plain values one level deep hold no alias and no nesting: the guard is for what a parser builds.
+    if len(text) <= MAX_BYTES and (found := _plain(text, only)) is not None:
+        return found
     try:
         check_shape(text)
     except ValueError:
         if quick:
             return None
         raise
-    if (found := _plain(text, only)) is not None:
-        return found
     if written or quick:
         import yaml
 
@@ -99,6 +96,18 @@ def _word(text: str, pattern: re.Pattern[str]) -> str:
 
 
 def _value(text: str) -> Any:
+    """A plain value, kept where short: an archive's files repeat their words and numbers."""
+    found = _VALUES.get(text, _VALUES)
+    if found is _VALUES:
+        found = _parsed(text)
+        if len(text) <= SHORT and not isinstance(found, (list, dict)):  # never shared: a caller may change it
+            if len(_VALUES) >= KEPT:
+                _VALUES.clear()
+            _VALUES[text] = found
+    return found
+
+
+def _parsed(text: str) -> Any:
     if text in CONSTANTS:
         found = CONSTANTS[text]
         return found.copy() if isinstance(found, (list, dict)) else found
@@ -113,19 +122,25 @@ def _value(text: str) -> Any:
     return _word(text, WORD)
 
 
-def _put(into: dict[str, Any], line: str) -> None:
-    """`key: value` into `into`; a duplicate key is the parsers' to refuse."""
-    key, sep, value = line.partition(": ")
-    if not sep or _word(key, KEY) in into:
-        raise _NotPlain
-    into[key] = _value(value)
+def _key(key: str) -> str:
+    if key not in _KEYS:
+        if len(_KEYS) >= KEPT:
+            _KEYS.clear()
+        _KEYS.add(_word(key, KEY))
+    return key
+
+
+_VALUES: dict[str, Any] = {}
+_KEYS: set[str] = set()
 
 
 def _plain(text: str, only: Collection[str] | None = None) -> dict[str, Any] | None:
-    """The text read line by line where it is a mapping of plain values; None where a parser must read it."""
+    """The text read line by line where it is a mapping of plain values; None where a parser must read it.
+    A duplicate key is the parsers' to refuse. Written for speed: it reads every file of a status."""
     out: dict[str, Any] = {}
     key = None  # the top-level key whose value the indented or `- ` lines that follow give
     skipping = False
+    keys, values = _KEYS, _VALUES
     try:
         for line in text.split("\n"):  # YAML's line breaks; others are characters no plain value holds
             if not line:
@@ -135,31 +150,39 @@ def _plain(text: str, only: Collection[str] | None = None) -> dict[str, Any] | N
                     continue
                 if key is None:
                     raise _NotPlain
-                listed = line[:2] == "- "
-                if not listed and (line[:2] != "  " or line[2:3] in ("", " ")):
+                block = out[key]
+                if line[0] == "-":
+                    if block is None:
+                        block = out[key] = []
+                    elif type(block) is not list:
+                        raise _NotPlain
+                    block.append(_value(line[2:]))
+                    continue
+                if line[1:2] != " " or line[2:3] in ("", " "):
                     raise _NotPlain
-                if out[key] is None:
-                    out[key] = [] if listed else {}
-                if listed and isinstance(out[key], list):
-                    out[key].append(_value(line[2:]))
-                elif not listed and isinstance(out[key], dict):
-                    _put(out[key], line[2:])
-                else:
+                if block is None:
+                    block = out[key] = {}
+                elif type(block) is not dict:
                     raise _NotPlain
-                continue
-            name, colon, rest = line.partition(":")
-            skipping = only is not None and name not in only
-            if skipping:
-                continue
-            key = None
-            if not colon or rest and rest[0] != " ":
-                raise _NotPlain
-            if rest:
-                _put(out, line)
-            elif _word(name, KEY) in out:
-                raise _NotPlain
+                into = block
+                name, colon, rest = line[2:].partition(":")
             else:
-                key, out[name] = name, None  # null, unless lines under it follow
+                name, colon, rest = line.partition(":")
+                skipping = only is not None and name not in only
+                if skipping:
+                    continue
+                key, into = None, out
+                if colon and not rest:  # `name:`: its value is in the lines under it, null without
+                    if name in out:
+                        raise _NotPlain
+                    key, out[name] = _key(name), None
+                    continue
+            if rest[:1] != " " or name in into:
+                raise _NotPlain
+            if name not in keys:
+                _key(name)
+            found = values.get(rest[1:], values)
+            into[name] = _value(rest[1:]) if found is values else found
     except _NotPlain:
         return None
     return out if out or only is not None else None
@@ -171,16 +194,24 @@ def plain(value):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [plain(v) for v in value]
-    if isinstance(value, (_dt.datetime, _dt.date)):
+    if hasattr(value, "isoformat"):  # a date or time
         return value.isoformat()
     if isinstance(value, str):
         return str(value)
     return value
 
 
+_local: Any = None  # each thread's ruamel reader; made by the first, as the status never needs one
+
+
 def _reader():
     # The safe loader on ruamel's C parser reads YAML 1.2 about seven times
     # faster than the round-trip loader; the site reads thousands of files.
+    global _local
+    if _local is None:
+        import threading
+
+        _local = threading.local()
     y = getattr(_local, "reader", None)
     if y is None:
         from ruamel.yaml import YAML
