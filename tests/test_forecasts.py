@@ -80,7 +80,7 @@ def test_a_probability_out_of_range_is_asked_again_and_a_question_without_foreca
 
 
 def test_an_ordinary_question_is_asked_for_no_probability(project):
-    from discuss.commands.reading import discussion_data
+    from discuss.commands.showing import discussion_data
 
     assert project.cli("run", "swarm-power", "--panel", "offline", "--rounds", "1", "-q").exit_code == 0
     assert "probability" not in (project.folder / "round-1" / "votes.yaml").read_text()

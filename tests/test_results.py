@@ -85,8 +85,8 @@ def loose() -> set[str]:
 # plugin's; and a workflow's job, written out as YAML.
 DOCUMENTS = {
     "results.as_json", "results.to_json", "results.Result.to_json",
-    "reading.discussion_data", "finished.result", "exporting.Exported.document",
-    "auditing.audit_figures", "exporting.rescore_one",
+    "showing.discussion_data", "finished.result", "exporting.Exported.document",
+    "exporting.rescore_one",
     "ci.shard_job", "ci.gather_job",
 }
 
@@ -97,7 +97,7 @@ NOT_YET = {
     "evalrun.baseline_work", "evalrun.filling", "evalrun.item_specs", "evalrun.prepared", "evalrun.priced",
     "evalrun.protocol_tokens", "evalrun.read_ahead", "evalrun.samples", "evalrun.together", "evaluating.evaluate",
     "evaluating.Eval.binding", "evaluating.progress_of", "evaluating.start_eval",
-    "reading.citations_of", "repeating.trials",
+    "showing.citations_of", "repeating.trials",
 }
 
 

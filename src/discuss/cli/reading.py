@@ -35,9 +35,9 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
     import json
 
 
-    q, d = commands.reading.found_discussion(content(), question)
+    q, d = commands.showing.found_discussion(content(), question)
     if d is None:
-        typer.echo(commands.reading.not_started(q), nl=False)
+        typer.echo(commands.showing.not_started(q), nl=False)
         return
     if round_number is not None and round_number > len(d.rounds):
         raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {round_number}")
@@ -45,9 +45,9 @@ def show(question: str | None = typer.Argument(None, help="Slug of the question,
         figures, lines = commands.exporting.rescore_one(d, rescore)
         typer.echo(json.dumps(figures, indent=2) if as_json else "\n".join(lines))
     elif as_json:
-        typer.echo(json.dumps(commands.reading.discussion_data(content(), q.slug, round_number), indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(commands.showing.discussion_data(content(), q.slug, round_number), indent=2, ensure_ascii=False))
     else:
-        typer.echo(commands.reading.shown_text(q, d, full, round_number), nl=False)
+        typer.echo(commands.showing.shown_text(q, d, full, round_number), nl=False)
 
 
 @app.command(rich_help_panel=FAMILY)
@@ -77,7 +77,7 @@ def check(as_json: bool = typer.Option(False, "--json", help="JSON: {files, refu
 @handled
 def panels(as_json: bool = typer.Option(False, "--json", help="JSON: a row per member.")):
     """Each panel: its members, their models, its referees, and whether each key is set (no call is made)."""
-    rows = commands.reading.panel_rows(layout())
+    rows = commands.choices.panel_rows(layout())
     if as_json:
         import json
 
@@ -97,11 +97,11 @@ def protocols(as_json: bool = typer.Option(False, "--json", help="JSON: a row pe
     if as_json:
         import json
 
-        typer.echo(json.dumps([row.to_json() for row in commands.reading.protocol_rows()], indent=2))
+        typer.echo(json.dumps([row.to_json() for row in commands.choices.protocol_rows()], indent=2))
         return
     import textwrap
 
-    for row in commands.reading.protocol_rows():
+    for row in commands.choices.protocol_rows():
         typer.echo(f"{row.name:<12} {row.summary}")
         if row.settings:
             said = f"its own settings (--set KEY=VALUE): {', '.join(row.settings)}"

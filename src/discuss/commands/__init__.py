@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # what a type checker and a reader see; at run time each is i
         auditing,
         batch,
         checking,
+        choices,
         ci,
         doctor,
         estimating,
@@ -41,14 +42,15 @@ if TYPE_CHECKING:  # what a type checker and a reader see; at run time each is i
         results,
         running,
         scaffold,
+        showing,
         sourcing,
         verifying,
     )
 
 __all__ = [
-    "asking", "auditing", "batch", "checking", "ci", "doctor", "estimating", "evalestimate", "evalrun", "evaluating",
-    "exporting", "finished", "precedents", "project", "questions", "reading", "reference", "remembering", "repeating", "results",
-    "running", "scaffold", "sourcing", "verifying",
+    "asking", "auditing", "batch", "checking", "choices", "ci", "doctor", "estimating", "evalestimate", "evalrun",
+    "evaluating", "exporting", "finished", "precedents", "project", "questions", "reading", "reference",
+    "remembering", "repeating", "results", "running", "scaffold", "showing", "sourcing", "verifying",
 ]
 
 

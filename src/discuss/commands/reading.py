@@ -1,21 +1,20 @@
-"""Reading the archive: the status rows, one discussion whole, the panels and the protocols."""
+"""The status of the archive: its rows, a page of them as an agent reads it, and what `discuss status` prints.
+
+A status that finds every row kept from the last one reads nothing else, so the modules that read a
+discussion whole, check its record, find one question or ask whether its run is going (the engine, through
+the ask) are imported inside the functions that need them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..archive.listing import StatusRow, status_of, status_table
 from ..domain import FINISHED, STATUSES
 from ..errors import InputError
-from ..protocols import get_protocol
-from ..protocols import names as protocol_names
-from ..store.layout import DISCUSSION_FILE, Layout, question_files, question_names
-from .results import JSON, Result, as_json
-
-if TYPE_CHECKING:
-    from ..domain import Discussion, Question
+from ..store.layout import question_names
+from ..store.statuses import summaries
+from .results import Result, as_json
 
 
 def status_rows(content: Path, question: str | None = None,
@@ -26,8 +25,6 @@ def status_rows(content: Path, question: str | None = None,
     if status is not None and status not in LISTED:
         raise InputError(f"status {status!r}: give one of {', '.join(LISTED)}")
     if question is None:
-        from ..store.statuses import summaries
-
         found, warnings = summaries(content, holds)
         rows = [status_of(slug, s) for slug, s in found]
         return [r for r in rows if status is None or r.status == status], warnings
@@ -117,157 +114,3 @@ def running(folder: Path) -> bool:
     from .asking import running as going
 
     return going(folder)
-
-
-def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, JSON] | None:
-    """`show --json`'s discussion, or None where the question has none yet: the record as one JSON document
-    (its shape is the file format's, documented on the commands page)."""
-    from ..archive.experiments import by_round_json as audit_figures
-    from ..archive.export import discussion_json
-    from ..store import discussions as store
-    from ..store.questions import find_question
-
-    q = find_question(content, question)
-    d = store.load(q.folder)
-    if d is None:
-        return None
-    if round_number is not None and round_number > len(d.rounds):
-        raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {round_number}")
-    data = discussion_json(d)
-    if round_number is not None:
-        data["rounds"] = [data["rounds"][round_number - 1]]
-    if experiments := audit_figures(q.folder, d):
-        data["biasExperiment"] = experiments
-    if d.sources:
-        data["citations"] = citations_of(q, d)
-    from ..store.outcomes import read_outcome
-
-    if (outcome := read_outcome(q.folder)) is not None:
-        data["outcome"] = outcome.json()
-    from ..store.outcomes import forecasts_by_round, panel_forecast
-
-    if rounds := forecasts_by_round(d):
-        data["forecasts"] = {"rounds": [{"round": n, "probabilities": given} for n, given in rounds],
-                             "panel": panel_forecast(d)}
-    return data
-
-
-def citations_of(q: Question, d: Discussion) -> list[dict[str, JSON]]:
-    """What each reply cites, checked against the sources the discussion was given."""
-    return list(_citations(q, d))
-
-
-def _citations(q: Question, d: Discussion) -> list[dict[str, Any]]:
-    from ..archive.integrity import citations
-    from ..store.sources import recorded_texts
-
-    return citations(d, recorded_texts(q.path, d.sources), {str(s.get("label")) for s in d.sources})
-
-
-def citation_lines(q: Question, d: Discussion) -> list[str]:
-    """What `show` prints of the citations: unknown labels and quotes not found, then how many were found."""
-    if not d.sources:
-        return []
-    found = _citations(q, d)
-    lines = []
-    for row in found:
-        where = f"round {row['round']}" if row["round"] is not None else "conclusion"
-        lines += [f"- {row['panelist']} ({where}) cites [{label}], which is not a source" for label in row["unknown"]]
-        lines += [f"- {row['panelist']} ({where}): \"{x['text'][:120]}\" is not in [{x['source']}]"
-                  for x in row["quotes"] if not x["found"]]
-    quotes = [x for row in found for x in row["quotes"]]
-    held = sum(x["found"] for x in quotes)
-    return ["", f"Citations: {held} of {len(quotes)} quote(s) found in the source they cite", *lines] \
-        if quotes or lines else []
-
-
-def discussion_text(content: Path, question: str, full: bool = False) -> str:
-    """What `show` prints: what the discussion came to first, then its rounds."""
-    q, d = found_discussion(content, question)
-    return not_started(q) if d is None else shown_text(q, d, full)
-
-
-def found_discussion(content: Path, question: str | None) -> tuple[Question, Discussion | None]:
-    """The question (default: the one whose discussion changed last) and its discussion, None where there is
-    none yet."""
-    from ..store import discussions as store
-    from ..store.questions import find_question
-
-    q = find_question(content, question) if question is not None else latest(content)
-    return q, store.load(q.folder)
-
-
-def not_started(q: Question) -> str:
-    return f"{q.slug}: no discussion yet; start one with `discuss run {q.slug} --auto`\n"
-
-
-def shown_text(q: Question, d: Discussion, full: bool = False, only: int | None = None) -> str:
-    """`show`'s text of a discussion (`only`: of that round alone): the outcome, the rounds, the experiments
-    and the citations checked; a round it does not have is an InputError."""
-    from ..archive.experiments import shown_lines as audit_lines
-    from ..archive.report import show
-    from .remembering import outcome_lines
-
-    if only is not None and only > len(d.rounds):
-        raise InputError(f"{q.slug} has {len(d.rounds)} round(s); there is no round {only}")
-    if only is not None:
-        return show(d, full=full, only=only)
-    return "".join(f"{line}\n" for line in outcome_lines(q.folder, d)) + show(d, full=full) + "".join(
-        f"{line}\n" for line in [*audit_lines(q.folder, d), *citation_lines(q, d)])
-
-
-def latest(content: Path) -> Question:
-    """The question whose discussion changed last (its discussion.yaml written last)."""
-    from ..store.questions import find_question, read_question
-
-    indexes = [(p.with_suffix("") / DISCUSSION_FILE, p) for p in question_files(content)]
-    started = [(index.stat().st_mtime_ns, str(p), p) for index, p in indexes if index.is_file()]
-    if not started:
-        files = question_files(content)
-        if files:
-            slug = find_question(content, str(files[0])).slug
-            raise InputError(f"no discussion yet; start one with `discuss run {slug} --auto`"
-                             + (f" ({len(files)} questions wait: `discuss status` lists them)" if len(files) > 1 else ""))
-        raise InputError("no question yet; ask one: discuss ask \"Your question?\" --panel offline")
-    return read_question(max(started)[2])
-
-
-def panel_rows(layout: Layout) -> list[dict[str, str]]:
-    """Each panel's members and referees, with whether each key is set; no call is made."""
-    from ..providers import key_names, missing_keys
-    from ..store.panels import load_panels
-
-    rows = []
-    for name, (panel, _) in load_panels(layout.panels).items():
-        roles = {p.id: role for role, p in (("judge", panel.judge), ("synthesizer", panel.synthesizer),
-                                             ("chairman", panel.chairman)) if p is not None}
-        for p in panel.everyone:
-            missing = missing_keys([p])
-            key = ("missing " + ", ".join(m.split(" ")[0] for m in missing) if missing
-                   else "set" if key_names([p]) else "not needed")  # a simulated, scripted or local member
-            role = roles.get(p.id, "member") if p.id not in panel.ids else "member" + (
-                f", {roles[p.id]}" if p.id in roles else "")
-            rows.append({"panel": name, "id": p.id, "name": p.name, "model": p.model, "role": role,
-                         "options": p.settings_line or "-", "key": key})
-    return rows
-
-
-@dataclass
-class ProtocolRow(Result):
-    """A protocol: its name, what it does, and the settings of its own (`run --set`, panels.yaml) with their
-    defaults, by their camelCase names."""
-
-    name: str
-    summary: str
-    settings: list[str]
-    defaults: dict[str, JSON]
-
-
-def protocol_rows() -> list[ProtocolRow]:
-    """Each protocol a discussion can follow."""
-    def defaults(name: str) -> dict[str, JSON]:
-        model = get_protocol(name).settings_model
-        return model().model_dump(by_alias=True) if model else {}
-
-    return [ProtocolRow(name, get_protocol(name).summary, list(defaults(name)), defaults(name))
-            for name in protocol_names()]

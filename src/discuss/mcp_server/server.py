@@ -20,9 +20,11 @@ from typing import Any, TypeVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from .. import __version__
+from .. import __version__, commands
 from ..commands.project import Layout
 from ..errors import DiscussError
+from ..text import placeholders, secrets
+from ..text.secrets import scrub
 from .parameters import described
 
 T = TypeVar("T")
@@ -49,8 +51,6 @@ def answered(call: Callable[[], T]) -> T:
 def _words(text: str) -> str:
     import sys
 
-    from ..text.secrets import scrub
-
     for folder in sorted({sys.prefix, sys.base_prefix, str(Path.cwd())}, key=len, reverse=True):
         if len(folder) > 1:
             text = text.replace(folder + "/", "").replace(folder, ".")
@@ -59,8 +59,6 @@ def _words(text: str) -> str:
 
 def build(root: Path) -> MCPServer:
     """A server over the project at `root` (found as the CLI finds it)."""
-    from ..text import placeholders, secrets
-
     layout = Layout(root)
     secrets.remember_project(layout.root)
     placeholders.remember_project(layout.prompts)
@@ -75,8 +73,6 @@ def build(root: Path) -> MCPServer:
 
 def _asking_tools(app: MCPServer, layout: Layout) -> None:
     """Tools that start or continue a discussion, whose run goes on as a process of its own."""
-    from ..commands import asking, reading
-
     @app.tool()
     @described
     async def ask(question: str, ctx: Context, background: str | None = None, panel: str | None = None,
@@ -89,16 +85,16 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         protocol's own, by name ({"critiqueRounds": 2}; the `protocols` tool lists each protocol's). The same
         title with another background or decision is a discussion of its own (`asked: "new facts"`); the same
         text asked again returns that discussion (`asked: "same"`)."""
-        request = asking.AskRequest(question, background, panel, list(models or []), protocol, max_rounds, max_cost,
-                                    dict(settings or {}), decision)
-        started = answered(lambda: asking.start(layout, request))
+        request = commands.asking.AskRequest(question, background, panel, list(models or []), protocol, max_rounds,
+                                             max_cost, dict(settings or {}), decision)
+        started = answered(lambda: commands.asking.start(layout, request))
         ends = time.monotonic() + min(max(wait_seconds, 0.0), MAX_WAIT)
         status = started.status
         while time.monotonic() < ends:
-            row = answered(lambda: reading.status_rows(layout.content, started.slug)[0][0])
+            row = answered(lambda: commands.reading.status_rows(layout.content, started.slug)[0][0])
             status = row.status
             await ctx.report_progress(row.rounds, None, f"{started.slug}: {status}, round {row.rounds}")
-            if status in ("concluded", "closed") or not asking.question_running(layout, started.slug):
+            if status in ("concluded", "closed") or not commands.asking.question_running(layout, started.slug):
                 break
             await asyncio.sleep(POLL_SECONDS)
         return _with_outcome(layout, started.to_json() | {"status": status})
@@ -108,7 +104,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
     def follow_up(question: str, text: str) -> dict[str, Any]:
         """Ask a finished discussion a further question: a part that reads its conclusion and ends in its own.
         Returns at once with the part's {slug, status, path}; follow it with `status`."""
-        return answered(lambda: asking.follow_up(layout, question, text)).to_json()
+        return answered(lambda: commands.asking.follow_up(layout, question, text)).to_json()
 
     @app.tool()
     @described
@@ -117,9 +113,7 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         readable text kept as sources/<question>/<name>.md and listed in the question's `sources:`. Each on its
         own: {frozen, failed: [{url, error}]}; an address frozen before is kept as it is (`already`); a tool
         error only where none could be kept."""
-        from ..commands.sourcing import add
-
-        return answered(lambda: add(layout, question, urls)).to_json()
+        return answered(lambda: commands.sourcing.add(layout, question, urls)).to_json()
 
     @app.tool()
     @described
@@ -127,23 +121,18 @@ def _asking_tools(app: MCPServer, layout: Layout) -> None:
         """Ask the search endpoint panels.yaml names; {query, results: [{title, url, snippet}], added, failed}.
         `add`: the numbers (from 1) of results to freeze as the question's sources, each on its own (those that
         could not be are in `failed` with why)."""
-        from ..commands.sourcing import search
-
-        return answered(lambda: search(layout, question, query, count, add)).to_json()
+        return answered(lambda: commands.sourcing.search(layout, question, query, count, add)).to_json()
 
     @app.tool()
     @described
     def reply(question: str, person: str, text: str, ballot: bool = False) -> dict[str, Any]:
         """Answer as a person on the panel (the person's id), or vote (ballot: true, the ballot's YAML), where
         the run stopped waiting for them; the run then goes on by itself."""
-        return answered(lambda: asking.answer_as(layout, question, person, text, ballot)).to_json()
+        return answered(lambda: commands.asking.answer_as(layout, question, person, text, ballot)).to_json()
 
 
 def _reading_tools(app: MCPServer, layout: Layout) -> None:
     """Tools and resources that read the files: any server or CLI sees the same state."""
-    from ..commands import asking, reading
-    from ..commands.results import to_json
-
     @app.tool()
     @described
     def status(question: str | None = None, status: str | None = None, limit: int = 100,
@@ -153,23 +142,23 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         {discussions, total, offset, limit, warnings}; `status` keeps only the rows of one status (not started,
         active, concluded, closed); `limit` rows from `offset` (from 0) of `total`."""
         if question is None:
-            return answered(lambda: reading.status_page(layout.content, status, limit, offset)).to_json()
-        row = answered(lambda: reading.status_rows(layout.content, question))[0][0]
-        row.running = asking.question_running(layout, row.slug)
+            return answered(lambda: commands.reading.status_page(layout.content, status, limit, offset)).to_json()
+        row = answered(lambda: commands.reading.status_rows(layout.content, question))[0][0]
+        row.running = commands.asking.question_running(layout, row.slug)
         if not row.running and row.status not in ("concluded", "closed"):
-            row.last_output = asking.last_output(layout, row.slug)
-        return {k: v for k, v in to_json(row).items() if v is not None}
+            row.last_output = commands.asking.last_output(layout, row.slug)
+        return {k: v for k, v in commands.results.to_json(row).items() if v is not None}
 
     @app.tool()
     @described
     def show(question: str, full: bool = False, record: bool = False) -> dict[str, Any]:
         """One discussion, compact: its status, outcome and dissent as `show` prints them (text). `full`: every
         round's replies in the text too; `record`: the whole record as `show --json` gives it, as well."""
-        text = answered(lambda: reading.discussion_text(layout.content, question, full))
-        row = answered(lambda: reading.status_rows(layout.content, question))[0][0]
+        text = answered(lambda: commands.showing.discussion_text(layout.content, question, full))
+        row = answered(lambda: commands.reading.status_rows(layout.content, question))[0][0]
         out = {"slug": row.slug, "status": row.status, "rounds": row.rounds, "text": text}
         if record:
-            out["discussion"] = answered(lambda: reading.discussion_data(layout.content, question))
+            out["discussion"] = answered(lambda: commands.showing.discussion_data(layout.content, question))
         return out
 
     @app.tool()
@@ -179,51 +168,43 @@ def _reading_tools(app: MCPServer, layout: Layout) -> None:
         options in its front matter), confidence (from the recorded ballots), conclusion, dissent (verbatim),
         members, degraded, protocol, rounds, recordDigest, uri, verified, findings, notes}. A record that does not
         hold (`verified: false`, its findings named) has `decision: unverified`: never act on it."""
-        from ..commands.verifying import verdict as decided
-
-        return to_json(answered(lambda: decided(layout, question)))
+        return commands.results.to_json(answered(lambda: commands.verifying.verdict(layout, question)))
 
     @app.tool()
     @described
     def verify(questions: list[str] | None = None, base: str | None = None) -> dict[str, Any]:
         """Recompute every recorded outcome (or those of `questions`) from its files and check the chain of
         digests; with `base` (a git ref), that no round recorded there changed. {discussions, findings, notes}."""
-        from ..commands.verifying import verify as checked
-
-        return answered(lambda: checked(layout, list(questions or []), base)).to_json()
+        return answered(lambda: commands.verifying.verify(layout, list(questions or []), base)).to_json()
 
     @app.tool()
     @described
     def panels() -> dict[str, Any]:
         """The panels of the project: members, models, roles, and whether each key is set (never its value)."""
-        return {"members": answered(lambda: reading.panel_rows(layout))}
+        return {"members": answered(lambda: commands.choices.panel_rows(layout))}
 
     @app.tool()
     @described
     def protocols() -> dict[str, Any]:
         """The protocols a discussion can follow, each with a line on what it does and the settings of its own."""
-        return {"protocols": [row.to_json() for row in reading.protocol_rows()]}
+        return {"protocols": [row.to_json() for row in commands.choices.protocol_rows()]}
 
     @app.resource("discussion://{slug}", mime_type="text/markdown")
     def discussion(slug: str) -> str:
         """A discussion as `show` prints it: its conclusion first, to cite."""
-        return answered(lambda: reading.discussion_text(layout.content, slug, full=True))
+        return answered(lambda: commands.showing.discussion_text(layout.content, slug, full=True))
 
 
 def _study_tools(app: MCPServer, layout: Layout) -> None:
     """Tools that price a run or measure a panel: estimates, the bias audit, trials."""
-    from ..commands import auditing, estimating, repeating
-
     @app.tool()
     @described
     def estimate(question: str, panel: str | None = None, protocol: str | None = None) -> dict[str, Any]:
         """What running the question to its end would take at most (calls, tokens, dollars), before any call;
         nothing is written."""
-        from ..commands.running import Options, Plan
-
-        options = Options(panel=panel, protocol=protocol)
-        return answered(lambda: estimating.estimate(layout.root, layout.content, question, options,
-                                                    Plan(auto=True))).to_json()
+        options = commands.running.Options(panel=panel, protocol=protocol)
+        return answered(lambda: commands.estimating.estimate(layout.root, layout.content, question, options,
+                                                             commands.running.Plan(auto=True))).to_json()
 
     @app.tool()
     @described
@@ -232,8 +213,8 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         """Measure the voters' position bias (and with padding, length bias) on a finished vote round: they are
         asked again with the same answers in `orders` new orders. With estimate (the default) only what the
         re-asks would take; call again with estimate false to make them (it returns when they are done)."""
-        return answered(lambda: auditing.audit(layout.root, layout.content, question, round_number, orders, padding,
-                                               estimate)).to_json()
+        return answered(lambda: commands.auditing.audit(layout.root, layout.content, question, round_number, orders,
+                                                        padding, estimate)).to_json()
 
     @app.tool(name="eval")
     @described
@@ -245,9 +226,8 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         max_cost dollars where given; while it runs, calling again with the same arguments returns how far it has
         got ({running: true, items: {done, total}, calls: {done, planned}}), and once it is done, the figures
         (also in evals/NAME/report.yaml)."""
-        from ..commands.evaluating import start_eval
-
-        return answered(lambda: start_eval(layout, labelled, panel, arms, items, seed, estimate, max_cost))
+        return answered(lambda: commands.evaluating.start_eval(layout, labelled, panel, arms, items, seed, estimate,
+                                                               max_cost))
 
     @app.tool()
     @described
@@ -257,20 +237,18 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         there (rounds, approval, winner, termination, with intervals). With runs: with estimate (the default)
         what running the trials still missing would take; with estimate false they start as a process of their
         own and this returns at once ({started, runs}); call again without runs for the figures."""
-        return answered(lambda: repeating.trials(layout, question, runs, panel, protocol, estimate))
+        return answered(lambda: commands.repeating.trials(layout, question, runs, panel, protocol, estimate))
 
 
 def _memory_tools(app: MCPServer, layout: Layout) -> None:
     """Tools that read the archive as a memory and record what happened: related, resolve."""
-    from ..commands import remembering
-
     @app.tool()
     @described
     def related(question: str, limit: int = 5) -> dict[str, Any]:
         """Earlier discussions nearest to a question (its slug, or a text), best first (BM25 over titles,
         backgrounds and conclusions; no model is asked): {query, slug, related: [{slug, title, status, decision,
         score, concluded}], warnings}."""
-        return answered(lambda: remembering.related(layout.content, question, limit)).to_json()
+        return answered(lambda: commands.remembering.related(layout.content, question, limit)).to_json()
 
     @app.tool()
     @described
@@ -280,19 +258,14 @@ def _memory_tools(app: MCPServer, layout: Layout) -> None:
         words, `answer` (yes or no, or one of the question's decision options), `sources` (web addresses, never
         fetched, or files of the project). Writes outcome.md, sealed onto the record's chain; {slug, path, resolved,
         answer, decision, bornOut, evidence, resolvedBy, chained}."""
-        return answered(lambda: remembering.resolve(layout, question, outcome, answer, list(sources or []))).to_json()
+        return answered(lambda: commands.remembering.resolve(layout, question, outcome, answer, list(sources or []))).to_json()
 
 
 def _with_outcome(layout: Layout, row: dict[str, Any]) -> dict[str, Any]:
     """The ask's row, with the conclusion once the discussion has one."""
-    from ..commands import reading
-
     if row.get("status") in ("concluded", "closed"):
-        from ..commands.results import to_json
-        from ..commands.verifying import verdict
-
-        row["conclusion"] = answered(lambda: reading.discussion_text(layout.content, row["slug"]))
-        row["verdict"] = to_json(answered(lambda: verdict(layout, row["slug"])))
+        row["conclusion"] = answered(lambda: commands.showing.discussion_text(layout.content, row["slug"]))
+        row["verdict"] = commands.results.to_json(answered(lambda: commands.verifying.verdict(layout, row["slug"])))
     return row
 
 
