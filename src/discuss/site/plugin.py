@@ -24,6 +24,7 @@ from ..store.questions import PLACEHOLDER
 from ..text.compiled import compiled_templates
 from . import analysis, boundary, cache, dirty, evals, indexed, prerender, render, themed
 from .collect import Entry, collect, steady
+from .collect import forget as forget_read
 from .record import track_record_page
 from .searchable import searchable
 from .sections import Rendered, rendered
@@ -411,13 +412,11 @@ def _study(entries: list[Entry]) -> dict[str, str]:
 
 def forget() -> None:
     """Drop what this process kept of earlier builds: the next build is made as a new process makes it."""
-    from . import collect
-
     _SECTIONS.clear()
     _DATA.clear()
     _STUDY.clear()
     _ROWS.clear()
-    collect.forget()
+    forget_read()
     indexed.forget()
     themed.forget()
 

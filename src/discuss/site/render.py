@@ -32,7 +32,7 @@ from ..store.sources import origins, recorded_texts
 from ..text.clean import visible
 from ..text.naming import slugify
 from ..text.outcomes import describe
-from . import charts
+from . import analysis, charts, evals
 from .cited import cited
 from .collect import Entry
 from .diff import word_diff
@@ -411,8 +411,6 @@ def leaderboard_page(discussions: list[Discussion], unfound: dict[str, int] | No
 
 def analysis_page(entries: list[Entry], href: Callable[[str], str], files: list[str]) -> str:
     """The archive's figures (trials left out), each question's trial stability, and the study's files."""
-    from . import analysis
-
     own = [x.discussion for e in entries for x in (e, *e.parts) if x.discussion]
     return labelled(ENV.get_template("analysis.html.j2").render(
         f=analysis.figures(own), trials=analysis.trial_rows(entries), files=files, href=href))
@@ -422,14 +420,10 @@ def eval_page(name: str, report: dict[str, Any], href: Callable[[str], str] | No
               repository: str | None = None) -> str:
     """An eval's report as a page: the accuracy chart first, then each table, its items linked to their records
     (in `repository`, where the site names one), its tables (`href`) and its provenance."""
-    from . import evals
-
     return labelled(ENV.get_template("eval.html.j2").render(e=evals.view(name, report, repository), href=href))
 
 
 def evals_index(reports: dict[str, dict[str, Any]], href: Callable[[str], str]) -> str:
     """The evals of the project, each with its arms' accuracy, linking to its page."""
-    from . import evals
-
     rows = [(evals.view(name, report), href(f"{evals.FOLDER}/{name}.md")) for name, report in sorted(reports.items())]
     return labelled(ENV.get_template("evals.html.j2").render(rows=rows))
