@@ -74,13 +74,14 @@ def load(text: str, written: bool = False, *, quick: bool = False, only: Collect
 # The plain values the line reader takes: each read as libyaml (YAML 1.1 and 1.2) and ruamel read it, checked
 # against them by property tests. Words begin with a letter and hold no `:` or `#`, so no YAML reads them as
 # anything but text, unless they are YAML 1.1's words for true, false and null; numbers only as our writer
-# writes them; a quoted text on one line.
-KEY = re.compile(r"[a-z][A-Za-z0-9_-]*")
+# writes them; a quoted text on one line. The patterns are compiled when first used (`re` keeps them): a
+# status that reads nothing, its rows kept from the last, compiles none.
+KEY = r"[a-z][A-Za-z0-9_-]*"
 WORDS = r"[^\W\d][^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff:#{x}]*(?<=[^\s{x}])"
-WORD = re.compile(WORDS.format(x=""))
-ITEM = re.compile(WORDS.format(x=r",\[\]{}"))
-QUOTED = re.compile("'(?:[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|'')*'")
-NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:e[-+][0-9]+)?)?")
+WORD = WORDS.format(x="")
+ITEM = WORDS.format(x=r",\[\]{}")
+QUOTED = "'(?:[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|'')*'"
+NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:e[-+][0-9]+)?)?"
 YAML11_WORDS = {"yes", "no", "true", "false", "on", "off", "null", "y", "n"}
 CONSTANTS: dict[str, Any] = {"null": None, "true": True, "false": False, "[]": [], "{}": {}}
 
@@ -89,8 +90,8 @@ class _NotPlain(Exception):
     """A line the line reader does not take: the text goes to a parser."""
 
 
-def _word(text: str, pattern: re.Pattern[str]) -> str:
-    if pattern.fullmatch(text) and text.lower() not in YAML11_WORDS:
+def _word(text: str, pattern: str) -> str:
+    if re.fullmatch(pattern, text) and text.lower() not in YAML11_WORDS:
         return text
     raise _NotPlain
 
@@ -112,12 +113,12 @@ def _parsed(text: str) -> Any:
         found = CONSTANTS[text]
         return found.copy() if isinstance(found, (list, dict)) else found
     if text[:1] == "'":
-        if QUOTED.fullmatch(text):
+        if re.fullmatch(QUOTED, text):
             return text[1:-1].replace("''", "'")
     elif text[:1] == "[" and text[-1:] == "]":
         inside = text[1:-1].strip(" ")
         return [_word(item.strip(" "), ITEM) for item in inside.split(",")] if inside else []
-    elif NUMBER.fullmatch(text):
+    elif re.fullmatch(NUMBER, text):
         return float(text) if "." in text else int(text)
     return _word(text, WORD)
 
@@ -145,44 +146,48 @@ def _plain(text: str, only: Collection[str] | None = None) -> dict[str, Any] | N
         for line in text.split("\n"):  # YAML's line breaks; others are characters no plain value holds
             if not line:
                 continue
-            if line[0] == " " or line[:2] == "- ":
+            first = line[0]
+            if first == " " or first == "-" and line[1:2] == " ":
                 if skipping:
                     continue
                 if key is None:
                     raise _NotPlain
                 block = out[key]
-                if line[0] == "-":
+                if first == "-":
                     if block is None:
                         block = out[key] = []
                     elif type(block) is not list:
                         raise _NotPlain
                     block.append(_value(line[2:]))
                     continue
-                if line[1:2] != " " or line[2:3] in ("", " "):
+                if len(line) < 3 or line[1] != " " or line[2] == " ":
                     raise _NotPlain
                 if block is None:
                     block = out[key] = {}
                 elif type(block) is not dict:
                     raise _NotPlain
                 into = block
-                name, colon, rest = line[2:].partition(":")
+                name, sep, value = line[2:].partition(": ")
             else:
-                name, colon, rest = line.partition(":")
+                name, sep, value = line.partition(": ")
+                opens = not sep and line[-1] == ":"  # `name:`: its value is in the lines under it, null without
+                if opens:
+                    name = line[:-1]
                 skipping = only is not None and name not in only
                 if skipping:
                     continue
                 key, into = None, out
-                if colon and not rest:  # `name:`: its value is in the lines under it, null without
+                if opens:
                     if name in out:
                         raise _NotPlain
                     key, out[name] = _key(name), None
                     continue
-            if rest[:1] != " " or name in into:
+            if not sep or name in into:
                 raise _NotPlain
             if name not in keys:
                 _key(name)
-            found = values.get(rest[1:], values)
-            into[name] = _value(rest[1:]) if found is values else found
+            found = values.get(value, values)
+            into[name] = _value(value) if found is values else found
     except _NotPlain:
         return None
     return out if out or only is not None else None
