@@ -52,6 +52,7 @@ from .critiques import critiques_schema, parse_critiques
 from .notes import CouncilNotes, Critique, notes
 from .roles import HIGH_STAKES, REVIEW_TASKS, converger, drafter, reviewers
 from .settings import AdversarialSettings, AutoSettings, DebateSettings
+from .verify import recompute
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,6 @@ class StagedFigures(Figures):
         self.kind = kind
 
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
-        from .verify import recompute
-
         if self.kind is None:
             return None
         protocol = self.kind()

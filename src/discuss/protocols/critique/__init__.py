@@ -55,6 +55,7 @@ from .notes import CritiqueNotes, Stance, Verdict, notes
 from .replies import judge_schema, parse_judge, parse_stance, stance_schema
 from .roles import JUDGE, judge_of, positions, synthesizer_of
 from .settings import CritiqueSettings
+from .verify import recompute
 
 
 def dissenter(d: Discussion, rnd: Round) -> Panelist | None:
@@ -225,8 +226,6 @@ class CritiqueFigures(Figures):
                                             if "probability" in s))
 
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
-        from .verify import recompute
-
         return recompute(d, q)
 
 

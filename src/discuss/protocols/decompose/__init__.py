@@ -36,6 +36,7 @@ from .notes import DecomposeNotes, Part, notes
 from .replies import parse_split
 from .roles import splitter
 from .settings import DecomposeSettings
+from .verify import recompute
 
 MIN_PARTS, MAX_PARTS = 2, 6
 
@@ -46,8 +47,6 @@ class DecomposePresentation(Presentation):
 
 class DecomposeFigures(Figures):
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
-        from .verify import recompute
-
         return recompute(d, q)
 
 

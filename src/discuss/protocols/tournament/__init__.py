@@ -40,6 +40,7 @@ from .notes import TournamentNotes, notes
 from .replies import MATCH_SCHEMA, parse_match
 from .roles import DEBATER, JUDGE, argument_key, judge_of
 from .settings import TournamentSettings
+from .verify import recompute
 
 ARGUMENT_WORDS = 150  # a short debate: one answer to the other side, no more
 
@@ -65,8 +66,6 @@ class TournamentPresentation(Presentation):
 
 class TournamentFigures(Figures):
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
-        from .verify import recompute
-
         return recompute(d, q)
 
     def matches(self, d: Discussion) -> list[tuple[str, str, str | None]] | None:

@@ -20,12 +20,16 @@ from discuss.plugin import (
 )
 
 from . import files
+from .audit import audit
 from .forms import BALLOT
 from .notes import VoteNotes, notes
 from .record import METHODS, VOTE_SCORES, ballot_box
+from .rescore import TIE_RULES, lines, rescore
 from .scoring import describe_tie
 from .settings import VoteSettings, from_flags
+from .tables import discussion_row, round_row, vote_rows
 from .termination import conclude_counts
+from .verdict import confidence, dissent
 
 
 class VoteStorage(RoundStorage):
@@ -100,8 +104,6 @@ class VotePresentation(Presentation):
             f"{' (invented, not cast)' if v.invented else ''} - {v.reasoning}" for v in on_it] if on_it else []
 
     def audit(self, d: Discussion) -> list[str]:
-        from .audit import audit
-
         return audit(d)
 
     def why_author(self, d: Discussion) -> str:
@@ -147,23 +149,15 @@ class VoteFigures(Figures):
             forecasts=tuple(box.forecasts.items()))
 
     def table_discussion(self, d: Discussion) -> dict[str, Any]:
-        from .tables import discussion_row
-
         return discussion_row(d)
 
     def table_round(self, r: Round) -> dict[str, Any]:
-        from .tables import round_row
-
         return round_row(r)
 
     def table_votes(self, r: Round) -> list[dict[str, Any]]:
-        from .tables import vote_rows
-
         return vote_rows(r)
 
     def rescore(self, d: Discussion, setting: str, values: list[str]) -> tuple[list[Any], list[str]] | None:
-        from .rescore import TIE_RULES, lines, rescore
-
         setting = setting or "selfVoteWeight"  # a bare list of values
         if setting == "tieRule":
             if not values or not set(values) <= set(TIE_RULES):
@@ -197,13 +191,9 @@ class VoteFigures(Figures):
         return recompute(d)
 
     def confidence(self, d: Discussion) -> float | None:
-        from .verdict import confidence
-
         return confidence(d)
 
     def dissent(self, d: Discussion) -> list[dict[str, str]]:
-        from .verdict import dissent
-
         return dissent(d)
 
     def abstained(self, r: Round) -> int:
