@@ -30,8 +30,10 @@ from ..archive.tables import (
 from ..errors import InputError
 from ..protocols import get_protocol
 from ..store import discussions as store
+from ..store.files import write_atomic
 from ..store.followups import part_files
 from ..store.layout import question_files
+from ..store.questions import find_question, read_question
 from ..store.yamlwrite import dump as dump_yaml
 from .repeating import TRIALS, trial_number
 from .results import JSON, Result
@@ -57,8 +59,6 @@ class Exported(Result):
 
 def export(root: Path, content: Path, questions: list[str] | None, csv_dir: Path | None) -> Exported:
     """The archive's tables (of `questions`, default every discussion); written as CSV into `csv_dir` if given."""
-    from ..store.files import write_atomic
-
     rows = archive(content, questions)
     found, views = tables(rows), divergent_views(rows)
     if experiments := experiment_rows(rows, content):  # only where `discuss audit` was run
@@ -79,8 +79,6 @@ def export(root: Path, content: Path, questions: list[str] | None, csv_dir: Path
 
 def archive(content: Path, questions: list[str] | None) -> list[Located]:
     """The discussions of these questions (default: every one), each its own, its follow-ups' and its trials'."""
-    from ..store.questions import find_question, read_question
-
     asked = [find_question(content, ref) for ref in questions] if questions else [
         read_question(p) for p in question_files(content)]
     rows = []

@@ -7,12 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..archive.related import archive, query_of, rank
+from ..archive.scores import resolved, scores
 from ..errors import InputError
 from ..store import discussions as store
 from ..store import yamlio, yamlwrite
 from ..store.chain import OUTCOME, file_hash, with_outcome
+from ..store.documents import read_text, render
+from ..store.files import DiscussionLock, write_atomic
 from ..store.layout import DISCUSSION_FILE, Layout, confined
 from ..store.outcomes import forecasts_by_round, panel_forecast, read_outcome
+from ..store.questions import find_question
 from .results import OPTIONAL, Result
 
 if TYPE_CHECKING:
@@ -47,8 +52,6 @@ class RelatedFound(Result):
 def related(content: Path, question: str, limit: int = 5) -> RelatedFound:
     """{query, slug (where QUESTION is one of the project's), related: [{slug, title, status, decision, score,
     concluded}], warnings}: the discussions nearest to QUESTION (a slug, a question file, or a text), best first."""
-    from ..archive.related import archive, query_of, rank
-
     if not 1 <= limit <= MOST:
         raise InputError(f"--limit {limit}: give 1 to {MOST}")
     if not question.strip() or not question.isprintable():
@@ -97,8 +100,6 @@ def resolve(layout: Layout, question: str, outcome: str, answer: str | None = No
     resolved, answer, decision, bornOut, evidence, resolvedBy, chained}; InputError (nothing written) for a
     question without a finished discussion, one resolved already, an answer the question does not offer, or
     evidence that is neither a web address nor a file of the project."""
-    from ..store.questions import find_question
-
     q = find_question(layout.content, question)
     text = _outcome_text(outcome)
     d = store.load(q.folder)
@@ -134,9 +135,6 @@ def _write(d: Any, folder: Path, path: Path, meta: dict[str, Any], text: str) ->
     """The outcome, then the chain in the index over it (a Project Dyson thread or one recorded before the
     chain has none: its outcome is a file like any other). Only the index's `record` gains the entry: nothing
     recorded before (the conclusion above all, which the chain holds by its hash) is written again."""
-    from ..store.documents import read_text, render
-    from ..store.files import DiscussionLock, write_atomic
-
     with DiscussionLock(folder):
         write_atomic(path, render(meta, f"# What happened\n\n{text}\n"))
         if d.record is not None and not d.legacy:
@@ -353,8 +351,6 @@ class TrackRecord(Result):
 
 def track_record(content: Path) -> TrackRecord:
     """`discuss scores`: the resolved questions graded, every figure unrounded."""
-    from ..archive.scores import resolved, scores
-
     items, warnings = resolved(content)
     return _record(scores(items), warnings)
 
