@@ -71,6 +71,8 @@ def own_settings(protocol: Protocol, raw: dict[str, Any], where: str) -> dict[st
     them."""
     if protocol.settings_model is None:
         return {}
+    # pydantic's checks of a protocol's own settings load when a protocol with settings is asked for, never
+    # with `discuss --help`, which names the protocols.
     from ..schema import validated
 
     mine = {k: v for k, v in raw.items() if k in protocol.settings_model.names()}

@@ -174,6 +174,7 @@ def dissent_context(p: Panelist) -> dict[str, str]:
 
 
 def convergence_line(check: Convergence | None) -> list[str]:
+    # The convergence tests (19 ms) load only where a protocol that uses them shows its line.
     from ..rules.convergence import in_words
 
     return [f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'} ({in_words(check)})"] \

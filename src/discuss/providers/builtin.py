@@ -14,6 +14,8 @@ class People(ProviderPlugin):
         return p.human
 
     def provider(self, where: Where) -> Provider:
+        # Each provider's module loads when a panel first names it: a run on one kind of provider never
+        # imports the others' clients (httpx and h11, litellm, the agents' processes).
         from .human import HumanProvider
 
         return where.people or HumanProvider()

@@ -108,6 +108,8 @@ POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str]
 async def pool(p: Panelist) -> AsyncIterator[Any]:
     """An HTTP client of this event loop for `p` with room for one more request, made when none has: a plain
     `http` server's own connections where they serve (plain_http.py), else httpx's."""
+    # The two HTTP clients load with the first request: plain_http brings h11, http brings httpx (about
+    # 0.1 s), and a run on one never needs the other.
     from . import plain_http
 
     lanes = POOLS.setdefault(asyncio.get_running_loop(), {}).setdefault((base_of(p), p.id), [])

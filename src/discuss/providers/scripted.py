@@ -45,6 +45,8 @@ def load_script(path: Path) -> list[Any]:
 
 
 def _parse(path: Path) -> list[Any]:
+    # The script's pydantic model (77 ms) and the YAML reader load when a script is read, not with the
+    # offline panel that shares this module's registration.
     from ..schema.script import ScriptModel
     from ..store.yamlio import load
 

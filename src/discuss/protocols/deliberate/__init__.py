@@ -224,6 +224,7 @@ class DeliberatePresentation(Presentation):
 
 class DeliberateFigures(Figures):
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
+        # Recomputing the record (11 ms) is verify's and status's first reading, not a run's.
         from .verify import recompute
 
         return recompute(d, q)

@@ -176,6 +176,8 @@ class VoteFigures(Figures):
         return found, lines(d, found)
 
     def bias(self, discussions: list[Discussion]) -> Any | None:
+        # The bias report and experiment and the recomputation (11 to 16 ms each) load where `audit`,
+        # the site's analysis or `verify` asks for them, not with a vote run.
         from .bias import report
 
         return report(discussions)
