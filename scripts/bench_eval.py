@@ -56,7 +56,7 @@ def main() -> None:
         server.kill()
     calls = len(log["requests"]) - before
     ideal = calls * args.latency / args.limit
-    accuracy = ", ".join(f"{name} {arm['accuracy']['estimate']:.2f}" for name, arm in found["arms"].items())
+    accuracy = ", ".join(f"{name} {arm.accuracy.estimate:.2f}" for name, arm in found.arms.items())
     print(f"{args.items} items x 4 arms: {calls} calls, limit {args.limit}, latency {args.latency}s, "
           f"peak in flight {log['peak']}; accuracy {accuracy}")
     print(f"wall {wall:.1f}s (CPU of discuss {cpu:.1f}s), ideal {ideal:.1f}s: wall over ideal {wall / ideal:.2f} "

@@ -182,8 +182,12 @@ def test_the_mcp_eval_tool_prices_then_starts_then_reports(evaluated):
     args = {"labelled": "arithmetic", "panel": "fake", "arms": "single:alpha,majority", "items": 4}
     priced = call(args).structured_content
     assert priced["estimate"] is True and priced["total"]["calls"] == 16
+    assert list(priced) == ["estimate", "items", "arms", "total"] and list(priced["total"]) == ["calls", "tokens",
+                                                                                                  "cost"]
     started = call(args | {"estimate": False}).structured_content
     assert started["started"] is True
+    assert list(started) == ["started", "running", "folder", "estimate", "state", "items", "calls", "tokens",
+                             "notStarted"]
     for _ in range(120):
         found = call(args | {"estimate": False}).structured_content
         if "arms" in found and "estimate" not in found:

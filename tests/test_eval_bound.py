@@ -10,6 +10,7 @@ import json
 import pytest
 
 from conftest import fake_panel
+from discuss.store import yamlio
 from test_eval import responder
 
 
@@ -85,6 +86,8 @@ def test_the_report_names_its_provenance_and_statistics_and_its_tables_keep_numb
     assert next(r for r in arms if r["arm"] == "single:alpha")["accuracy"] == "1.0"
     progress = (folder / "progress.yaml").read_text()
     assert "state: finished" in progress and "total: 8" in progress
+    kept = (folder / "report.yaml").read_text()  # the report as --json gives it, key for key, in the same order
+    assert json.dumps(found) == json.dumps(yamlio.load(kept))
 
 
 def test_the_report_is_recomputed_from_the_items_files_alone(evaluated):

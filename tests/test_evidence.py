@@ -164,6 +164,8 @@ def test_an_invented_quote_and_a_label_with_no_source_are_flagged_and_an_honest_
     by = {row["panelist"]: row for row in data["citations"] if row["round"] == 1}
     assert by["ann"]["unknown"] == ["S9"] and by["ann"]["quotes"][0]["found"] is False
     assert by["bob"]["quotes"][0]["found"] is True
+    assert list(by["ann"]) == ["round", "panelist", "unknown", "quotes"]  # the keys docs/sources.md names
+    assert list(by["ann"]["quotes"][0]) == ["text", "source", "found"]
 
 
 def test_the_page_says_which_quotes_were_found(project, web):

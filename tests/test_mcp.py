@@ -287,12 +287,14 @@ def test_trials_are_priced_started_apart_and_reported_from_the_files(project):
     priced = call(project.root, "trials", {"question": "swarm-power", "runs": 2, "panel": "offline"})
     assert not priced.is_error, priced
     assert priced.structured_content["toRun"] == 2 and priced.structured_content["total"]["calls"] > 0
+    assert list(priced.structured_content) == ["folder", "toRun", "discussions", "total"]
     assert not (project.folder / "trials").exists()  # a price writes nothing
     none_yet = call(project.root, "trials", {"question": "swarm-power"})
     assert none_yet.is_error and "no trial yet" in none_yet.content[0].text
     started = call(project.root, "trials", {"question": "swarm-power", "runs": 2, "panel": "offline",
                                             "estimate": False}).structured_content
     assert started["started"] is True and started["folder"] == "content/questions/swarm-power/trials"
+    assert list(started) == ["folder", "runs", "toRun", "started"]
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         found = call(project.root, "trials", {"question": "swarm-power"}).structured_content
@@ -301,6 +303,8 @@ def test_trials_are_priced_started_apart_and_reported_from_the_files(project):
         time.sleep(0.5)
     assert found["runs"] == 2 and found["finished"] == 2, found
     assert found["winnerStability"]["winner"] and found["rounds"]["mean"] >= 1
+    assert list(found) == ["folder", "running", "runs", "finished", "rounds", "approval", "winnerStability",
+                           "terminationConsistency", "terminationReason", "bias", "orphanRounds"]
     again = call(project.root, "trials", {"question": "swarm-power", "runs": 2, "estimate": False})
     assert again.structured_content["toRun"] == 0 and again.structured_content["started"] is False
     assert call(project.root, "trials", {"question": "swarm-power", "runs": 0}).is_error

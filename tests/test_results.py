@@ -90,23 +90,13 @@ DOCUMENTS = {
     "ci.shard_job", "ci.gather_job",
 }
 
-# What is still loose, to be typed as the rest was: take a name off once it is typed; a function not named
-# here (or above) that is loose fails, and so does a name here that is typed already.
-NOT_YET = {
-    "evalestimate.bounds", "evalestimate.estimate", "evalestimate.protocol_bounds",
-    "evalrun.baseline_work", "evalrun.filling", "evalrun.item_specs", "evalrun.prepared", "evalrun.priced",
-    "evalrun.protocol_tokens", "evalrun.read_ahead", "evalrun.samples", "evalrun.together", "evaluating.evaluate",
-    "evaluating.Eval.binding", "evaluating.progress_of", "evaluating.start_eval",
-    "showing.citations_of", "repeating.trials",
-}
-
 
 def test_the_application_layer_takes_and_gives_typed_values():
     """No public function of commands/ takes or returns a loose type (a `dict[str, Any]` read by string in two
-    front ends was how results broke silently), but those still listed; none listed is typed already."""
+    front ends was how results broke silently), but the documents named; none named is typed already."""
     found = loose()
-    assert sorted(found - NOT_YET - DOCUMENTS) == [], "return a Result dataclass (commands/results.py), not a loose type"
-    assert sorted((NOT_YET | DOCUMENTS) - found) == [], "typed now: take it off the list"
+    assert sorted(found - DOCUMENTS) == [], "return a Result dataclass (commands/results.py), not a loose type"
+    assert sorted(DOCUMENTS - found) == [], "typed now: take it off the list"
 
 
 @pytest.mark.parametrize("signature", [

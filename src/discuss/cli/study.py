@@ -208,30 +208,30 @@ def eval_(
                      name=name, rule=rule, fresh=fresh, max_samples=max_samples,
                      command=shlex.join(["discuss", *sys.argv[1:]]))
     if as_json:
-        typer.echo(json.dumps(found, indent=2))
+        typer.echo(json.dumps(found.to_json(), indent=2))
         return
-    if estimate:
-        for name, e in found["arms"].items():
-            typer.echo(f"{name}: at most {e['calls']} calls, {e['tokens']} tokens, {money(e['cost'])}")
-        total = found["total"]
-        typer.echo(f"the eval, {found['items']} items, an upper bound: {total['calls']} calls, {total['tokens']} "
-                   f"tokens, {money(total['cost'])}")
+    if isinstance(found, commands.evalestimate.EvalEstimate):
+        for name, e in found.arms.items():
+            typer.echo(f"{name}: at most {e.calls} calls, {e.tokens} tokens, {money(e.cost)}")
+        total = found.total
+        typer.echo(f"the eval, {found.items} items, an upper bound: {total.calls} calls, {total.tokens} "
+                   f"tokens, {money(total.cost)}")
         return
-    typer.echo(f"{found['set']}: {found['items']} item(s)")
-    for arm, a in found["arms"].items():
-        acc = a["accuracy"]
-        shown = "-" if acc["estimate"] is None else f"{acc['estimate']:.2f} (95% {acc['low']:.2f}-{acc['high']:.2f})"
-        ratio = "" if a.get("computeRatio") is None else f" ({a['computeRatio']:.2f}x the protocol arms' tokens)"
-        marked = ", NOT at equal compute" if a.get("equalCompute") is False else ""
-        typer.echo(f"  {arm:<28} accuracy {shown}, {a['correct']}/{a['items']} right, {a['ungradable']} "
-                   f"ungradable, {a['tokensPerItem']} tokens an item{ratio}{marked}")
-    for pair, p in found["paired"].items():
-        if p["difference"] is not None:
-            typer.echo(f"  {pair}: {p['difference']:+.2f} (95% {p['low']:+.2f} to {p['high']:+.2f}), "
-                       f"McNemar p={p['pValue']:.3g}{', differs' if p.get('differs') else ''}"
-                       f"{'' if p.get('equalCompute', True) else ', not at equal compute'}")
+    typer.echo(f"{found.set_name}: {found.items} item(s)")
+    for arm, a in found.arms.items():
+        acc = a.accuracy
+        shown = "-" if acc.estimate is None else f"{acc.estimate:.2f} (95% {acc.low:.2f}-{acc.high:.2f})"
+        ratio = "" if a.compute_ratio is None else f" ({a.compute_ratio:.2f}x the protocol arms' tokens)"
+        marked = ", NOT at equal compute" if a.equal_compute is False else ""
+        typer.echo(f"  {arm:<28} accuracy {shown}, {a.correct}/{a.items} right, {a.ungradable} "
+                   f"ungradable, {a.tokens_per_item} tokens an item{ratio}{marked}")
+    for pair, p in found.paired.items():
+        if p.difference is not None:
+            typer.echo(f"  {pair}: {p.difference:+.2f} (95% {p.low:+.2f} to {p.high:+.2f}), "
+                       f"McNemar p={p.p_value:.3g}{', differs' if p.differs else ''}"
+                       f"{'' if p.equal_compute else ', not at equal compute'}")
     typer.echo(f"  a difference counts where McNemar's exact p < 0.05; answers read by the "
-               f"{found.get('rule', 'answer-line')} rule")
-    if found["diversity"]["oneFamily"]:
-        typer.echo(f"  note: every member is of one model family ({found['diversity']['families'][0]}): their "
+               f"{found.rule} rule")
+    if found.diversity.one_family:
+        typer.echo(f"  note: every member is of one model family ({found.diversity.families[0]}): their "
                    "errors may be alike", err=True)

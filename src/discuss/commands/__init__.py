@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # what a type checker and a reader see; at run time each is i
         doctor,
         estimating,
         evalestimate,
+        evalreport,
         evalrun,
         evaluating,
         exporting,
@@ -48,9 +49,9 @@ if TYPE_CHECKING:  # what a type checker and a reader see; at run time each is i
     )
 
 __all__ = [
-    "asking", "auditing", "batch", "checking", "choices", "ci", "doctor", "estimating", "evalestimate", "evalrun",
-    "evaluating", "exporting", "finished", "precedents", "project", "questions", "reading", "reference",
-    "remembering", "repeating", "results", "running", "scaffold", "showing", "sourcing", "verifying",
+    "asking", "auditing", "batch", "checking", "choices", "ci", "doctor", "estimating", "evalestimate",
+    "evalreport", "evalrun", "evaluating", "exporting", "finished", "precedents", "project", "questions", "reading",
+    "reference", "remembering", "repeating", "results", "running", "scaffold", "showing", "sourcing", "verifying",
 ]
 
 

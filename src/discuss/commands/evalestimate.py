@@ -20,14 +20,22 @@ import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..domain import Usage
+from ..domain import Discussion, Panel, Question, Usage
 from ..engine.runner import prompts_for
 from ..store import discussions as store
+from ..store.evalsets import Item
 from ..store.layout import Layout
+from ..text.prompting import Prompts
 from .estimating import batch_estimate
 from .evalrun import baseline_work, priced
+from .results import OPTIONAL, Result
+
+if TYPE_CHECKING:
+    from ..archive.evaluation import Arm
+
+Ready = dict[str, list[tuple[Question, Discussion]]]  # each protocol arm's items, as questions and discussions
 
 
 @dataclass
@@ -44,8 +52,8 @@ class Bounds:
         return out
 
 
-def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: list[Any], items: list[Any],
-           members: Any, folder: Path, rule: str, max_samples: int | None = None) -> Bounds:
+def bounds(layout: Layout, ready: Ready, baselines: list[Arm], items: list[Item], members: Panel, folder: Path,
+           rule: str, max_samples: int | None = None) -> Bounds:
     """Every arm's items still to answer, each priced as an upper bound."""
     found = Bounds()
     for name, pairs in ready.items():
@@ -60,27 +68,27 @@ def bounds(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: l
         found.samples[arm.name] = min(k, max_samples) if max_samples else k
         for _path, item, asked, _ in baseline_work(folder, items, members, [arm], {arm.name: found.samples[arm.name]}):
             found.arms.setdefault(arm.name, {})[item.id] = priced(prompts, rule, item, asked)
-    for arm in [*ready, *(a.name for a in baselines)]:
-        found.arms.setdefault(arm, {})
+    for name in [*ready, *(a.name for a in baselines)]:
+        found.arms.setdefault(name, {})
     return found
 
 
-def protocol_bounds(root: Path, pairs: list[tuple[Any, Any]]) -> dict[Path, Usage]:
+def protocol_bounds(root: Path, pairs: list[tuple[Question, Discussion]]) -> dict[Path, Usage]:
     """What each discussion to run may spend at most (by its question file), as `run --estimate` prices it."""
     rows = batch_estimate(root, pairs).discussions
     return {q.path: Usage(0, row.tokens, row.cost, row.calls) for (q, _), row in zip(pairs, rows, strict=True)}
 
 
-def _arm_of(path: Path, arms: list[Any]) -> str:
-    return str(next(a.name for a in arms if a.folder == path.parent.name))
+def _arm_of(path: Path, arms: list[Arm]) -> str:
+    return next(a.name for a in arms if a.folder == path.parent.name)
 
 
-def _prompts(root: Path) -> Any:
+def _prompts(root: Path) -> Prompts:
     return prompts_for(root)
 
 
-def _k(root: Path, ready: dict[str, list[tuple[Any, Any]]], folder: Path, items: list[Any], members: Any,
-       arm: Any, prompts: Any, rule: str, found: Bounds) -> int:
+def _k(root: Path, ready: Ready, folder: Path, items: list[Item], members: Panel, arm: Arm, prompts: Prompts,
+       rule: str, found: Bounds) -> int:
     """Self-consistency's k as the run will size it, from the estimate of what the protocol arms take."""
     per_arm = []
     for name, pairs in ready.items():
@@ -98,18 +106,46 @@ def _k(root: Path, ready: dict[str, list[tuple[Any, Any]]], folder: Path, items:
     return max(1, math.floor(statistics.median(per_arm) / max(one, 1)) + 1)
 
 
-def estimate(layout: Layout, ready: dict[str, list[tuple[Any, Any]]], baselines: list[Any], items: list[Any],
-             members: Any, folder: Path, rule: str, max_samples: int | None = None) -> dict[str, Any]:
+@dataclass
+class ArmEstimate(Result):
+    """What one arm's items still to answer would take at most; `samples`, self-consistency's k."""
+
+    calls: int
+    tokens: int
+    cost: float | None  # None where a member's price is not known: no bound then
+    samples: int | None = field(default=None, metadata=OPTIONAL)
+
+
+@dataclass
+class EstimateTotal(Result):
+    """What the whole eval would take at most."""
+
+    calls: int
+    tokens: int
+    cost: float | None
+
+
+@dataclass
+class EvalEstimate(Result):
+    """`eval --estimate`: each arm's upper bound and their sum, over the set's items."""
+
+    estimate: bool  # True: it tells an estimate from a report
+    items: int
+    arms: dict[str, ArmEstimate]
+    total: EstimateTotal
+
+
+def estimate(layout: Layout, ready: Ready, baselines: list[Arm], items: list[Item], members: Panel, folder: Path,
+             rule: str, max_samples: int | None = None) -> EvalEstimate:
     """`eval --estimate`: what the eval would take at most, per arm and in all. Nothing is asked."""
     found = bounds(layout, ready, baselines, items, members, folder, rule, max_samples)
-    arms: dict[str, Any] = {}
+    arms: dict[str, ArmEstimate] = {}
     for name in found.arms:
         total = found.total(name)
         priced = all(u.cost is not None for u in found.arms[name].values())
-        arms[name] = {"calls": total.calls, "tokens": total.total_tokens,
-                      "cost": round(total.cost or 0.0, 6) if priced else None,
-                      **({"samples": found.samples[name]} if name in found.samples else {})}
-    costs = [a["cost"] for a in arms.values()]
-    return {"estimate": True, "items": len(items), "arms": arms,
-            "total": {"calls": sum(a["calls"] for a in arms.values()), "tokens": sum(a["tokens"] for a in arms.values()),
-                      "cost": None if any(c is None for c in costs) else round(sum(costs), 6)}}
+        arms[name] = ArmEstimate(total.calls, total.total_tokens, round(total.cost or 0.0, 6) if priced else None,
+                                 found.samples.get(name))
+    costs = [a.cost for a in arms.values()]
+    return EvalEstimate(True, len(items), arms, EstimateTotal(
+        sum(a.calls for a in arms.values()), sum(a.tokens for a in arms.values()),
+        None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6)))

@@ -13,26 +13,46 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import providers
 from ..calls import CallSpec
-from ..domain import Question, Usage
+from ..domain import Discussion, Panel, Panelist, Question, Usage
 from ..engine.prepare import Options, ground, prepare
 from ..protocols.base import messages
 from ..store import discussions as store
-from ..store.evalsets import answers
+from ..store.evalsets import Item, answers
 from ..store.layout import Layout
 from ..store.questions import read_question
 from ..store.yamlwrite import dump
 from ..text.grading import instruction
-from ..text.prompting import estimate_tokens
-from .batch import run_many
+from ..text.prompting import Prompts, estimate_tokens
+from .batch import Allowance, run_many
 from .estimating import MARGIN_PER_CALL
+from .results import JSON
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from ..archive.evaluation import Arm
+    from ..engine.client import PanelClient
+    from ..engine.gateway import Gateway
+
+Asked = list[tuple[Panelist, int]]  # the answers an item still needs: a member and a sample each
 
 
-def prepared(layout: Layout, folder: Path, items: list[Any], panel: str, arm: Any, rule: str,
-             write: bool = True) -> list[tuple[Any, Any]]:
+class Work(NamedTuple):
+    """One item of a baseline arm still to answer: its file, the item, the answers it needs, and those on file
+    (a failed one among them, kept so what it cost is still counted)."""
+
+    path: Path
+    item: Item
+    asked: Asked
+    kept: list[dict[str, JSON]]  # the answers as their file holds them, written back beside the new ones
+
+
+def prepared(layout: Layout, folder: Path, items: list[Item], panel: str, arm: Arm, rule: str,
+             write: bool = True) -> list[tuple[Question, Discussion]]:
     """Each item of a protocol arm as a question file of the eval (not written to price it), and its
     discussion ready to run."""
     from ..store.documents import render
@@ -53,7 +73,7 @@ def prepared(layout: Layout, folder: Path, items: list[Any], panel: str, arm: An
     return out
 
 
-def read_ahead(paths: list[Path]) -> Any:
+def read_ahead(paths: list[Path]) -> Future[dict[Path, Discussion | None]]:
     """The discussions at `paths` read in a thread of their own (a future of a dict: path -> discussion):
     done ones no longer change, and the report needs every one of them, while the calls still out leave the
     process's CPU half idle. A file that cannot be read raises when the result is taken, as reading it then
@@ -68,7 +88,7 @@ def read_ahead(paths: list[Path]) -> Any:
         pool.shutdown(wait=False)
 
 
-def protocol_tokens(folder: Path, arms: list[Any], items: list[Any]) -> float | None:
+def protocol_tokens(folder: Path, arms: list[Arm], items: list[Item]) -> float | None:
     """The median, over the protocol arms, of their tokens per item: what self-consistency is sized to."""
     per_arm = []
     for arm in arms:
@@ -79,15 +99,15 @@ def protocol_tokens(folder: Path, arms: list[Any], items: list[Any]) -> float | 
     return statistics.median(per_arm) if per_arm else None
 
 
-def filling(client: Any, members: Any) -> int:
+def filling(client: PanelClient, members: Panel) -> int:
     """Item discussions at once where none is given: enough to keep the members' tightest named provider limit
     full (each item asks every member at once, and half its time it is between phases), at least 8."""
     named = [n for p in members.members if (n := client.named_limit(p))]
     return max(8, -(-2 * min(named) // max(1, len(members.members)))) if named else 8
 
 
-def baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Any],
-                   counts: dict[str, int]) -> list[tuple[Any, ...]]:
+def baseline_work(folder: Path, items: list[Item], members: Panel, arms: list[Arm],
+                   counts: dict[str, int]) -> list[Work]:
     """What the baseline arms still need: per item, the (member, sample) answers not yet on file (a failed one
     is asked again); `counts`, the samples of each self-consistency arm."""
     work = []
@@ -100,12 +120,13 @@ def baseline_work(folder: Path, items: list[Any], members: Any, arms: list[Any],
             done = {(str(a.get("member")), int(a.get("sample") or 0)) for a in kept if not a.get("error")}
             asked = [(m, k) for m in who for k in range(counts.get(arm.name, 1)) if (m.id, k) not in done]
             if asked:
-                work.append((path, item, asked, kept))
+                work.append(Work(path, item, asked, kept))
     return work
 
 
-async def together(client: Any, rule: str, everyone: list[Any], plain: list[Any], then: Callable[[], list[Any]],
-                   concurrency: int, echo: Any, allowance: Any, bounds: dict[Path, Any] | None = None) -> None:
+async def together(client: PanelClient, rule: str, everyone: list[tuple[Question, Discussion]], plain: list[Work],
+                   then: Callable[[], list[Work]], concurrency: int, echo: Callable[[str], None],
+                   allowance: Allowance, bounds: dict[Path, Usage] | None = None) -> None:
     """Every arm in one event loop through one client: the protocol arms' discussions, then the answers
     `then` gives (self-consistency, sized by them), and beside both the plain baselines, whose calls wait
     behind theirs at a provider's limit: a discussion's next phase waits for its slowest call, a baseline
@@ -126,7 +147,7 @@ async def together(client: Any, rule: str, everyone: list[Any], plain: list[Any]
 LATER = 1  # the plain baselines' priority at a provider's limit: behind the discussions' calls
 
 
-async def _answer(client: Any, rule: str, work: list[Any], allowance: Any, concurrency: int,
+async def _answer(client: PanelClient, rule: str, work: list[Work], allowance: Allowance, concurrency: int,
                   priority: int = 0) -> None:
     """The baseline answers `work` lists, each item's file written as it completes, under the panel's
     settings (its timeout, attempts, retries and reply cap, as its discussions have them); with a budget, an
@@ -140,7 +161,7 @@ async def _answer(client: Any, rule: str, work: list[Any], allowance: Any, concu
     # start `concurrency` at a time, each once its bound fits beside those under way.
     gate = asyncio.Semaphore(max(1, concurrency) if allowance.limited else len(work))
 
-    async def one(path: Path, item: Any, asked: list[tuple[Any, int]], kept: list[dict[str, Any]]) -> None:
+    async def one(path: Path, item: Item, asked: Asked, kept: list[dict[str, JSON]]) -> None:
         async with gate:
             most = priced(client.prompts, rule, item, asked) if allowance.limited else None
             if not await allowance.admit(most):
@@ -150,7 +171,7 @@ async def _answer(client: Any, rule: str, work: list[Any], allowance: Any, concu
     await asyncio.gather(*(one(*w) for w in work))
 
 
-def samples(folder: Path, items: list[Any], arm: Any, budget: float | None, fallback: int,
+def samples(folder: Path, items: list[Item], arm: Arm, budget: float | None, fallback: int,
             cap: int | None = None) -> int:
     """k for self-consistency: the protocol arms' median tokens per item over one of its member's answers (as
     its single and majority arms spent them), rounded; `fallback` where either is unknown. No cap but `cap`, a
@@ -168,7 +189,7 @@ def samples(folder: Path, items: list[Any], arm: Any, budget: float | None, fall
 ANSWER_TOKENS = 1200  # a baseline answer's cap, as a discussion's answer has one
 
 
-def item_specs(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> list[Any]:
+def item_specs(prompts: Prompts, rule: str, item: Item, asked: Asked) -> list[CallSpec]:
     """The calls one item of a baseline arm makes (a member and sample each): what the run sends and the
     estimate prices."""
     user = "\n\n".join(x for x in (item.question, item.background, instruction(rule, item.kind)) if x)
@@ -176,7 +197,7 @@ def item_specs(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]])
                      context={"title": item.question, "round": 1, "sample": k}) for m, k in asked]
 
 
-def priced(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> Usage:
+def priced(prompts: Prompts, rule: str, item: Item, asked: Asked) -> Usage:
     """One item's baseline calls, each at the prompt the run sends (with the estimate's margin) and its cap."""
     total, unpriced = Usage(cost=0.0), False
     for spec in item_specs(prompts, rule, item, asked):
@@ -189,14 +210,14 @@ def priced(prompts: Any, rule: str, item: Any, asked: list[tuple[Any, int]]) -> 
     return total
 
 
-async def _item_calls(gateway: Any, prompts: Any, rule: str, path: Path, item: Any, asked: list[tuple[Any, int]],
-                      kept: list[dict[str, Any]]) -> Usage:
+async def _item_calls(gateway: Gateway, prompts: Prompts, rule: str, path: Path, item: Item, asked: Asked,
+                      kept: list[dict[str, JSON]]) -> Usage:
     """One item of a baseline arm: the answers it still needs, written with those `kept` once all have come."""
     from ..store.files import write_atomic
 
     specs = item_specs(prompts, rule, item, asked)
     results = await gateway.run_phase(specs)
-    answers = kept + [{"member": r.spec.panelist.id, "sample": k, "text": r.text if r.ok else "",
+    answers: list[dict[str, JSON]] = kept + [{"member": r.spec.panelist.id, "sample": k, "text": r.text if r.ok else "",
                        "error": None if r.ok else r.error, "tokens": r.usage.total_tokens, "calls": r.usage.calls,
                        "cost": r.usage.cost} for (_, k), r in zip(asked, results, strict=True)]
     write_atomic(path, dump({"item": item.id, "answers": answers}))

@@ -20,14 +20,16 @@ on where it stopped. Items run at once within the providers' limits.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__, providers
 from ..archive.evaluation import Arm
 from ..archive.finalanswer import answer_record
 from ..archive.tables import as_csv
+from ..domain import Discussion, Panel, Settings
 from ..engine.client import PanelClient
 from ..engine.prepare import default_panel
 from ..errors import InputError
@@ -35,7 +37,7 @@ from ..protocols import get_protocol
 from ..store import discussions as store
 from ..store import evalfolder
 from ..store.evalfolder import Progress, digest, reading
-from ..store.evalsets import load_set
+from ..store.evalsets import EvalSet, load_set
 from ..store.files import is_running
 from ..store.layout import Layout
 from ..store.panels import pick_panel
@@ -44,9 +46,31 @@ from ..text.grading import RULES
 from ..text.naming import is_safe_id
 from .asking import command, launch, starting
 from .batch import Allowance
+from .evalestimate import EvalEstimate, protocol_bounds
 from .evalestimate import estimate as priced
-from .evalestimate import protocol_bounds
-from .evalrun import baseline_work, filling, prepared, protocol_tokens, read_ahead, samples, together
+from .evalreport import (
+    ArmFigures,
+    Binding,
+    Calls,
+    Count,
+    Diversity,
+    EvalProgress,
+    EvalReport,
+    EvalStarted,
+    Flips,
+    Grader,
+    Independence,
+    Interval,
+    Member,
+    Paired,
+    PanelBound,
+    Provenance,
+    RoundAccuracy,
+)
+from .evalrun import Work, baseline_work, filling, prepared, protocol_tokens, read_ahead, samples, together
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 def parse_arms(text: str, member_ids: list[str]) -> list[Arm]:
@@ -77,10 +101,10 @@ class Eval:
 
     layout: Layout
     name: str
-    found: Any  # the set (store.evalsets.EvalSet), its first `items` items
+    found: EvalSet  # its first `items` items
     panel: str
-    members: Any
-    settings: Any
+    members: Panel
+    settings: Settings
     arms: list[Arm]
     seed: int
     items: int | None
@@ -89,13 +113,12 @@ class Eval:
     def folder(self) -> Path:
         return self.layout.root / "evals" / self.name
 
-    def binding(self) -> dict[str, Any]:
+    def binding(self) -> Binding:
         shared = {k: v for k, v in dataclasses.asdict(self.settings).items() if k != "recorded"}
-        members = [{"id": m.id, "model": m.model, "options": dict(m.options), **({"persona": m.persona}
-                    if m.persona else {})} for m in self.members.members]
-        return {"set": self.found.name, "setDigest": self.found.digest, "seed": self.seed, "rule": self.found.rule,
-                "panel": {"name": self.panel, "members": members, "settingsDigest": digest(shared)},
-                "arms": [a.name for a in self.arms], "items": self.items, "discussVersion": __version__}
+        members = [Member(m.id, m.model, dict(m.options), m.persona or None) for m in self.members.members]
+        return Binding(self.found.name, self.found.digest, self.seed, self.found.rule,
+                       PanelBound(self.panel, members, digest(shared)), [a.name for a in self.arms], self.items,
+                       __version__)
 
 
 def _eval(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None, seed: int,
@@ -116,34 +139,38 @@ def _eval(layout: Layout, set_name: str, panel: str | None, arms_text: str, item
 
 def evaluate(layout: Layout, set_name: str, panel: str | None, arms_text: str, items: int | None = None,
              seed: int = 1, estimate: bool = False, concurrency: int | None = None,
-             report: Any = None, max_cost: float | None = None, max_tokens: int | None = None,
-             name: str | None = None, rule: str | None = None, fresh: bool = False,
-             max_samples: int | None = None, command: str = "") -> dict[str, Any]:
+             report: Callable[[str], None] | None = None, max_cost: float | None = None,
+             max_tokens: int | None = None, name: str | None = None, rule: str | None = None, fresh: bool = False,
+             max_samples: int | None = None, command: str = "") -> EvalEstimate | EvalReport:
     """Run (or price) every arm over the set's items; the figures as `--json` gives them. `max_cost` and
     `max_tokens` bound what this run spends in all: no item starts once they are reached. A folder whose
     answers were given under other settings is refused (or, with `fresh`, removed first)."""
     e = _eval(layout, set_name, panel, arms_text, items, seed, name, rule)
     if estimate:
-        if not fresh:
-            evalfolder.check(e.folder, e.name, e.binding())
-
-        ready = {a.name: prepared(layout, e.folder, e.found.items, e.panel, a, e.found.rule, write=False)
-                 for a in e.arms if a.kind == "protocol"}
-        return priced(layout, ready, [a for a in e.arms if a.kind != "protocol"], e.found.items, e.members,
-                      e.folder, e.found.rule, max_samples)
+        return _priced(e, fresh, max_samples)
     with evalfolder.Locked(e.folder, e.name):
         if fresh:
             evalfolder.fresh(e.folder, layout.root)
             e.folder.mkdir(parents=True)
-        evalfolder.check(e.folder, e.name, e.binding())
-        record = evalfolder.bind(e.folder, e.binding())
-        ahead: list[Any] = []
+        evalfolder.check(e.folder, e.name, e.binding().to_json())
+        record = evalfolder.bind(e.folder, e.binding().to_json())
+        ahead: list[Future[dict[Path, Discussion | None]]] = []
         held = _run(e, report or (lambda line: None), concurrency, max_cost, max_tokens, max_samples, ahead)
         return _reported(e, record, held, command, ahead[0].result() if ahead else {})
 
 
-def _run(e: Eval, echo: Any, concurrency: int | None, max_cost: float | None, max_tokens: int | None,
-         max_samples: int | None, ahead: list[Any]) -> int:
+def _priced(e: Eval, fresh: bool, max_samples: int | None) -> EvalEstimate:
+    """What the eval's items still to answer would take at most; nothing is written."""
+    if not fresh:
+        evalfolder.check(e.folder, e.name, e.binding().to_json())
+    ready = {a.name: prepared(e.layout, e.folder, e.found.items, e.panel, a, e.found.rule, write=False)
+             for a in e.arms if a.kind == "protocol"}
+    return priced(e.layout, ready, [a for a in e.arms if a.kind != "protocol"], e.found.items, e.members,
+                  e.folder, e.found.rule, max_samples)
+
+
+def _run(e: Eval, echo: Callable[[str], None], concurrency: int | None, max_cost: float | None,
+         max_tokens: int | None, max_samples: int | None, ahead: list[Future[dict[Path, Discussion | None]]]) -> int:
     """Every arm's items not answered yet, asked; how many were not started (the budget spent). `ahead` gets
     the protocol arms' discussions, read while self-consistency's calls are out."""
     folder, items, members = e.folder, e.found.items, e.members
@@ -162,7 +189,7 @@ def _run(e: Eval, echo: Any, concurrency: int | None, max_cost: float | None, ma
         echo(f"{len(plain)} baseline item(s) to answer")
     progress.planned(len(everyone) + len(plain))
 
-    def consistency() -> list[Any]:
+    def consistency() -> list[Work]:
         """Once the protocol arms are done: their discussions read for the report while the rest is out, and
         self-consistency's answers still to ask, sized by what those arms took."""
         ahead.append(read_ahead([folder / a.folder / item.id for a in protocol_arms for item in items]))
@@ -195,7 +222,8 @@ def _run(e: Eval, echo: Any, concurrency: int | None, max_cost: float | None, ma
     return allowance.held_back
 
 
-def _reported(e: Eval, record: dict[str, Any], held: int, command: str, read: dict[Path, Any]) -> dict[str, Any]:
+def _reported(e: Eval, record: dict[str, Any], held: int, command: str,
+              read: dict[Path, Discussion | None]) -> EvalReport:
     """The report over every arm and item the folder records (a run of some of them keeps the others' figures),
     written beside the answers with its tables."""
     from ..archive.evaluation import figures, provenance
@@ -205,7 +233,7 @@ def _reported(e: Eval, record: dict[str, Any], held: int, command: str, read: di
     found = load_set(e.layout.root, e.found.name, record.get("items"), e.seed)
     found.rule = e.found.rule
     rows: list[dict[str, Any]] = []
-    load = (lambda path: read[path] if path in read else store.load(path))  # noqa: E731
+    load: Callable[[Path], Discussion | None] = lambda path: read[path] if path in read else store.load(path)  # noqa: E731
     _record_answers(e.folder, found, arms, load)
     result = {**figures(e.folder, found, e.members, arms, e.seed, rows, load),
               "provenance": provenance(record, e.members, command)}
@@ -214,10 +242,38 @@ def _reported(e: Eval, record: dict[str, Any], held: int, command: str, read: di
     write_atomic(e.folder / "items.csv", as_csv(rows))
     write_atomic(e.folder / "arms.csv", as_csv([{"arm": name, **_flat(a)} for name, a in result["arms"].items()]))
     write_atomic(e.folder / "report.yaml", dump(result))
-    return result
+    return _typed(result)
 
 
-def _record_answers(folder: Path, found: Any, arms: list[Arm], load: Any) -> None:
+def _typed(f: dict[str, Any]) -> EvalReport:
+    """The report as the archive's figures give it (a dict, as report.yaml keeps it), typed."""
+    def arm(a: dict[str, Any]) -> ArmFigures:
+        return ArmFigures(Interval(**a["accuracy"]), a["items"], a["correct"], a["ungradable"], a["ungradableShare"],
+                          a["callsPerItem"], a["tokensPerItem"], a["costPerItem"],
+                          [RoundAccuracy(**r) for r in a["byRound"]], a["computeRatio"], a.get("equalCompute"))
+
+    def paired(p: dict[str, Any]) -> Paired:
+        return Paired(p["difference"], p["low"], p["high"], p["aWins"], p["bWins"], p["pValue"], p["differs"],
+                      p["detectable"], p["equalCompute"])
+
+    def flips(x: dict[str, Any]) -> Flips:
+        return Flips(x["pairs"], x["flips"], x["rightToWrong"], x["wrongToRight"], x["towardWinner"], x["flipRate"],
+                     x["towardWinnerShare"])
+
+    d, i, p = f["diversity"], f["independence"], f["provenance"]
+    return EvalReport(
+        f["set"], f["source"], f["licence"], f["items"], f["seed"], f["rule"],
+        {name: arm(a) for name, a in f["arms"].items()}, {pair: paired(x) for pair, x in f["paired"].items()},
+        {name: {pid: flips(x) for pid, x in by.items()} for name, by in f["conformity"].items()},
+        Diversity(d["providers"], d["families"], d["oneFamily"]),
+        Independence(i["members"], i["errorCorrelation"], i["effectiveVoters"], i["from"]),
+        Provenance(p["panel"], [Member(m["id"], m["model"], m.get("options", {}), m.get("persona"))
+                                for m in p["members"]], p["settingsDigest"], p["discussVersion"], p["date"],
+                   p["command"], p["setDigest"], p["seed"], Grader(**p["grader"]), p["statistics"]),
+        f.get("notStarted"))
+
+
+def _record_answers(folder: Path, found: EvalSet, arms: list[Arm], load: Callable[[Path], Discussion | None]) -> None:
     """Each concluded discussion of a protocol arm given the final answer it gave, as the grader reads it, in its
     index (`finalAnswer`, and each round's answers), where it does not hold that record yet."""
     for arm in [a for a in arms if a.kind == "protocol"]:
@@ -236,7 +292,8 @@ def _flat(arm: dict[str, Any]) -> dict[str, Any]:
 
 
 def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, items: int | None, seed: int,
-               estimate: bool, max_cost: float | None = None, name: str | None = None) -> dict[str, Any]:
+               estimate: bool, max_cost: float | None = None,
+               name: str | None = None) -> EvalEstimate | EvalReport | EvalProgress | EvalStarted:
     """For an agent: the estimate; or, while a run of the eval is going, how far it has got (`running`); or,
     once every item has been answered, the figures; else the eval started as a process of its own
     (`{started}`), which the next call finds going or finished."""
@@ -247,34 +304,34 @@ def start_eval(layout: Layout, set_name: str, panel: str | None, arms: str, item
     folder = layout.root / "evals" / (name or set_name)
     if not estimate and (going := progress_of(layout, folder)) is not None:
         return going  # what is left would be priced shrinking as it is answered: say how far it has got
-    priced = evaluate(layout, set_name, panel, arms, items, seed, estimate=True, name=name)
-    if estimate or priced["total"]["calls"] == 0:  # nothing left to ask: the figures
+    priced = _priced(_eval(layout, set_name, panel, arms, items, seed, name, None), False, None)
+    if estimate or priced.total.calls == 0:  # nothing left to ask: the figures
         return priced if estimate else evaluate(layout, set_name, panel, arms, items, seed, name=name)
     folder.mkdir(parents=True, exist_ok=True)
-    Progress.announce(folder, priced["total"]["calls"])
+    Progress.announce(folder, priced.total.calls)
     argv = command(layout.root, "eval", set_name, "--arms", arms, "--seed", str(seed), "-q",
                    *(["--panel", panel] if panel else []), *(["--items", str(items)] if items else []),
                    *(["--max-cost", repr(float(max_cost))] if max_cost is not None else []),
                    *(["--name", name] if name else []))
     started = launch(layout, folder, argv)
-    return {"started": started, "running": True, "folder": folder.relative_to(layout.root).as_posix(),
-            "estimate": priced["total"], **_progress(folder)}
+    now = _progress(layout, folder)
+    return EvalStarted(started, True, now.folder, priced.total, now.state, now.items, now.calls, now.tokens,
+                       now.not_started)
 
 
-def progress_of(layout: Layout, folder: Path) -> dict[str, Any] | None:
+def progress_of(layout: Layout, folder: Path) -> EvalProgress | None:
     """How far a run of the eval in `folder` has got while one is going (its lock held, or its process
     started and not yet holding it); None where none is."""
     if not folder.is_dir() or not (is_running(folder) or starting(folder)):
         return None
-    return {"running": True, "folder": folder.relative_to(layout.root).as_posix(), **_progress(folder)}
+    return _progress(layout, folder)
 
 
-def _progress(folder: Path) -> dict[str, Any]:
+def _progress(layout: Layout, folder: Path) -> EvalProgress:
     """progress.yaml as an agent reads it: items and calls done of the total, tokens spent."""
     now = reading(folder) or {}
     done: dict[str, Any] = now["items"] if isinstance(now.get("items"), dict) else {}
-    return {"state": now.get("state") or "starting", "items": {"done": done.get("done") or 0,
-                                                              "total": done.get("total")},
-            "calls": {"done": now.get("calls") or 0, "planned": now.get("callsPlanned")},
-            "tokens": now.get("tokens") or 0, "notStarted": now.get("notStarted") or 0}
-
+    return EvalProgress(True, folder.relative_to(layout.root).as_posix(), now.get("state") or "starting",
+                        Count(done.get("done") or 0, done.get("total")),
+                        Calls(now.get("calls") or 0, now.get("callsPlanned")), now.get("tokens") or 0,
+                        now.get("notStarted") or 0)

@@ -24,9 +24,9 @@ from ..store.questions import find_question
 from ..store.sources import rehomed
 from .asking import command, launch, starting
 from .batch import run_many
-from .estimating import batch_estimate
+from .estimating import Priced, PricedDiscussion, batch_estimate
 from .precedents import with_precedent
-from .results import JSON, Result
+from .results import Result
 
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
@@ -146,9 +146,46 @@ def _typed(f: dict[str, Any]) -> TrialsReport:
         {name: list(numbers) for name, numbers in f["orphanRounds"].items()})
 
 
+@dataclass
+class TrialsFound(Result):
+    """The figures of a question's trials so far, where they are, and whether a run of them is starting."""
+
+    folder: str
+    running: bool
+    runs: int
+    finished: int
+    rounds: Spread
+    approval: Spread
+    winner_stability: WinnerStability
+    termination_consistency: float | None
+    termination_reason: str | None
+    bias: dict[str, Leaning]
+    orphan_rounds: dict[str, list[int]]
+
+
+@dataclass
+class TrialsPriced(Result):
+    """What running the trials still missing would take at most: each priced, and the sum."""
+
+    folder: str
+    to_run: int
+    discussions: list[PricedDiscussion]
+    total: Priced
+
+
+@dataclass
+class TrialsStarted(Result):
+    """The trials still missing, started as a process of their own (False: none to run, or a run was going)."""
+
+    folder: str
+    runs: int
+    to_run: int
+    started: bool
+
+
 def trials(layout: Layout, question: str, runs: int | None = None, panel: str | None = None,
-           protocol: str | None = None, estimate: bool = True) -> dict[str, JSON]:
-    """The MCP server's trials, as JSON: the figures so far; with `runs`, their price, or their run started apart.
+           protocol: str | None = None, estimate: bool = True) -> TrialsFound | TrialsPriced | TrialsStarted:
+    """The MCP server's trials: the figures so far; with `runs`, their price, or their run started apart.
 
     A run of trials is a `discuss trials --runs N` process of its own, as an
     `ask` is: it outlives the caller, and the figures are read from the files.
@@ -157,17 +194,20 @@ def trials(layout: Layout, question: str, runs: int | None = None, panel: str | 
         raise InputError(f"runs must be from 1 to {MOST_RUNS}")
     folder, q = trials_folder(layout.content, question, running=runs is not None, within=layout.root)
     if runs is None or q is None:
-        return {"folder": _shown(layout, folder), "running": starting(folder), **trials_report(folder).to_json()}
+        f = trials_report(folder)
+        return TrialsFound(_shown(layout, folder), starting(folder), f.runs, f.finished, f.rounds, f.approval,
+                           f.winner_stability, f.termination_consistency, f.termination_reason, f.bias,
+                           f.orphan_rounds)
     options = Options(panel=panel, protocol=protocol)
     prepared = prepared_trials(layout.root, q, folder, runs, options, lambda line: None)
     if estimate:
-        return {"folder": _shown(layout, folder), "toRun": len(prepared), **batch_estimate(layout.root, prepared).to_json()}
+        priced = batch_estimate(layout.root, prepared)
+        return TrialsPriced(_shown(layout, folder), len(prepared), priced.discussions, priced.total)
     for _, d in prepared:
         check_ready(d, layout.root)  # a missing key or script is said now, not in a log
     argv = command(layout.root, "trials", q.slug, "--runs", str(runs), "--json")
     argv += [*(["--panel", panel] if panel else []), *(["--protocol", protocol] if protocol else [])]
-    return {"folder": _shown(layout, folder), "runs": runs, "toRun": len(prepared),
-            "started": bool(prepared) and launch(layout, folder, argv)}
+    return TrialsStarted(_shown(layout, folder), runs, len(prepared), bool(prepared) and launch(layout, folder, argv))
 
 
 MOST_RUNS = 100  # trials one request may start

@@ -3,8 +3,8 @@ experiments, citations, outcome and forecasts."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..archive.experiments import by_round_json as audit_figures
 from ..archive.experiments import shown_lines as audit_lines
@@ -19,7 +19,7 @@ from ..store.outcomes import forecasts_by_round, panel_forecast, read_outcome
 from ..store.questions import find_question, read_question
 from ..store.sources import recorded_texts
 from .remembering import outcome_lines
-from .results import JSON
+from .results import JSON, Result
 
 
 def discussion_data(content: Path, question: str, round_number: int | None = None) -> dict[str, JSON] | None:
@@ -37,7 +37,7 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
     if experiments := audit_figures(q.folder, d):
         data["biasExperiment"] = experiments
     if d.sources:
-        data["citations"] = citations_of(q, d)
+        data["citations"] = [row.to_json() for row in citations_of(q, d)]
     if (outcome := read_outcome(q.folder)) is not None:
         data["outcome"] = outcome.json()
     if rounds := forecasts_by_round(d):
@@ -46,28 +46,45 @@ def discussion_data(content: Path, question: str, round_number: int | None = Non
     return data
 
 
-def citations_of(q: Question, d: Discussion) -> list[dict[str, JSON]]:
+@dataclass
+class Quote(Result):
+    """A quote a reply attributes to a source, and whether that source holds it."""
+
+    text: str
+    source: str
+    found: bool
+
+
+@dataclass
+class Citation(Result):
+    """A reply (`round` None: the conclusion) that cites a source there is not (`unknown`) or quotes one."""
+
+    round: int | None
+    panelist: str
+    unknown: list[str]
+    quotes: list[Quote]
+
+
+def citations_of(q: Question, d: Discussion) -> list[Citation]:
     """What each reply cites, checked against the sources the discussion was given."""
-    return list(_citations(q, d))
-
-
-def _citations(q: Question, d: Discussion) -> list[dict[str, Any]]:
-    return citations(d, recorded_texts(q.path, d.sources), {str(s.get("label")) for s in d.sources})
+    found = citations(d, recorded_texts(q.path, d.sources), {str(s.get("label")) for s in d.sources})
+    return [Citation(row["round"], row["panelist"], list(row["unknown"]),
+                     [Quote(x["text"], x["source"], x["found"]) for x in row["quotes"]]) for row in found]
 
 
 def citation_lines(q: Question, d: Discussion) -> list[str]:
     """What `show` prints of the citations: unknown labels and quotes not found, then how many were found."""
     if not d.sources:
         return []
-    found = _citations(q, d)
+    found = citations_of(q, d)
     lines = []
     for row in found:
-        where = f"round {row['round']}" if row["round"] is not None else "conclusion"
-        lines += [f"- {row['panelist']} ({where}) cites [{label}], which is not a source" for label in row["unknown"]]
-        lines += [f"- {row['panelist']} ({where}): \"{x['text'][:120]}\" is not in [{x['source']}]"
-                  for x in row["quotes"] if not x["found"]]
-    quotes = [x for row in found for x in row["quotes"]]
-    held = sum(x["found"] for x in quotes)
+        where = f"round {row.round}" if row.round is not None else "conclusion"
+        lines += [f"- {row.panelist} ({where}) cites [{label}], which is not a source" for label in row.unknown]
+        lines += [f"- {row.panelist} ({where}): \"{x.text[:120]}\" is not in [{x.source}]"
+                  for x in row.quotes if not x.found]
+    quotes = [x for row in found for x in row.quotes]
+    held = sum(x.found for x in quotes)
     return ["", f"Citations: {held} of {len(quotes)} quote(s) found in the source they cite", *lines] \
         if quotes or lines else []
 

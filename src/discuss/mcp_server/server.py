@@ -227,7 +227,7 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         got ({running: true, items: {done, total}, calls: {done, planned}}), and once it is done, the figures
         (also in evals/NAME/report.yaml)."""
         return answered(lambda: commands.evaluating.start_eval(layout, labelled, panel, arms, items, seed, estimate,
-                                                               max_cost))
+                                                               max_cost)).to_json()
 
     @app.tool()
     @described
@@ -237,7 +237,7 @@ def _study_tools(app: MCPServer, layout: Layout) -> None:
         there (rounds, approval, winner, termination, with intervals). With runs: with estimate (the default)
         what running the trials still missing would take; with estimate false they start as a process of their
         own and this returns at once ({started, runs}); call again without runs for the figures."""
-        return answered(lambda: commands.repeating.trials(layout, question, runs, panel, protocol, estimate))
+        return answered(lambda: commands.repeating.trials(layout, question, runs, panel, protocol, estimate)).to_json()
 
 
 def _memory_tools(app: MCPServer, layout: Layout) -> None:
