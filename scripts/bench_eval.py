@@ -46,7 +46,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             root = make_project(Path(tmp), url, 3, questions=0, limits=f"{{openai: {args.limit}}}")
             layout = Layout(root)
-            evaluate(layout, "arithmetic", "bench", "single:p1", 2, seed=99)  # warm-up: imports, connections
+            # warm-up (imports, connections) in a folder of its own: another seed's answers are refused in one
+            evaluate(layout, "arithmetic", "bench", "single:p1", 2, seed=99, name="warm-up")
             before = len(logged(url)["requests"])
             began, cpu = time.perf_counter(), time.process_time()
             found = evaluate(layout, "arithmetic", "bench", arms, args.items, seed=1, concurrency=args.concurrency)
