@@ -21,7 +21,9 @@ from ..domain import Discussion, Panel, Panelist, Question, Usage
 from ..engine.prepare import Options, ground, prepare
 from ..protocols.base import messages
 from ..store import discussions as store
+from ..store.documents import render
 from ..store.evalsets import Item, answers
+from ..store.files import write_atomic
 from ..store.layout import Layout
 from ..store.questions import read_question
 from ..store.yamlwrite import dump
@@ -55,9 +57,6 @@ def prepared(layout: Layout, folder: Path, items: list[Item], panel: str, arm: A
              write: bool = True) -> list[tuple[Question, Discussion]]:
     """Each item of a protocol arm as a question file of the eval (not written to price it), and its
     discussion ready to run."""
-    from ..store.documents import render
-    from ..store.files import write_atomic
-
     out = []
     for item in items:
         path = folder / arm.folder / f"{item.id}.md"
@@ -213,8 +212,6 @@ def priced(prompts: Prompts, rule: str, item: Item, asked: Asked) -> Usage:
 async def _item_calls(gateway: Gateway, prompts: Prompts, rule: str, path: Path, item: Item, asked: Asked,
                       kept: list[dict[str, JSON]]) -> Usage:
     """One item of a baseline arm: the answers it still needs, written with those `kept` once all have come."""
-    from ..store.files import write_atomic
-
     specs = item_specs(prompts, rule, item, asked)
     results = await gateway.run_phase(specs)
     answers: list[dict[str, JSON]] = kept + [{"member": r.spec.panelist.id, "sample": k, "text": r.text if r.ok else "",

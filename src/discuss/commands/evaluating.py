@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__, providers
-from ..archive.evaluation import Arm
+from ..archive.evaluation import Arm, figures, provenance
 from ..archive.finalanswer import answer_record
 from ..archive.tables import as_csv
 from ..domain import Discussion, Panel, Settings
@@ -38,7 +38,7 @@ from ..store import discussions as store
 from ..store import evalfolder
 from ..store.evalfolder import Progress, digest, reading
 from ..store.evalsets import EvalSet, load_set
-from ..store.files import is_running
+from ..store.files import is_running, write_atomic
 from ..store.layout import Layout
 from ..store.panels import pick_panel
 from ..store.yamlwrite import dump
@@ -226,9 +226,6 @@ def _reported(e: Eval, record: dict[str, Any], held: int, command: str,
               read: dict[Path, Discussion | None]) -> EvalReport:
     """The report over every arm and item the folder records (a run of some of them keeps the others' figures),
     written beside the answers with its tables."""
-    from ..archive.evaluation import figures, provenance
-    from ..store.files import write_atomic
-
     arms = parse_arms(",".join(record["arms"]), list(e.members.ids))
     found = load_set(e.layout.root, e.found.name, record.get("items"), e.seed)
     found.rule = e.found.rule
