@@ -20,6 +20,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from ..archive.related import archive, rank
 from ..domain import Discussion, Question
 from ..errors import InputError
 from ..store import discussions as store
@@ -50,9 +51,6 @@ def with_precedent(layout: Layout, q: Question, d: Discussion, asked: Question) 
 
 
 def _candidates(layout: Layout, q: Question) -> list[Question]:
-    # The ranking and the record's checks (40 ms of a run's start) load only where a question asks for precedent.
-    from ..archive.related import archive, rank
-
     if q.precedent == "auto":
         earlier, _ = archive(layout.content)
         near = rank(earlier, f"{q.title}\n{q.background}", {q.slug}, AUTO_COUNT, concluded_only=True)
@@ -68,7 +66,7 @@ def _candidates(layout: Layout, q: Question) -> list[Question]:
 
 def _chosen(layout: Layout, q: Question, notes: list[str]) -> list[dict[str, Any]]:
     """The precedents offered, as source entries; a note for each left out."""
-    from .verifying import verify
+    from .verifying import verify  # the record's checks (about 40 ms) load only where a question asks for precedent
 
     entries: list[dict[str, Any]] = []
     for p in _candidates(layout, q):

@@ -23,6 +23,7 @@ from ..calls import CallResult, CallSpec
 from ..domain import Discussion, Failure, Panelist, Question, Reply, Round
 from ..errors import InputError, RunError
 from ..rules.agreement import measure
+from ..rules.convergence import in_words
 from ..text.jsonreply import ReplyError
 from .parts import Figures, Presentation, RoundStorage
 
@@ -174,9 +175,6 @@ def dissent_context(p: Panelist) -> dict[str, str]:
 
 
 def convergence_line(check: Convergence | None) -> list[str]:
-    # The convergence tests (19 ms) load only where a protocol that uses them shows its line.
-    from ..rules.convergence import in_words
-
     return [f"  {check['test']} test: {'passed' if check['converged'] else 'not passed'} ({in_words(check)})"] \
         if check else []
 

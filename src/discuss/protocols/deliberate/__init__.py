@@ -56,6 +56,7 @@ from .replies import (
 from .rules import DIMENSIONS, WEIGHTS, confidence, conformity, consensus, dissenters, gate_one, gate_two, threshold
 from .settings import DeliberateSettings
 from .stages import ROLES, mean, participants, stage, stages
+from .verify import recompute
 
 MIN_ALTERNATIVES, MAX_ALTERNATIVES = 2, 5
 
@@ -224,9 +225,6 @@ class DeliberatePresentation(Presentation):
 
 class DeliberateFigures(Figures):
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
-        # Recomputing the record (11 ms) is verify's and status's first reading, not a run's.
-        from .verify import recompute
-
         return recompute(d, q)
 
 

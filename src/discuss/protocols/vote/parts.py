@@ -21,6 +21,7 @@ from discuss.plugin import (
 
 from . import files
 from .audit import audit
+from .bias import report
 from .forms import BALLOT
 from .notes import VoteNotes, notes
 from .record import METHODS, VOTE_SCORES, ballot_box
@@ -30,6 +31,7 @@ from .settings import VoteSettings, from_flags
 from .tables import discussion_row, round_row, vote_rows
 from .termination import conclude_counts
 from .verdict import confidence, dissent
+from .verify import recompute
 
 
 class VoteStorage(RoundStorage):
@@ -176,20 +178,14 @@ class VoteFigures(Figures):
         return found, lines(d, found)
 
     def bias(self, discussions: list[Discussion]) -> Any | None:
-        # The bias report and experiment and the recomputation (11 to 16 ms each) load where `audit`,
-        # the site's analysis or `verify` asks for them, not with a vote run.
-        from .bias import report
-
         return report(discussions)
 
     def bias_experiment(self) -> Any:
-        from .experiment import EXPERIMENT
+        from .experiment import EXPERIMENT  # the experiment (45 ms) loads where `audit` or the site asks for it
 
         return EXPERIMENT
 
     def recompute(self, d: Discussion, q: Question | None = None) -> list[dict[str, Any]] | None:
-        from .verify import recompute
-
         return recompute(d)
 
     def confidence(self, d: Discussion) -> float | None:

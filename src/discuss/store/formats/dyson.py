@@ -40,6 +40,8 @@ from ...protocols.vote.files import approvals_from_others
 from ...protocols.vote.record import TerminationVote, Vote, VoteResult, ballot_box, round_seed, whole
 from ...text.conclusions import bullets, split_sections
 from ...text.naming import is_safe_id
+from ..documents import read
+from ..rounds import failures, read_round
 from .base import ThreadFormat
 
 # The store's readers are imported where a thread is read or written: `status` reads an index's winners alone.
@@ -63,8 +65,6 @@ def adopt(d: Discussion, phase: str) -> None:
 
 
 def _names(folder: Path) -> dict[str, str]:
-    from ..documents import read
-
     names = {}
     for path in sorted(folder.glob("round-*/*.md")):
         try:
@@ -142,8 +142,6 @@ def _round(raw: dict[str, Any], names: dict[str, str], slug: str) -> Round:
 
 
 def _conclusion(data: dict[str, Any], folder: Path) -> Conclusion | None:
-    from ..documents import read
-
     raw = data.get("conclusion")
     path = folder / "conclusion.md"
     if not isinstance(raw, dict) and not path.is_file():
@@ -172,8 +170,6 @@ def _conclusion(data: dict[str, Any], folder: Path) -> Conclusion | None:
 
 def load_legacy(data: dict[str, Any], folder: Path) -> Discussion:
     """A Dyson thread, with the rounds discuss wrote into it read as the store reads its own."""
-    from ..rounds import read_round
-
     def read_own(raw: dict[str, Any]) -> Round:
         return read_round(raw, folder, "vote")
 
@@ -325,8 +321,6 @@ class DysonFormat(ThreadFormat):
         return load_legacy(data, folder)
 
     def index(self, d: Discussion) -> dict[str, Any]:
-        from ..rounds import failures
-
         return index_dict(d, lambda r: round_entry(r, failures(r), usage_dict(r.usage)), usage_dict(d.usage))
 
     def round_winners(self, rounds: list[dict[str, Any]]) -> list[str | None] | None:
