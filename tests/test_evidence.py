@@ -263,3 +263,18 @@ def test_an_address_frozen_before_is_kept_and_refresh_writes_a_new_edition_besid
     question, _ = documents.read(project.question)
     listed = [s for s in question["sources"] if "sources/swarm-power/" in s]
     assert listed == ["../../" + newer["path"]]  # the question reads the new edition from now on
+
+
+def test_a_source_listed_in_a_persons_question_keeps_their_other_lines_as_written(tmp_path):
+    """`sources add` writes the question's `sources:` back; the person's comments, quoting and order elsewhere in
+    the front matter, and the body, stay byte for byte."""
+    from discuss.store import frozen
+
+    question = tmp_path / "q.md"
+    kept = "---\n# the team's note\ntitle: 'A question?'   # asked by Ana\ntags: [energy, policy]\n"
+    question.write_text(kept + "sources:\n  - https://example.org/a\n---\n\nBackground, as written.\n")
+    assert frozen.listed(question, "sources/q/a.md", replaces="https://example.org/a")
+    text = question.read_text()
+    assert text.startswith(kept) and text.endswith("---\n\nBackground, as written.\n")
+    assert "- sources/q/a.md\n" in text and "example.org" not in text
+    assert not frozen.listed(question, "sources/q/a.md")  # listed already: the file is left alone

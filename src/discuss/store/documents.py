@@ -26,6 +26,18 @@ def parse(text: str, source: Path, written: bool = False) -> tuple[dict, str]:
     file whose fence ends in CRLF (git's autocrlf) is read with LF line
     ends throughout, as it was written.
     """
+    front, body = _split(text, source)
+    try:
+        meta = yamlio.load(front, written) or {}
+    except ValueError as exc:
+        raise ValueError(f"{source}: front matter is not valid YAML: {exc}") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{source}: front matter must be a mapping of fields")
+    return meta, body[1:] if body.startswith("\n") else body
+
+
+def _split(text: str, source: Path) -> tuple[str, str]:
+    """The front matter's text and what follows its closing fence."""
     text = text.removeprefix("\ufeff")
     if text.startswith("---\r\n"):
         text = text.replace("\r\n", "\n")
@@ -34,14 +46,14 @@ def parse(text: str, source: Path, written: bool = False) -> tuple[dict, str]:
     end = text.find("\n" + FENCE, len(FENCE) - 1)
     if end < 0:
         raise ValueError(f"{source}: front matter is not closed by a '---' line")
-    try:
-        meta = yamlio.load(text[len(FENCE) : end + 1], written) or {}
-    except ValueError as exc:
-        raise ValueError(f"{source}: front matter is not valid YAML: {exc}") from None
-    if not isinstance(meta, dict):
-        raise ValueError(f"{source}: front matter must be a mapping of fields")
-    body = text[end + 1 + len(FENCE) :]
-    return meta, body[1:] if body.startswith("\n") else body
+    return text[len(FENCE) : end + 1], text[end + 1 + len(FENCE) :]
+
+
+def rewritten(text: str, meta: dict, source: Path) -> str:
+    """A person's file `text` with its front matter now `meta`: every field whose value did not change keeps
+    the lines it was written in (its comments and quoting with them), and the body is left as it was."""
+    front, body = _split(text, source)
+    return f"{FENCE}{yamlwrite.splice(front, meta)}{FENCE}{body}"
 
 
 def read(path: Path, written: bool = False) -> tuple[dict, str]:

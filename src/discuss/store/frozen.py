@@ -109,13 +109,17 @@ def title_of(kind: str, data: bytes, charset: str | None = None) -> str | None:
 
 def listed(question: Path, entry: str, replaces: str | None = None) -> bool:
     """Add `entry` to the question's `sources:` (in place of `replaces`, the URL it freezes); True if changed."""
-    meta, body = documents.read(question)
+    try:
+        text = documents.read_text(question)
+    except ValueError as exc:
+        raise ValueError(f"{question}: cannot be read: {exc}") from None
+    meta, _ = documents.parse(text, question)
     sources = [str(s) for s in meta.get("sources") or []]
     if entry in sources:
         return False
     sources = [entry if s == replaces else s for s in sources] if replaces in sources else [*sources, entry]
     meta["sources"] = sources
-    write_atomic(question, documents.render(meta, body))
+    write_atomic(question, documents.rewritten(text, meta, question))  # the person's other lines as they wrote them
     return True
 
 
