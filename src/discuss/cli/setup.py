@@ -125,7 +125,7 @@ def mcp():
     """Serve this project to an agent over MCP (stdio): ask, follow_up, reply, sources_add, sources_search,
     status, show, verdict, verify, panels, protocols, estimate, audit, trials, eval, related, resolve."""
     try:
-        # The MCP SDK (over a second on this path) loads only for `discuss mcp`.
+        # The MCP SDK (about 0.9 s) loads only for `discuss mcp`.
         from ..mcp_server.server import serve
     except ImportError as exc:
         raise InputError(f"the MCP server needs the mcp package ({exc}): pip install 'discuss-panel[mcp]'") from None

@@ -66,7 +66,7 @@ def _candidates(layout: Layout, q: Question) -> list[Question]:
 
 def _chosen(layout: Layout, q: Question, notes: list[str]) -> list[dict[str, Any]]:
     """The precedents offered, as source entries; a note for each left out."""
-    from .verifying import verify  # the record's checks (about 40 ms) load only where a question asks for precedent
+    from .verifying import verify  # the record's checks (about 30 ms) load only where a question asks for precedent
 
     entries: list[dict[str, Any]] = []
     for p in _candidates(layout, q):

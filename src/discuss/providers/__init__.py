@@ -37,7 +37,7 @@ def route(p: Panelist, scripts: Path | None = None, people: Provider | None = No
 
 def run(work: Coroutine[Any, Any, T]) -> T:
     """`asyncio.run(work)`, closing on the way out the connections its calls kept open."""
-    # The light client (95 ms with its pool) loads only for a run, not for `panels` or `doctor`.
+    # The light client (about 35 ms) loads only for a run, not for `panels` or `doctor`.
     from .openai_http import close_pool
 
     async def whole() -> T:

@@ -46,7 +46,7 @@ def load_script(path: Path) -> list[Any]:
 
 
 def _parse(path: Path) -> list[Any]:
-    # The script's pydantic model (about 70 ms) loads when a script is read, not with the offline panel
+    # The script's pydantic model (about 60 ms) loads when a script is read, not with the offline panel
     # that shares this module's registration.
     from ..schema.script import ScriptModel
     try:

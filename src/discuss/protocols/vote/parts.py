@@ -181,7 +181,7 @@ class VoteFigures(Figures):
         return report(discussions)
 
     def bias_experiment(self) -> Any:
-        from .experiment import EXPERIMENT  # the experiment (45 ms) loads where `audit` or the site asks for it
+        from .experiment import EXPERIMENT  # the experiment (about 35 ms) loads where `audit` or the site asks for it
 
         return EXPERIMENT
 
