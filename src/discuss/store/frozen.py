@@ -43,8 +43,9 @@ def readable(kind: str, data: bytes, url: str, charset: str | None = None) -> st
     elif kind == "html":
         import trafilatura
 
-        text = trafilatura.extract(page_text(data, charset, html=True), include_tables=True, include_comments=False,
-                                   output_format="txt") or ""
+        # Control characters out first: an extractor may give up on a page that holds them (trafilatura 2.0 did).
+        text = trafilatura.extract(clean(page_text(data, charset, html=True)), include_tables=True,
+                                   include_comments=False, output_format="txt") or ""
         text = "\n\n".join(line.strip() for line in text.splitlines() if line.strip())  # a block a paragraph
     else:
         text = page_text(data, charset)
