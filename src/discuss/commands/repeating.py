@@ -10,7 +10,7 @@ functions; neither builds a trial itself.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ from .asking import command, launch, starting
 from .batch import run_many
 from .estimating import Priced, PricedDiscussion, batch_estimate
 from .precedents import with_precedent
-from .results import Result
+from .results import OPTIONAL, Result
 
 if TYPE_CHECKING:
     from ..domain import Discussion, Question
@@ -110,8 +110,11 @@ class Leaning(Result):
 @dataclass
 class TrialsReport(Result):
     """How stable a question's outcome is over its trials (see archive/trials.py): round folders a trial's
-    index does not list are named under `orphan_rounds`, never counted."""
+    index does not list are named under `orphan_rounds`, never counted. An agent's answer (`trials`) says first
+    where the trials are and whether a run of them is starting."""
 
+    folder: str | None = field(default=None, kw_only=True, metadata=OPTIONAL)
+    running: bool | None = field(default=None, kw_only=True, metadata=OPTIONAL)
     runs: int
     finished: int
     rounds: Spread
@@ -147,23 +150,6 @@ def _typed(f: dict[str, Any]) -> TrialsReport:
 
 
 @dataclass
-class TrialsFound(Result):
-    """The figures of a question's trials so far, where they are, and whether a run of them is starting."""
-
-    folder: str
-    running: bool
-    runs: int
-    finished: int
-    rounds: Spread
-    approval: Spread
-    winner_stability: WinnerStability
-    termination_consistency: float | None
-    termination_reason: str | None
-    bias: dict[str, Leaning]
-    orphan_rounds: dict[str, list[int]]
-
-
-@dataclass
 class TrialsPriced(Result):
     """What running the trials still missing would take at most: each priced, and the sum."""
 
@@ -184,7 +170,7 @@ class TrialsStarted(Result):
 
 
 def trials(layout: Layout, question: str, runs: int | None = None, panel: str | None = None,
-           protocol: str | None = None, estimate: bool = True) -> TrialsFound | TrialsPriced | TrialsStarted:
+           protocol: str | None = None, estimate: bool = True) -> TrialsReport | TrialsPriced | TrialsStarted:
     """The MCP server's trials: the figures so far; with `runs`, their price, or their run started apart.
 
     A run of trials is a `discuss trials --runs N` process of its own, as an
@@ -194,10 +180,7 @@ def trials(layout: Layout, question: str, runs: int | None = None, panel: str | 
         raise InputError(f"runs must be from 1 to {MOST_RUNS}")
     folder, q = trials_folder(layout.content, question, running=runs is not None, within=layout.root)
     if runs is None or q is None:
-        f = trials_report(folder)
-        return TrialsFound(_shown(layout, folder), starting(folder), f.runs, f.finished, f.rounds, f.approval,
-                           f.winner_stability, f.termination_consistency, f.termination_reason, f.bias,
-                           f.orphan_rounds)
+        return replace(trials_report(folder), folder=_shown(layout, folder), running=starting(folder))
     options = Options(panel=panel, protocol=protocol)
     prepared = prepared_trials(layout.root, q, folder, runs, options, lambda line: None)
     if estimate:
